@@ -1,0 +1,77 @@
+#pragma once
+// FusedMM: SDDMM, an edge function, an optional row softmax and an SpMM in one pass over each
+// row i of A, per head h (DESIGN.md §7; first paper):
+//   s_ij = score(X_i, Y_j, a_ij)     dot: <X_i,h, Y_j,h> | add: X(i,h) + Y(j,h) (GAT's el + er)
+//                                    | neg_sqdist: -|X_i,h - Y_j,h|^2 | value: a_ij
+//   w_ij = edge(s_ij)                identity | sigmoid | exp | leaky_relu(alpha) | tanh | scale(c)
+//   w_i. = normalize(w_i.)           none | softmax over the row's non-zeros (online, one pass)
+//   E_i,h = aggregate_j w_ij Z_j,h    sum | mean (divide by row length) | max (element-wise)
+// Nothing of size nnz is written unless save_attention is set.
+#include <memory>
+
+#include "spk/executor.hpp"
+#include "spk/matrix.hpp"
+
+namespace spk {
+
+enum class Score { dot, add, neg_sqdist, value };
+enum class Normalize { none, softmax };
+enum class Aggregate { sum, mean, max };
+
+struct Edge {
+    enum class Kind { identity, sigmoid, exp, leaky_relu, tanh, scale };
+    Kind kind = Kind::identity;
+    float param = 0.0f; // leaky_relu: negative slope; scale: factor
+    static constexpr Edge identity() { return {}; }
+    static constexpr Edge sigmoid() { return {Kind::sigmoid, 0.0f}; }
+    static constexpr Edge exp() { return {Kind::exp, 0.0f}; }
+    static constexpr Edge leaky_relu(float alpha) { return {Kind::leaky_relu, alpha}; }
+    static constexpr Edge tanh() { return {Kind::tanh, 0.0f}; }
+    static constexpr Edge scale(float c) { return {Kind::scale, c}; }
+};
+
+struct FusedOptions {
+    Score score = Score::dot;
+    Edge edge = Edge::identity();
+    Normalize normalize = Normalize::none;
+    Aggregate aggregate = Aggregate::sum;
+    int heads = 1;
+    bool save_attention = false; // keep the nnz x heads normalized weights for a faster backward
+};
+
+// What the forward pass keeps for the backward pass: O(rows x heads) softmax statistics,
+// the winners of a max aggregation (rows x heads*dz) and, only if asked, the attention.
+template <class V, class I> struct FusedSaved {
+    Dense<float> row_max; // rows x heads (softmax only)
+    Dense<float> row_sum; // rows x heads (softmax only)
+    Dense<I> argmax;      // rows x heads*dz (max aggregation only): column j of A, -1 if none
+    Dense<V> attention;   // nnz x heads (save_attention only)
+};
+
+// Shapes (d: feature width per head, dz: output width per head):
+//   dot, neg_sqdist: X rows(A) x heads*d, Y cols(A) x heads*d;  add: X rows(A) x heads, Y cols(A) x heads;
+//   value: X and Y unused (may be empty).  Z: cols(A) x heads*dz;  E: rows(A) x heads*dz.
+template <class V, class I> class FusedPlan {
+public:
+    FusedPlan(const Executor& exec, CsrView<const V, I> a, FusedOptions options);
+    ~FusedPlan();
+    FusedPlan(FusedPlan&&) noexcept;
+    FusedPlan& operator=(FusedPlan&&) noexcept;
+
+    FusedSaved<V, I> forward(DenseView<const V> x, DenseView<const V> y, DenseView<const V> z, DenseView<V> e) const;
+    // Gradients from dE. Any of dx, dy, dz, da (nnz x 1, for A's values) may be empty to skip it;
+    // those given are overwritten. x, y, z must be the forward pass's inputs.
+    void backward(DenseView<const V> de, const FusedSaved<V, I>& saved, DenseView<const V> x, DenseView<const V> y, DenseView<const V> z,
+                  DenseView<V> dx, DenseView<V> dy, DenseView<V> dz, DenseView<V> da = {}) const;
+
+    struct Impl;
+
+private:
+    std::unique_ptr<Impl> impl_;
+};
+
+template <class V, class I>
+FusedSaved<V, I> fusedmm(const Executor& exec, CsrView<const V, I> a, DenseView<const V> x, DenseView<const V> y, DenseView<const V> z,
+                         DenseView<V> e, const FusedOptions& options);
+
+} // namespace spk

@@ -1,0 +1,26 @@
+#pragma once
+// SDDMM: for each stored A(i,j) (entry p) and head h,
+//   out(p, h) = [A.values[p] if scale_by_a] * sum_k X(i, h*d + k) * Y(j, h*d + k),  d = X.cols / heads.
+#include "spk/executor.hpp"
+#include "spk/matrix.hpp"
+
+namespace spk {
+
+struct SddmmOptions {
+    bool scale_by_a = true; // multiply by A's values (A may be pattern-only when false)
+    int heads = 1;          // X and Y hold `heads` blocks of d columns each
+};
+
+// X: rows(A) x (heads*d), Y: cols(A) x (heads*d), out: nnz(A) x heads (row p = entry p of A).
+template <class V, class I>
+void sddmm(const Executor& exec, CsrView<const V, I> a, DenseView<const V> x, DenseView<const V> y, DenseView<V> out,
+           const SddmmOptions& options = {});
+
+// Gradients of sddmm given d_out (nnz x heads). Any of dx (like X), dy (like Y), da (nnz x 1)
+// may be empty to skip it; those given are overwritten. da is the gradient for A's values
+// (meaningful when scale_by_a).
+template <class V, class I>
+void sddmm_backward(const Executor& exec, CsrView<const V, I> a, DenseView<const V> x, DenseView<const V> y, DenseView<const V> d_out,
+                    DenseView<V> dx, DenseView<V> dy, DenseView<V> da = {}, const SddmmOptions& options = {});
+
+} // namespace spk

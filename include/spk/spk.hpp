@@ -1,0 +1,8 @@
+#pragma once
+// Umbrella header: the whole public API.
+#include "spk/array.hpp"
+#include "spk/error.hpp"
+#include "spk/executor.hpp"
+#include "spk/matrix.hpp"
+#include "spk/spmm.hpp"
+#include "spk/types.hpp"

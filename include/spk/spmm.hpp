@@ -1,0 +1,50 @@
+#pragma once
+// SpMM: C = alpha * reduce_j(A(i,j) * B(j,:)) + beta * C, with A sparse CSR and B, C dense.
+#include <memory>
+#include <string>
+
+#include "spk/executor.hpp"
+#include "spk/matrix.hpp"
+
+namespace spk {
+
+// sum: the usual product. mean: sum divided by the row's number of non-zeros.
+// max / min: element-wise over the row's products A(i,j) * B(j,:). Empty rows give 0.
+enum class Reduce { sum, mean, max, min };
+std::string_view to_string(Reduce r) noexcept;
+
+struct SpmmOptions {
+    Reduce reduce = Reduce::sum;
+    double alpha = 1.0;
+    double beta = 0.0; // C is not read when beta == 0 (it may hold NaN)
+    bool transpose_a = false;   // use Aᵀ in place of A
+    bool deterministic = false; // only kernels whose sums do not depend on timing
+    std::string config;         // explicit kernel configuration (backend-specific); empty: the selector picks
+};
+
+// Analyses A once (transposes it if asked, bins rows, picks a kernel) and runs many times.
+// The plan keeps a view of A: A's arrays must outlive it. Values of A may change between runs.
+template <class V, class I> class SpmmPlan {
+public:
+    SpmmPlan(const Executor& exec, CsrView<const V, I> a, index_t n, SpmmOptions options = {});
+    ~SpmmPlan();
+    SpmmPlan(SpmmPlan&&) noexcept;
+    SpmmPlan& operator=(SpmmPlan&&) noexcept;
+
+    // B: k x n, C: m x n (m, k: rows and columns of op(A)). arg (optional, m x n): for max and
+    // min, the column of op(A) whose product won each output element, -1 for empty rows.
+    void run(DenseView<const V> b, DenseView<V> c, DenseView<I> arg = {}) const;
+    // The kernel configuration chosen for this plan, as a readable string.
+    std::string config() const;
+
+    struct Impl;
+
+private:
+    std::unique_ptr<Impl> impl_;
+};
+
+template <class V, class I>
+void spmm(const Executor& exec, CsrView<const V, I> a, DenseView<const V> b, DenseView<V> c, const SpmmOptions& options = {},
+          DenseView<I> arg = {});
+
+} // namespace spk

@@ -1,0 +1,85 @@
+// SpMM front end: validate, plan (materialise op(A), pick a kernel), dispatch to a backend.
+#include "spk/spmm.hpp"
+
+#include <optional>
+
+#include "core/check.hpp"
+#include "core/instantiate.hpp"
+#include "core/spmm_kernels.hpp"
+
+namespace spk {
+
+std::string_view to_string(Reduce r) noexcept {
+    switch (r) {
+    case Reduce::sum: return "sum";
+    case Reduce::mean: return "mean";
+    case Reduce::max: return "max";
+    case Reduce::min: return "min";
+    }
+    return "?";
+}
+
+template <class V, class I> struct SpmmPlan<V, I>::Impl {
+    Executor exec;
+    CsrView<const V, I> a;               // op(A): the user's A, or transposed below
+    std::optional<Csr<V, I>> transposed; // owns Aᵀ when transpose_a
+    index_t n;
+    SpmmOptions options;
+    std::string config;
+};
+
+template <class V, class I>
+SpmmPlan<V, I>::SpmmPlan(const Executor& exec, CsrView<const V, I> a, index_t n, SpmmOptions options) {
+    detail::check_csr(a, exec, "A");
+    if (n < 0) invalid_argument("SpmmPlan: n must be >= 0, got " + std::to_string(n));
+    impl_ = std::make_unique<Impl>(Impl{exec, a, std::nullopt, n, options, {}});
+    if (options.transpose_a) {
+        if (!exec.is_host()) unsupported("SpmmPlan: transpose_a on the CUDA backend is not implemented yet");
+        impl_->transposed = transpose(a);
+        impl_->a = impl_->transposed->view();
+    }
+    switch (exec.backend()) {
+    case Backend::reference: impl_->config = "reference"; break;
+    case Backend::cpu: impl_->config = "cpu.rows"; break;
+    case Backend::cuda: impl_->config = options.config.empty() ? "auto" : options.config; break;
+    }
+}
+
+template <class V, class I> SpmmPlan<V, I>::~SpmmPlan() = default;
+template <class V, class I> SpmmPlan<V, I>::SpmmPlan(SpmmPlan&&) noexcept = default;
+template <class V, class I> SpmmPlan<V, I>& SpmmPlan<V, I>::operator=(SpmmPlan&&) noexcept = default;
+
+template <class V, class I> std::string SpmmPlan<V, I>::config() const { return impl_->config; }
+
+template <class V, class I> void SpmmPlan<V, I>::run(DenseView<const V> b, DenseView<V> c, DenseView<I> arg) const {
+    const Impl& p = *impl_;
+    detail::check_dense(b, p.exec, "B");
+    detail::check_dense(c, p.exec, "C");
+    detail::check_shape(b, p.a.cols, p.n, "B");
+    detail::check_shape(c, p.a.rows, p.n, "C");
+    if (arg.data != nullptr) {
+        if (p.options.reduce != Reduce::max && p.options.reduce != Reduce::min)
+            invalid_argument("arg: only max and min reductions return arg indices, reduce is " + std::string(to_string(p.options.reduce)));
+        detail::check_dense(arg, p.exec, "arg");
+        detail::check_shape(arg, p.a.rows, p.n, "arg");
+    }
+    const detail::SpmmArgs<V, I> args{p.a, b, c, arg, p.options.reduce, p.options.alpha, p.options.beta};
+    switch (p.exec.backend()) {
+    case Backend::reference: detail::reference::spmm(p.exec, args); break;
+    case Backend::cpu: detail::cpu::spmm(p.exec, args); break;
+    case Backend::cuda: detail::cuda::spmm(p.exec, args, p.config); break;
+    }
+}
+
+template <class V, class I>
+void spmm(const Executor& exec, CsrView<const V, I> a, DenseView<const V> b, DenseView<V> c, const SpmmOptions& options, DenseView<I> arg) {
+    SpmmPlan<V, I>(exec, a, b.cols, options).run(b, c, arg);
+}
+
+#define SPK_INSTANTIATE(V, I)     \
+    template class SpmmPlan<V, I>; \
+    template void spmm(const Executor&, CsrView<const V, I>, DenseView<const V>, DenseView<V>, const SpmmOptions&, DenseView<I>);
+SPK_FOR_ALL_VALUES_AND_INDICES(SPK_INSTANTIATE)
+#undef SPK_INSTANTIATE
+
+} // namespace spk

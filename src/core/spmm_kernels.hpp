@@ -1,0 +1,23 @@
+#pragma once
+// The SpMM kernel, declared once and implemented by each backend (reference/, cpu/, cuda/).
+// Arguments arrive validated; op(A) is already materialised (the plan transposes).
+#include "spk/executor.hpp"
+#include "spk/matrix.hpp"
+#include "spk/spmm.hpp"
+
+namespace spk::detail {
+
+template <class V, class I> struct SpmmArgs {
+    CsrView<const V, I> a;
+    DenseView<const V> b;
+    DenseView<V> c;
+    DenseView<I> arg; // empty unless max/min with arg requested
+    Reduce reduce;
+    double alpha, beta;
+};
+
+namespace reference { template <class V, class I> void spmm(const Executor& exec, const SpmmArgs<V, I>& args); }
+namespace cpu { template <class V, class I> void spmm(const Executor& exec, const SpmmArgs<V, I>& args); }
+namespace cuda { template <class V, class I> void spmm(const Executor& exec, const SpmmArgs<V, I>& args, const std::string& config); }
+
+} // namespace spk::detail

@@ -1,0 +1,18 @@
+// Compiled instead of src/cuda/ when spk is built without CUDA.
+#include "core/cuda_runtime.hpp"
+#include "spk/error.hpp"
+
+namespace spk::detail::cuda {
+
+namespace {
+[[noreturn]] void no_cuda() { unsupported("built without CUDA"); }
+} // namespace
+
+bool built_with_cuda() noexcept { return false; }
+int device_count() { return 0; }
+void* device_allocate(int, std::size_t) { no_cuda(); }
+void device_free(int, void*) noexcept {}
+void memcpy_bytes(void*, const void*, std::size_t, int) { no_cuda(); }
+void synchronize(int, void*) { no_cuda(); }
+
+} // namespace spk::detail::cuda

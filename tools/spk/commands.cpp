@@ -1,0 +1,27 @@
+// The table of sub-commands; each is implemented in its own file.
+#include <array>
+
+#include "command.hpp"
+
+namespace spk::cli {
+
+int run_info(std::span<const std::string> args);
+int run_gen(std::span<const std::string> args);
+int run_run(std::span<const std::string> args);
+int run_verify(std::span<const std::string> args);
+int run_bench(std::span<const std::string> args);
+int run_tc(std::span<const std::string> args);
+
+std::span<const Command> commands() {
+    static const std::array<Command, 6> table{{
+        {"info", "shape, nnz, row-length statistics and histogram, symmetry, bandwidth of a matrix file", run_info},
+        {"gen", "generate a matrix (random, rmat, powerlaw, banded, blockdiag, AMG problems) into a file", run_gen},
+        {"run", "compute an operation on given or generated inputs and write the result", run_run},
+        {"verify", "check every available backend against the reference", run_verify},
+        {"bench", "time operations (and vendor baselines where present)", run_bench},
+        {"tc", "count the triangles of the undirected graph under a matrix file", run_tc},
+    }};
+    return table;
+}
+
+} // namespace spk::cli
