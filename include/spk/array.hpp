@@ -1,10 +1,13 @@
 #pragma once
 // Array<T>: an owning, move-only buffer in one executor's memory space.
 #include <cstddef>
+#include <limits>
 #include <span>
+#include <string>
 #include <utility>
 #include <vector>
 
+#include "spk/error.hpp"
 #include "spk/executor.hpp"
 
 namespace spk {
@@ -13,6 +16,8 @@ template <class T> class Array {
 public:
     Array() : exec_(Executor::cpu()) {}
     Array(const Executor& exec, std::size_t size) : exec_(exec), size_(size) {
+        if (size_ > std::numeric_limits<std::size_t>::max() / sizeof(T))
+            out_of_memory("Array of " + std::to_string(size_) + " elements: the byte count overflows");
         if (size_) data_ = static_cast<T*>(exec_.allocate(size_ * sizeof(T)));
     }
     // Copy of host data into exec's memory space.

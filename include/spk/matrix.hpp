@@ -48,6 +48,7 @@ public:
     const Array<V>& values() const { return data_; }
     DenseView<V> view() { return {data_.data(), rows_, cols_, ld(), layout_, data_.space()}; }
     DenseView<const V> view() const { return {data_.data(), rows_, cols_, ld(), layout_, data_.space()}; }
+    DenseView<const V> cview() const { return view(); }
     Dense to(const Executor& exec) const;
 
 private:
@@ -55,6 +56,10 @@ private:
     index_t rows_ = 0, cols_ = 0;
     Layout layout_ = Layout::row_major;
 };
+
+// API convention: free functions deduce V and I from the sparse argument (a CsrView<const V, I>)
+// and take dense arguments as std::type_identity_t<DenseView<...>>, so a DenseView<V> converts
+// to DenseView<const V> without a deduction conflict.
 
 // CSR. values may be null for a pattern-only matrix where an operation allows it.
 template <class V, class I> struct CsrView {
@@ -90,8 +95,9 @@ public:
     const Array<I>& row_ptr() const { return row_ptr_; }
     const Array<I>& col_idx() const { return col_idx_; }
     const Array<V>& values() const { return values_; }
-    CsrView<V, I> view() { return {rows_, cols_, nnz(), row_ptr_.data(), col_idx_.data(), values_.data(), row_ptr_.space(), sorted_}; }
+    // Kernels take read-only views of their sparse inputs; mutable_view() is for writing values.
     CsrView<const V, I> view() const { return {rows_, cols_, nnz(), row_ptr_.data(), col_idx_.data(), values_.data(), row_ptr_.space(), sorted_}; }
+    CsrView<V, I> mutable_view() { return {rows_, cols_, nnz(), row_ptr_.data(), col_idx_.data(), values_.data(), row_ptr_.space(), sorted_}; }
     Csr to(const Executor& exec) const;
 
 private:

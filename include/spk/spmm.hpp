@@ -44,7 +44,7 @@ private:
 };
 
 template <class V, class I>
-void spmm(const Executor& exec, CsrView<const V, I> a, DenseView<const V> b, DenseView<V> c, const SpmmOptions& options = {},
-          DenseView<I> arg = {});
+void spmm(const Executor& exec, CsrView<const V, I> a, std::type_identity_t<DenseView<const V>> b, std::type_identity_t<DenseView<V>> c,
+          const SpmmOptions& options = {}, std::type_identity_t<DenseView<I>> arg = {});
 
 } // namespace spk

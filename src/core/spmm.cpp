@@ -72,7 +72,8 @@ template <class V, class I> void SpmmPlan<V, I>::run(DenseView<const V> b, Dense
 }
 
 template <class V, class I>
-void spmm(const Executor& exec, CsrView<const V, I> a, DenseView<const V> b, DenseView<V> c, const SpmmOptions& options, DenseView<I> arg) {
+void spmm(const Executor& exec, CsrView<const V, I> a, std::type_identity_t<DenseView<const V>> b, std::type_identity_t<DenseView<V>> c,
+          const SpmmOptions& options, std::type_identity_t<DenseView<I>> arg) {
     SpmmPlan<V, I>(exec, a, b.cols, options).run(b, c, arg);
 }
 
