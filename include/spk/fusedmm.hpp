@@ -4,10 +4,14 @@
 //   s_ij = score(X_i, Y_j, a_ij)     dot: <X_i,h, Y_j,h> | add: X(i,h) + Y(j,h) (GAT's el + er)
 //                                    | neg_sqdist: -|X_i,h - Y_j,h|^2 | value: a_ij
 //   w_ij = edge(s_ij)                identity | sigmoid | exp | leaky_relu(alpha) | tanh | scale(c)
-//   w_i. = normalize(w_i.)           none | softmax over the row's non-zeros (online, one pass)
-//   E_i,h = aggregate_j w_ij Z_j,h    sum | mean (divide by row length) | max (element-wise)
-// Nothing of size nnz is written unless save_attention is set.
+//   α_ij = normalize(w_i.)           none: α = w | softmax over the row's non-zeros (online, one pass)
+//   E_i,h = aggregate_j α_ij Z_j,h    sum | mean (sum divided by the row length) | max (element-wise,
+//                                    the first maximum wins ties, NaN propagates)
+// Empty rows give E_i = 0. Nothing of size nnz is written unless save_attention is set.
+// The backward pass recomputes scores from the O(rows x heads) statistics the forward pass saved.
 #include <memory>
+#include <string>
+#include <string_view>
 
 #include "spk/executor.hpp"
 #include "spk/matrix.hpp"
@@ -30,27 +34,38 @@ struct Edge {
     static constexpr Edge scale(float c) { return {Kind::scale, c}; }
 };
 
+std::string_view to_string(Score s) noexcept;
+std::string_view to_string(Normalize n) noexcept;
+std::string_view to_string(Aggregate a) noexcept;
+std::string to_string(Edge e); // "leaky_relu(0.2)"
+
 struct FusedOptions {
     Score score = Score::dot;
     Edge edge = Edge::identity();
     Normalize normalize = Normalize::none;
     Aggregate aggregate = Aggregate::sum;
     int heads = 1;
-    bool save_attention = false; // keep the nnz x heads normalized weights for a faster backward
+    bool save_attention = false; // keep the nnz x heads weights α for a faster backward
 };
 
 // What the forward pass keeps for the backward pass: O(rows x heads) softmax statistics,
 // the winners of a max aggregation (rows x heads*dz) and, only if asked, the attention.
+// The statistics use the accumulation type (float; double for f64) so f64 gradients stay exact.
 template <class V, class I> struct FusedSaved {
-    Dense<float> row_max; // rows x heads (softmax only)
-    Dense<float> row_sum; // rows x heads (softmax only)
-    Dense<I> argmax;      // rows x heads*dz (max aggregation only): column j of A, -1 if none
-    Dense<V> attention;   // nnz x heads (save_attention only)
+    using Stat = typename value_traits<V>::accum;
+    Dense<Stat> row_max; // rows x heads (softmax only): max_j w_ij, -inf for an empty row
+    Dense<Stat> row_sum; // rows x heads (softmax only): sum_j exp(w_ij - row_max), 0 for an empty row
+    Dense<I> argmax;     // rows x heads*dz (max aggregation only): column j of A, -1 if none
+    Dense<V> attention;  // nnz x heads (save_attention only): α_ij, the weight after normalisation
+                         // (before the 1/length of mean); row p is entry p of A
 };
 
 // Shapes (d: feature width per head, dz: output width per head):
 //   dot, neg_sqdist: X rows(A) x heads*d, Y cols(A) x heads*d;  add: X rows(A) x heads, Y cols(A) x heads;
-//   value: X and Y unused (may be empty).  Z: cols(A) x heads*dz;  E: rows(A) x heads*dz.
+//   value: X and Y unused (may be empty; A must have values).  Z: cols(A) x heads*dz;  E: rows(A) x heads*dz.
+// Wrong shapes throw ShapeMismatch naming the argument; a width that heads does not divide,
+// InvalidArgument. The plan keeps a view of A: A's arrays must outlive it; A's values may change
+// between calls, its pattern may not.
 template <class V, class I> class FusedPlan {
 public:
     FusedPlan(const Executor& exec, CsrView<const V, I> a, FusedOptions options);
@@ -60,9 +75,12 @@ public:
 
     FusedSaved<V, I> forward(DenseView<const V> x, DenseView<const V> y, DenseView<const V> z, DenseView<V> e) const;
     // Gradients from dE. Any of dx, dy, dz, da (nnz x 1, for A's values) may be empty to skip it;
-    // those given are overwritten. x, y, z must be the forward pass's inputs.
+    // those given are overwritten (with zeros where the input does not influence E: dx and dy for
+    // the value score, da for the others). x, y, z must be the forward pass's inputs, saved its result.
     void backward(DenseView<const V> de, const FusedSaved<V, I>& saved, DenseView<const V> x, DenseView<const V> y, DenseView<const V> z,
                   DenseView<V> dx, DenseView<V> dy, DenseView<V> dz, DenseView<V> da = {}) const;
+    // The kernel configuration, as a readable string.
+    std::string config() const;
 
     struct Impl;
 

@@ -1,6 +1,8 @@
 #pragma once
 // SDDMM: for each stored A(i,j) (entry p) and head h,
 //   out(p, h) = [A.values[p] if scale_by_a] * sum_k X(i, h*d + k) * Y(j, h*d + k),  d = X.cols / heads.
+#include <type_traits>
+
 #include "spk/executor.hpp"
 #include "spk/matrix.hpp"
 
@@ -13,14 +15,16 @@ struct SddmmOptions {
 
 // X: rows(A) x (heads*d), Y: cols(A) x (heads*d), out: nnz(A) x heads (row p = entry p of A).
 template <class V, class I>
-void sddmm(const Executor& exec, CsrView<const V, I> a, DenseView<const V> x, DenseView<const V> y, DenseView<V> out,
-           const SddmmOptions& options = {});
+void sddmm(const Executor& exec, CsrView<const V, I> a, std::type_identity_t<DenseView<const V>> x, std::type_identity_t<DenseView<const V>> y,
+           std::type_identity_t<DenseView<V>> out, const SddmmOptions& options = {});
 
 // Gradients of sddmm given d_out (nnz x heads). Any of dx (like X), dy (like Y), da (nnz x 1)
 // may be empty to skip it; those given are overwritten. da is the gradient for A's values
 // (meaningful when scale_by_a).
 template <class V, class I>
-void sddmm_backward(const Executor& exec, CsrView<const V, I> a, DenseView<const V> x, DenseView<const V> y, DenseView<const V> d_out,
-                    DenseView<V> dx, DenseView<V> dy, DenseView<V> da = {}, const SddmmOptions& options = {});
+void sddmm_backward(const Executor& exec, CsrView<const V, I> a, std::type_identity_t<DenseView<const V>> x,
+                    std::type_identity_t<DenseView<const V>> y, std::type_identity_t<DenseView<const V>> d_out,
+                    std::type_identity_t<DenseView<V>> dx, std::type_identity_t<DenseView<V>> dy, std::type_identity_t<DenseView<V>> da = {},
+                    const SddmmOptions& options = {});
 
 } // namespace spk

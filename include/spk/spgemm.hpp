@@ -4,6 +4,7 @@
 #include <cstdint>
 #include <memory>
 #include <optional>
+#include <string_view>
 
 #include "spk/executor.hpp"
 #include "spk/matrix.hpp"

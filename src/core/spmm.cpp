@@ -25,31 +25,44 @@ template <class V, class I> struct SpmmPlan<V, I>::Impl {
     std::optional<Csr<V, I>> transposed; // owns Aᵀ when transpose_a
     index_t n;
     SpmmOptions options;
-    std::string config;
+    std::shared_ptr<const detail::cuda::SpmmState> cuda; // CUDA plans only
 };
 
 template <class V, class I>
 SpmmPlan<V, I>::SpmmPlan(const Executor& exec, CsrView<const V, I> a, index_t n, SpmmOptions options) {
     detail::check_csr(a, exec, "A");
     if (n < 0) invalid_argument("SpmmPlan: n must be >= 0, got " + std::to_string(n));
-    impl_ = std::make_unique<Impl>(Impl{exec, a, std::nullopt, n, options, {}});
+    impl_ = std::make_unique<Impl>(Impl{exec, a, std::nullopt, n, options, nullptr});
     if (options.transpose_a) {
-        if (!exec.is_host()) unsupported("SpmmPlan: transpose_a on the CUDA backend is not implemented yet");
-        impl_->transposed = transpose(a);
+        // Materialise Aᵀ once per plan. On a device this goes through the host: a one-time cost
+        // of the plan, never of run().
+        if (exec.is_host()) impl_->transposed = transpose(a);
+        else {
+            const Executor host = Executor::cpu();
+            Csr<V, I> a_host(host, a.rows, a.cols, a.nnz);
+            copy_bytes(a_host.row_ptr().data(), MemorySpace::host(), a.row_ptr, a.space, sizeof(I) * static_cast<std::size_t>(a.rows + 1));
+            copy_bytes(a_host.col_idx().data(), MemorySpace::host(), a.col_idx, a.space, sizeof(I) * static_cast<std::size_t>(a.nnz));
+            copy_bytes(a_host.values().data(), MemorySpace::host(), a.values, a.space, sizeof(V) * static_cast<std::size_t>(a.nnz));
+            a_host.set_sorted(a.sorted);
+            impl_->transposed = transpose(a_host.view()).to(exec);
+        }
         impl_->a = impl_->transposed->view();
     }
-    switch (exec.backend()) {
-    case Backend::reference: impl_->config = "reference"; break;
-    case Backend::cpu: impl_->config = "cpu.rows"; break;
-    case Backend::cuda: impl_->config = options.config.empty() ? "auto" : options.config; break;
-    }
+    if (exec.backend() == Backend::cuda) impl_->cuda = detail::cuda::spmm_analyse(exec, impl_->a, n, options);
 }
 
 template <class V, class I> SpmmPlan<V, I>::~SpmmPlan() = default;
 template <class V, class I> SpmmPlan<V, I>::SpmmPlan(SpmmPlan&&) noexcept = default;
 template <class V, class I> SpmmPlan<V, I>& SpmmPlan<V, I>::operator=(SpmmPlan&&) noexcept = default;
 
-template <class V, class I> std::string SpmmPlan<V, I>::config() const { return impl_->config; }
+template <class V, class I> std::string SpmmPlan<V, I>::config() const {
+    switch (impl_->exec.backend()) {
+    case Backend::reference: return "reference";
+    case Backend::cpu: return "cpu";
+    case Backend::cuda: return detail::cuda::spmm_describe(*impl_->cuda);
+    }
+    return "?";
+}
 
 template <class V, class I> void SpmmPlan<V, I>::run(DenseView<const V> b, DenseView<V> c, DenseView<I> arg) const {
     const Impl& p = *impl_;
@@ -67,7 +80,7 @@ template <class V, class I> void SpmmPlan<V, I>::run(DenseView<const V> b, Dense
     switch (p.exec.backend()) {
     case Backend::reference: detail::reference::spmm(p.exec, args); break;
     case Backend::cpu: detail::cpu::spmm(p.exec, args); break;
-    case Backend::cuda: detail::cuda::spmm(p.exec, args, p.config); break;
+    case Backend::cuda: detail::cuda::spmm(p.exec, *p.cuda, args); break;
     }
 }
 

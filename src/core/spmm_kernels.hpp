@@ -1,6 +1,9 @@
 #pragma once
 // The SpMM kernel, declared once and implemented by each backend (reference/, cpu/, cuda/).
 // Arguments arrive validated; op(A) is already materialised (the plan transposes).
+#include <memory>
+#include <string>
+
 #include "spk/executor.hpp"
 #include "spk/matrix.hpp"
 #include "spk/spmm.hpp"
@@ -18,6 +21,13 @@ template <class V, class I> struct SpmmArgs {
 
 namespace reference { template <class V, class I> void spmm(const Executor& exec, const SpmmArgs<V, I>& args); }
 namespace cpu { template <class V, class I> void spmm(const Executor& exec, const SpmmArgs<V, I>& args); }
-namespace cuda { template <class V, class I> void spmm(const Executor& exec, const SpmmArgs<V, I>& args, const std::string& config); }
+namespace cuda {
+// What a CUDA plan learns about A once: row bins and the kernel configuration of each.
+struct SpmmState;
+template <class V, class I>
+std::shared_ptr<const SpmmState> spmm_analyse(const Executor& exec, CsrView<const V, I> a, index_t n, const SpmmOptions& options);
+template <class V, class I> void spmm(const Executor& exec, const SpmmState& state, const SpmmArgs<V, I>& args);
+std::string spmm_describe(const SpmmState& state);
+} // namespace cuda
 
 } // namespace spk::detail

@@ -1,0 +1,63 @@
+"""Shared helpers of the comparison scripts: suite reading, matrix loading, timing, JSON."""
+import json
+import os
+import statistics
+import time
+
+import numpy as np
+import scipy.io
+import scipy.sparse as sp
+
+
+def label(path):
+    """The matrix name spk bench uses: the file name without .mtx / .mtx.gz / .spkb."""
+    name = os.path.basename(path)
+    for ext in (".mtx.gz", ".mtx", ".spkb"):
+        if name.endswith(ext):
+            return name[: -len(ext)]
+    return name
+
+
+def read_suite(path):
+    """File paths of a resolved suite (one absolute path a line, '#' comments)."""
+    out = []
+    with open(path) as f:
+        for line in f:
+            line = line.split("#", 1)[0].strip()
+            if line:
+                out.append(line)
+    return out
+
+
+def load_csr(path):
+    """The matrix as f32 CSR with sorted indices and duplicates summed, as spk reads it."""
+    a = sp.csr_matrix(scipy.io.mmread(path), dtype=np.float32)
+    a.sum_duplicates()
+    a.sort_indices()
+    return a
+
+
+def time_runs(body, warmup, reps):
+    """Seconds of each of `reps` calls after `warmup` untimed ones."""
+    for _ in range(warmup):
+        body()
+    times = []
+    for _ in range(reps):
+        t0 = time.perf_counter()
+        body()
+        times.append(time.perf_counter() - t0)
+    return times
+
+
+def result(op, path, times, **extra):
+    r = {"op": op, "matrix": label(path), "source": path, "median_s": statistics.median(times), "times_s": times}
+    r.update(extra)
+    return r
+
+
+def write_json(path, tool, version, results, **extra):
+    doc = {"tool": tool, "version": version, "results": results}
+    doc.update(extra)
+    with open(path, "w") as f:
+        json.dump(doc, f, indent=2)
+        f.write("\n")

@@ -1,0 +1,43 @@
+#!/usr/bin/env bash
+# One device call: build with CUDA for sm_90, run every GPU test, run compute-sanitizer on a
+# representative subset, then a quick benchmark. Logs go to $OUT (or gpu-out/ elsewhere).
+# Run scripts/stage-matrices.sh first on the machine that has ../shared, and carry .data.
+set -uo pipefail
+cd "$(dirname "$0")/.."
+OUT=${OUT:-$PWD/gpu-out}
+mkdir -p "$OUT"
+matrices=$PWD/.data/matrices
+[ -d "$matrices" ] || matrices=$PWD/../shared/matrices
+status=0
+step() { echo "== $*"; }
+
+step "device"
+nvidia-smi --query-gpu=name,memory.total,driver_version,clocks.sm --format=csv | tee "$OUT/device.txt"
+git rev-parse HEAD 2>/dev/null | tee -a "$OUT/device.txt"
+
+step "build"
+cmake -S . -B build-gpu -G Ninja -DCMAKE_BUILD_TYPE=Release -DSPK_CUDA=ON -DSPK_WERROR=OFF -DSPK_MATRIX_DIR="$matrices" >"$OUT/configure.log" 2>&1 || { tail -30 "$OUT/configure.log"; exit 1; }
+if ! cmake --build build-gpu -j "$(nproc)" >"$OUT/build.log" 2>&1; then
+  grep -E "error|Error" -A3 "$OUT/build.log" | head -60
+  exit 1
+fi
+
+step "gpu tests"
+ctest --test-dir build-gpu -L gpu --output-on-failure --timeout 900 >"$OUT/gpu-tests.log" 2>&1 || status=1
+tail -15 "$OUT/gpu-tests.log"
+
+step "compute-sanitizer memcheck (subset)"
+if command -v compute-sanitizer >/dev/null; then
+  compute-sanitizer --tool memcheck --error-exitcode 3 build-gpu/tests/test_cuda_spmm_test \
+    --gtest_filter='*LongRowBin*:*EmptyShapes*:*TransposedA*:*HalfPrecision*' >"$OUT/memcheck.log" 2>&1 || status=1
+  tail -3 "$OUT/memcheck.log"
+  compute-sanitizer --tool racecheck --error-exitcode 3 build-gpu/tests/test_cuda_segment_group_test >"$OUT/racecheck.log" 2>&1 || status=1
+  tail -3 "$OUT/racecheck.log"
+fi
+
+step "quick benchmark"
+if [ -x build-gpu/bin/spk ] && [ -f bench/suites/gpu-quick.txt ]; then
+  build-gpu/bin/spk bench --op spmm --backend cuda --suite bench/suites/gpu-quick.txt --n 4,32,128 --warmup 5 --reps 30 \
+    --json "$OUT/bench-quick.json" 2>&1 | tee "$OUT/bench-quick.txt" | tail -40 || status=1
+fi
+exit $status

@@ -1,0 +1,19 @@
+// Without CUDA there is no vendor baseline to run.
+#include "baselines/baselines.hpp"
+#include "core/instantiate.hpp"
+#include "spk/error.hpp"
+
+namespace spk::baselines {
+
+double time_device_ms(const Executor&, const std::function<void()>&, int, int) { unsupported("device timing: spk was built without CUDA"); }
+
+template <class V, class I> std::vector<Timing> cusparse_spmm(const Executor&, CsrView<const V, I>, DenseView<const V>, DenseView<V>, int, int) {
+    unsupported("cuSPARSE baseline: spk was built without CUDA");
+}
+
+#define SPK_INSTANTIATE(V, I) \
+    template std::vector<Timing> cusparse_spmm(const Executor&, CsrView<const V, I>, DenseView<const V>, DenseView<V>, int, int);
+SPK_FOR_ALL_VALUES_AND_INDICES(SPK_INSTANTIATE)
+#undef SPK_INSTANTIATE
+
+} // namespace spk::baselines

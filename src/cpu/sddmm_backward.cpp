@@ -1,0 +1,127 @@
+// OpenMP SDDMM backward. With w(p, h) = dOut(p, h) * [A.values[p] if scale_by_a]:
+//   dX(i) = sum over row i's entries p = (i, j) of w(p, h) * Y(j)    (per head block h)
+//   dY(j) = sum over column j's entries p = (i, j) of w(p, h) * X(i)
+//   dA(p) = sum_h dOut(p, h) * <X(i), Y(j)>_h
+// dX and dA come from one pass over A's rows (they share each Y row). dY needs a sum over A's
+// columns: instead of atomics (float CAS loops, contention on hub columns, results that depend
+// on timing) or per-thread copies of dY (threads x cols x features of memory, too much for
+// large graphs), it runs the same row kernel over Aᵀ's pattern, built here with a permutation
+// back to A's entries (O(nnz) indices, deterministic sums, no write conflicts). spk::transpose
+// is not used because it carries values, not entry positions.
+#include <omp.h>
+
+#include <numeric>
+
+#include "core/instantiate.hpp"
+#include "core/sddmm_kernels.hpp"
+#include "cpu/row_partition.hpp"
+#include "cpu/sddmm_rows.hpp"
+
+namespace spk::detail::cpu {
+
+namespace {
+
+constexpr double kSerialWork = 32768; // multiply-adds below which threads cost more than they give
+
+// Aᵀ's pattern: for column j of A, its entries' rows (row) and positions in A (entry), in row order.
+template <class I> struct TransposedPattern {
+    std::vector<I> ptr, row, entry;
+};
+
+template <class V, class I> TransposedPattern<I> transposed_pattern(CsrView<const V, I> a) {
+    TransposedPattern<I> t{std::vector<I>(static_cast<std::size_t>(a.cols + 1), 0), std::vector<I>(static_cast<std::size_t>(a.nnz)),
+                           std::vector<I>(static_cast<std::size_t>(a.nnz))};
+    for (index_t p = 0; p < a.nnz; ++p) ++t.ptr[static_cast<std::size_t>(a.col_idx[p]) + 1];
+    std::partial_sum(t.ptr.begin(), t.ptr.end(), t.ptr.begin());
+    std::vector<I> next(t.ptr.begin(), t.ptr.end() - 1);
+    for (index_t i = 0; i < a.rows; ++i)
+        for (index_t p = a.row_ptr[i]; p < a.row_ptr[i + 1]; ++p) {
+            const I q = next[static_cast<std::size_t>(a.col_idx[p])]++;
+            t.row[static_cast<std::size_t>(q)] = static_cast<I>(i);
+            t.entry[static_cast<std::size_t>(q)] = static_cast<I>(p);
+        }
+    return t;
+}
+
+template <class V, class I> int thread_count(const Executor& exec, const SddmmBackwardArgs<V, I>& args) {
+    const double work = static_cast<double>(args.a.nnz) * static_cast<double>(args.x.cols + 1);
+    return work < kSerialWork ? 1 : exec.threads();
+}
+
+template <class Acc, class V, class I> Acc entry_scale(const SddmmBackwardArgs<V, I>& args, index_t p) {
+    return args.scale_by_a ? load_as<Acc>(args.a.values[p]) : Acc(1);
+}
+
+// dX and dA over A's rows.
+template <class V, class I> void rows_pass(const Executor& exec, const SddmmBackwardArgs<V, I>& args) {
+    using Acc = accum_t<V>;
+    const auto& a = args.a;
+    const index_t d = args.x.cols / args.heads;
+    const bool want_dx = args.dx.data != nullptr, want_da = args.da.data != nullptr;
+    const int threads = thread_count(exec, args);
+    const std::vector<index_t> bounds = balanced_row_splits(a.row_ptr, a.rows, chunk_count(a.rows, threads));
+    const index_t chunks = static_cast<index_t>(bounds.size()) - 1;
+#pragma omp parallel num_threads(threads)
+    {
+        RowReader<V, Acc> x_rows(args.x), y_rows(args.y);
+        std::vector<Acc> acc(static_cast<std::size_t>(args.x.cols));
+#pragma omp for schedule(dynamic, 1)
+        for (index_t t = 0; t < chunks; ++t)
+            for (index_t i = bounds[t]; i < bounds[t + 1]; ++i) {
+                const Acc* xi = want_da ? x_rows(i) : nullptr;
+                std::fill(acc.begin(), acc.end(), Acc(0));
+                for (index_t p = a.row_ptr[i]; p < a.row_ptr[i + 1]; ++p) {
+                    const Acc* yj = y_rows(a.col_idx[p]);
+                    const Acc scale = want_dx ? entry_scale<Acc>(args, p) : Acc(0);
+                    Acc da = 0;
+                    for (index_t h = 0; h < args.heads; ++h) {
+                        const Acc g = load_as<Acc>(args.d_out(p, h));
+                        if (want_da) da += g * dot(xi + h * d, yj + h * d, d);
+                        if (want_dx) axpy(acc.data() + h * d, g * scale, yj + h * d, d);
+                    }
+                    if (want_da) args.da(p, 0) = store_as<V>(da);
+                }
+                if (want_dx) store_row(args.dx, i, acc.data());
+            }
+    }
+}
+
+// dY over Aᵀ's rows.
+template <class V, class I> void columns_pass(const Executor& exec, const SddmmBackwardArgs<V, I>& args) {
+    using Acc = accum_t<V>;
+    const TransposedPattern<I> at = transposed_pattern(args.a);
+    const index_t d = args.x.cols / args.heads, cols = args.a.cols;
+    const int threads = thread_count(exec, args);
+    const std::vector<index_t> bounds = balanced_row_splits(at.ptr.data(), cols, chunk_count(cols, threads));
+    const index_t chunks = static_cast<index_t>(bounds.size()) - 1;
+#pragma omp parallel num_threads(threads)
+    {
+        RowReader<V, Acc> x_rows(args.x);
+        std::vector<Acc> acc(static_cast<std::size_t>(args.x.cols));
+#pragma omp for schedule(dynamic, 1)
+        for (index_t t = 0; t < chunks; ++t)
+            for (index_t j = bounds[t]; j < bounds[t + 1]; ++j) {
+                std::fill(acc.begin(), acc.end(), Acc(0));
+                for (index_t q = at.ptr[j]; q < at.ptr[j + 1]; ++q) {
+                    const index_t p = at.entry[q];
+                    const Acc* xi = x_rows(at.row[q]);
+                    const Acc scale = entry_scale<Acc>(args, p);
+                    for (index_t h = 0; h < args.heads; ++h) axpy(acc.data() + h * d, load_as<Acc>(args.d_out(p, h)) * scale, xi + h * d, d);
+                }
+                store_row(args.dy, j, acc.data());
+            }
+    }
+}
+
+} // namespace
+
+template <class V, class I> void sddmm_backward(const Executor& exec, const SddmmBackwardArgs<V, I>& args) {
+    if (args.dx.data != nullptr || args.da.data != nullptr) rows_pass(exec, args);
+    if (args.dy.data != nullptr) columns_pass(exec, args);
+}
+
+#define SPK_INSTANTIATE(V, I) template void sddmm_backward(const Executor&, const SddmmBackwardArgs<V, I>&);
+SPK_FOR_ALL_VALUES_AND_INDICES(SPK_INSTANTIATE)
+#undef SPK_INSTANTIATE
+
+} // namespace spk::detail::cpu

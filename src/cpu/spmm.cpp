@@ -1,0 +1,197 @@
+// OpenMP SpMM. Rows go out in chunks of roughly equal non-zeros, handed out dynamically (rows
+// have power-law lengths). Within a row the output is produced in column tiles of W
+// accumulators that stay in registers, so the loop over the row's non-zeros is a run of FMAs on
+// contiguous pieces of B's rows (row-major B); B rows a few non-zeros ahead are prefetched
+// because they are scattered. Column-major B is read in place (strided loads, no transpose and
+// no allocation); column-major C costs strided stores in the epilogue only.
+#include <omp.h>
+
+#include <algorithm>
+#include <cmath>
+
+#include "core/instantiate.hpp"
+#include "core/spmm_kernels.hpp"
+#include "cpu/row_partition.hpp"
+#include "cpu/value_load.hpp"
+
+namespace spk::detail::cpu {
+
+namespace {
+
+constexpr index_t kPrefetchDistance = 8; // non-zeros ahead: covers DRAM latency at a few ns per non-zero
+constexpr int kTileBytes = 256;          // accumulators per tile: 8 AVX2 registers
+constexpr double kSerialWork = 32768;    // below this many multiply-adds threads cost more than they give
+
+template <class V, class I> struct Operands {
+    const I* row_ptr;
+    const I* col;
+    const V* val;
+    index_t nnz;
+    const V* b;
+    index_t ldb;
+    V* c;
+    index_t ldc;
+    bool c_row_major;
+    I* arg; // null unless requested
+    index_t ld_arg;
+    bool arg_row_major;
+    double alpha, beta;
+};
+
+// Max and min compare products exactly as the reference does (in double): a product of two f32
+// is exact in double and a product of two f16 or bf16 is exact in float, so arg indices agree
+// with the reference even where rounding the product to f32 would create a tie.
+template <class V> using extremum_acc_t = std::conditional_t<std::is_same_v<V, float> || std::is_same_v<V, double>, double, float>;
+template <class V, Reduce R> using tile_acc_t = std::conditional_t<R == Reduce::max || R == Reduce::min, extremum_acc_t<V>, accum_t<V>>;
+
+template <class V> inline void prefetch_tile(const V* p, int bytes) {
+    for (int q = 0; q < bytes; q += 64) __builtin_prefetch(reinterpret_cast<const char*>(p) + q);
+}
+
+// acc[l] += sum over the row's non-zeros of a * B(j, k0 + l), l < width (= W when Full).
+template <int W, bool Full, bool BRow, class Acc, class V, class I>
+inline void sum_tile(const Operands<V, I>& o, index_t begin, index_t end, index_t k0, int width, Acc* acc) {
+    for (index_t p = begin; p < end; ++p) {
+        const index_t j = o.col[p];
+        const Acc a = load_as<Acc>(o.val[p]);
+        if constexpr (BRow) {
+            if (p + kPrefetchDistance < o.nnz) prefetch_tile(o.b + static_cast<index_t>(o.col[p + kPrefetchDistance]) * o.ldb + k0, width * int(sizeof(V)));
+            const V* brow = o.b + j * o.ldb + k0;
+            if constexpr (Full && std::is_same_v<V, f16>) {
+                Acc row[W];
+                load_row(brow, row, W);
+                for (int l = 0; l < W; ++l) acc[l] = std::fma(a, row[l], acc[l]);
+            } else if constexpr (Full) {
+                for (int l = 0; l < W; ++l) acc[l] = std::fma(a, load_as<Acc>(brow[l]), acc[l]);
+            } else {
+                for (int l = 0; l < width; ++l) acc[l] = std::fma(a, load_as<Acc>(brow[l]), acc[l]);
+            }
+        } else {
+            const V* bcol = o.b + k0 * o.ldb + j;
+            for (int l = 0; l < (Full ? W : width); ++l) acc[l] = std::fma(a, load_as<Acc>(bcol[l * o.ldb]), acc[l]);
+        }
+    }
+}
+
+// Max or min over the row's products with the reference's rules: the first extremum wins ties,
+// the first NaN product wins and sticks. Requires begin < end.
+template <int W, bool Full, bool BRow, Reduce R, class Acc, class V, class I>
+inline void extremum_tile(const Operands<V, I>& o, index_t begin, index_t end, index_t k0, int width, Acc* acc, index_t* arg) {
+    const int w = Full ? W : width;
+    const auto b_at = [&](index_t j, int l) { return load_as<Acc>(BRow ? o.b[j * o.ldb + k0 + l] : o.b[(k0 + l) * o.ldb + j]); };
+    {
+        const index_t j = o.col[begin];
+        const Acc a = load_as<Acc>(o.val[begin]);
+        for (int l = 0; l < w; ++l) {
+            acc[l] = a * b_at(j, l);
+            arg[l] = j;
+        }
+    }
+    for (index_t p = begin + 1; p < end; ++p) {
+        const index_t j = o.col[p];
+        const Acc a = load_as<Acc>(o.val[p]);
+        if constexpr (BRow)
+            if (p + kPrefetchDistance < o.nnz) prefetch_tile(o.b + static_cast<index_t>(o.col[p + kPrefetchDistance]) * o.ldb + k0, w * int(sizeof(V)));
+        for (int l = 0; l < w; ++l) {
+            const Acc prod = a * b_at(j, l);
+            // Not (prod <= acc) is true for a NaN product; acc == acc is false once acc is NaN.
+            const bool take = acc[l] == acc[l] && (R == Reduce::max ? !(prod <= acc[l]) : !(prod >= acc[l]));
+            acc[l] = take ? prod : acc[l];
+            arg[l] = take ? j : arg[l];
+        }
+    }
+}
+
+// One tile of row i: accumulate, then C = alpha * r + beta * C (C unread when beta == 0).
+template <int W, bool Full, bool BRow, Reduce R, class V, class I>
+inline void row_tile(const Operands<V, I>& o, index_t i, index_t k0, int width) {
+    using Acc = tile_acc_t<V, R>;
+    constexpr bool extremum = R == Reduce::max || R == Reduce::min;
+    const int w = Full ? W : width;
+    const index_t begin = o.row_ptr[i], end = o.row_ptr[i + 1], len = end - begin;
+    Acc acc[W];
+    index_t arg[extremum ? W : 1] = {};
+    for (int l = 0; l < W; ++l) acc[l] = Acc(0);
+    if constexpr (extremum) {
+        if (len > 0) extremum_tile<W, Full, BRow, R>(o, begin, end, k0, w, acc, arg);
+    } else {
+        sum_tile<W, Full, BRow>(o, begin, end, k0, w, acc);
+    }
+    const Acc scale = static_cast<Acc>(R == Reduce::mean && len > 0 ? o.alpha / static_cast<double>(len) : o.alpha);
+    const Acc beta = static_cast<Acc>(o.beta);
+    V* c = o.c_row_major ? o.c + i * o.ldc + k0 : o.c + k0 * o.ldc + i;
+    const index_t c_step = o.c_row_major ? 1 : o.ldc;
+    for (int l = 0; l < w; ++l) {
+        Acc r = (len == 0 ? Acc(0) : acc[l]) * scale;
+        if (o.beta != 0.0) r += beta * load_as<Acc>(c[l * c_step]);
+        c[l * c_step] = store_as<V>(r);
+    }
+    if (o.arg != nullptr) {
+        I* out = o.arg_row_major ? o.arg + i * o.ld_arg + k0 : o.arg + k0 * o.ld_arg + i;
+        const index_t step = o.arg_row_major ? 1 : o.ld_arg;
+        for (int l = 0; l < w; ++l) out[l * step] = len == 0 ? I(-1) : static_cast<I>(arg[l]);
+    }
+}
+
+// Row i over all n columns: full tiles of decreasing width, then a narrow remainder.
+template <bool BRow, Reduce R, class V, class I> inline void compute_row(const Operands<V, I>& o, index_t i, index_t n) {
+    constexpr int wide = kTileBytes / int(sizeof(tile_acc_t<V, R>));
+    index_t k0 = 0;
+    for (; k0 + wide <= n; k0 += wide) row_tile<wide, true, BRow, R>(o, i, k0, wide);
+    if (n - k0 >= wide / 2) { row_tile<wide / 2, true, BRow, R>(o, i, k0, wide / 2); k0 += wide / 2; }
+    if (n - k0 >= wide / 4) { row_tile<wide / 4, true, BRow, R>(o, i, k0, wide / 4); k0 += wide / 4; }
+    if (n - k0 >= wide / 8) { row_tile<wide / 8, true, BRow, R>(o, i, k0, wide / 8); k0 += wide / 8; }
+    if (k0 < n) row_tile<wide / 8, false, BRow, R>(o, i, k0, static_cast<int>(n - k0));
+}
+
+template <bool BRow, Reduce R, class V, class I> void run_rows(const Executor& exec, const Operands<V, I>& o, index_t rows, index_t n) {
+    const double work = (static_cast<double>(o.nnz) + static_cast<double>(rows)) * static_cast<double>(n);
+    const int threads = work < kSerialWork ? 1 : exec.threads();
+    if (threads <= 1) {
+        for (index_t i = 0; i < rows; ++i) compute_row<BRow, R>(o, i, n);
+        return;
+    }
+    const std::vector<index_t> bounds = balanced_row_splits(o.row_ptr, rows, chunk_count(rows, threads));
+    const index_t chunks = static_cast<index_t>(bounds.size()) - 1;
+#pragma omp parallel for schedule(dynamic, 1) num_threads(threads)
+    for (index_t t = 0; t < chunks; ++t)
+        for (index_t i = bounds[t]; i < bounds[t + 1]; ++i) compute_row<BRow, R>(o, i, n);
+}
+
+template <bool BRow, class V, class I> void dispatch_reduce(const Executor& exec, const Operands<V, I>& o, Reduce reduce, index_t rows, index_t n) {
+    switch (reduce) {
+    case Reduce::sum: run_rows<BRow, Reduce::sum>(exec, o, rows, n); break;
+    case Reduce::mean: run_rows<BRow, Reduce::mean>(exec, o, rows, n); break;
+    case Reduce::max: run_rows<BRow, Reduce::max>(exec, o, rows, n); break;
+    case Reduce::min: run_rows<BRow, Reduce::min>(exec, o, rows, n); break;
+    }
+}
+
+} // namespace
+
+template <class V, class I> void spmm(const Executor& exec, const SpmmArgs<V, I>& args) {
+    const index_t rows = args.c.rows, n = args.c.cols;
+    if (rows == 0 || n == 0) return;
+    const Operands<V, I> o{args.a.row_ptr,
+                           args.a.col_idx,
+                           args.a.values,
+                           args.a.nnz,
+                           args.b.data,
+                           args.b.ld,
+                           args.c.data,
+                           args.c.ld,
+                           args.c.layout == Layout::row_major,
+                           args.arg.data,
+                           args.arg.ld,
+                           args.arg.layout == Layout::row_major,
+                           args.alpha,
+                           args.beta};
+    if (args.b.layout == Layout::row_major) dispatch_reduce<true>(exec, o, args.reduce, rows, n);
+    else dispatch_reduce<false>(exec, o, args.reduce, rows, n);
+}
+
+#define SPK_INSTANTIATE(V, I) template void spmm(const Executor&, const SpmmArgs<V, I>&);
+SPK_FOR_ALL_VALUES_AND_INDICES(SPK_INSTANTIATE)
+#undef SPK_INSTANTIATE
+
+} // namespace spk::detail::cpu

@@ -1,0 +1,127 @@
+#pragma once
+// Row-based SpMM kernel family {<1/R row, VEC col>, R} (third paper, §3): a group of G lanes owns
+// one row of A and a tile of (G/R)*VEC columns of B and C. Within the group, R lanes split the
+// row's non-zeros and G/R lanes split the columns, each column lane loading VEC consecutive values
+// of a row of B at once. The group first loads G (column, value) pairs cooperatively, one per
+// lane, and shares them by shuffles; the R partial results are combined by group_reduce.
+//   R = 1, G = 32 is RB+SR with 32-way column split; R = G = 32 is RB+PR.
+#include <cstdint>
+
+#include "cuda/common/segment_group.cuh"
+#include "cuda/common/values.cuh"
+#include "cuda/spmm/reductions.cuh"
+
+namespace spk::detail::cuda {
+
+template <class T, class I> struct SpmmKernelArgs {
+    const I* row_ptr;
+    const I* col_idx;
+    const T* values;
+    const T* b;
+    long long ldb;
+    T* c;
+    long long ldc;
+    I* arg; // null unless max/min with arg
+    long long ldarg;
+    const I* row_list; // rows this launch covers (a row bin), or null for rows 0..num_rows-1
+    long long num_rows;
+    long long n;
+    accum_t<T> alpha, beta;
+    bool mean;
+};
+
+template <class T, class I, int G, int R, int VEC, Fold F>
+__global__ void __launch_bounds__(256) spmm_rb_kernel(const SpmmKernelArgs<T, I> p) {
+    static_assert(G >= 1 && G <= 32 && (G & (G - 1)) == 0 && R >= 1 && R <= G && G % R == 0, "bad group shape");
+    using A = accum_t<T>;
+    constexpr int column_lanes = G / R;
+    constexpr int tile = column_lanes * VEC;
+    constexpr bool extremum = F != Fold::sum;
+
+    const int g = static_cast<int>(threadIdx.x) & (G - 1);
+    const int r = g & (R - 1);
+    const int column_lane = g / R;
+    const unsigned mask = group_mask<G>();
+    const long long group = (static_cast<long long>(blockIdx.x) * blockDim.x + threadIdx.x) / G;
+    if (group >= p.num_rows) return; // whole groups leave together, so the shuffles below stay legal
+    const long long row = p.row_list ? static_cast<long long>(p.row_list[group]) : group;
+    const long long col0 = static_cast<long long>(blockIdx.y) * tile + static_cast<long long>(column_lane) * VEC;
+    const bool full_vector = col0 + VEC <= p.n;
+    const long long begin = p.row_ptr[row], end = p.row_ptr[row + 1];
+
+    A acc[VEC];
+    I win[VEC];
+#pragma unroll
+    for (int k = 0; k < VEC; ++k) {
+        acc[k] = fold_identity<F, A>();
+        win[k] = I(-1);
+    }
+
+    for (long long base = begin; base < end; base += G) {
+        I my_j = 0;
+        A my_a = 0;
+        if (base + g < end) {
+            my_j = p.col_idx[base + g];
+            my_a = to_accum(p.values[base + g]);
+        }
+        const int count = static_cast<int>(end - base < G ? end - base : G);
+#pragma unroll
+        for (int s = 0; s < G / R; ++s) {
+            const int k = s * R + r;
+            const I j = __shfl_sync(mask, my_j, k, G);
+            const A a = __shfl_sync(mask, my_a, k, G);
+            if (k >= count || col0 >= p.n) continue;
+            A bv[VEC];
+            const T* brow = p.b + static_cast<long long>(j) * p.ldb + col0;
+            if (full_vector) load_vec<T, VEC>(brow, bv);
+            else {
+#pragma unroll
+                for (int q = 0; q < VEC; ++q) bv[q] = col0 + q < p.n ? to_accum(brow[q]) : A(0);
+            }
+#pragma unroll
+            for (int q = 0; q < VEC; ++q) {
+                const A prod = a * bv[q];
+                if constexpr (!extremum) acc[q] += prod;
+                else if (fold_wins<F>(prod, j, acc[q], win[q])) {
+                    acc[q] = prod;
+                    win[q] = j;
+                }
+            }
+        }
+    }
+
+    if constexpr (R > 1) {
+#pragma unroll
+        for (int q = 0; q < VEC; ++q) {
+            if constexpr (!extremum) acc[q] = group_sum<R>(acc[q], mask);
+            else {
+#pragma unroll
+                for (int offset = R / 2; offset > 0; offset /= 2) {
+                    const A other = __shfl_xor_sync(mask, acc[q], offset, R);
+                    const I other_j = __shfl_xor_sync(mask, win[q], offset, R);
+                    if (fold_wins<F>(other, other_j, acc[q], win[q])) {
+                        acc[q] = other;
+                        win[q] = other_j;
+                    }
+                }
+            }
+        }
+    }
+    if (r != 0 || col0 >= p.n) return;
+
+    const long long len = end - begin;
+#pragma unroll
+    for (int q = 0; q < VEC; ++q) {
+        const long long col = col0 + q;
+        if (col >= p.n) break;
+        A v = len == 0 ? A(0) : acc[q];
+        if (p.mean && len > 0) v /= static_cast<A>(len);
+        v *= p.alpha;
+        T* out = p.c + row * p.ldc + col;
+        if (p.beta != A(0)) v += p.beta * to_accum(*out);
+        *out = from_accum<T>(v);
+        if (extremum && p.arg) p.arg[row * p.ldarg + col] = len == 0 ? I(-1) : win[q];
+    }
+}
+
+} // namespace spk::detail::cuda

@@ -1,0 +1,46 @@
+#pragma once
+// Launch of one row-based SpMM kernel for a runtime shape: a switch over the compiled shapes.
+// Instantiated once per value type (rb_<type>.cu) so those files compile in parallel.
+#include <cuda_runtime.h>
+
+#include "cuda/common/check.cuh"
+#include "cuda/spmm/rb_kernel.cuh"
+#include "spk/error.hpp"
+#include "tune/spmm_config.hpp"
+#include "tune/spmm_shapes.hpp"
+
+namespace spk::detail::cuda {
+
+constexpr int rb_block_threads = 256;
+
+template <class T, class I, int G, int R, int VEC, Fold F> void launch_rb_shape(const SpmmKernelArgs<T, I>& args, cudaStream_t stream) {
+    constexpr int tile = (G / R) * VEC;
+    const long long groups_per_block = rb_block_threads / G;
+    const long long blocks = (args.num_rows + groups_per_block - 1) / groups_per_block;
+    const long long tiles = (args.n + tile - 1) / tile;
+    if (blocks == 0 || tiles == 0) return;
+    if (blocks > 0x7fffffffLL || tiles > 65535) unsupported("spmm: problem too large for one launch (" + std::to_string(blocks) + " x " + std::to_string(tiles) + " blocks)");
+    spmm_rb_kernel<T, I, G, R, VEC, F><<<dim3(static_cast<unsigned>(blocks), static_cast<unsigned>(tiles)), rb_block_threads, 0, stream>>>(args);
+    SPK_CUDA_CHECK_LAUNCH();
+}
+
+template <class T, class I, Fold F> void launch_rb_fold(const RbShape& s, const SpmmKernelArgs<T, I>& args, cudaStream_t stream) {
+#define SPK_SHAPE_CASE(G, R, VEC)                                \
+    if (s.g == G && s.r == R && s.vec == VEC) {                  \
+        launch_rb_shape<T, I, G, R, VEC, F>(args, stream);       \
+        return;                                                  \
+    }
+    SPK_SPMM_RB_SHAPES(SPK_SHAPE_CASE)
+#undef SPK_SHAPE_CASE
+    invalid_argument("spmm: shape " + to_string(s) + " is not compiled");
+}
+
+template <class T, class I> void launch_rb(const RbShape& s, Fold fold, const SpmmKernelArgs<T, I>& args, cudaStream_t stream) {
+    switch (fold) {
+    case Fold::sum: launch_rb_fold<T, I, Fold::sum>(s, args, stream); break;
+    case Fold::max: launch_rb_fold<T, I, Fold::max>(s, args, stream); break;
+    case Fold::min: launch_rb_fold<T, I, Fold::min>(s, args, stream); break;
+    }
+}
+
+} // namespace spk::detail::cuda

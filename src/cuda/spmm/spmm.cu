@@ -1,0 +1,138 @@
+// CUDA SpMM: plan-time analysis (features, configuration, row bins) and the run, which routes
+// column-major operands through transposed workspaces and launches one kernel per row bin.
+#include <cuda_runtime.h>
+
+#include <cstdint>
+
+#include "core/instantiate.hpp"
+#include "cuda/common/check.cuh"
+#include "cuda/common/transpose.cuh"
+#include "cuda/spmm/analysis.cuh"
+#include "cuda/spmm/rb_kernel.cuh"
+#include "cuda/spmm/state.hpp"
+
+namespace spk::detail::cuda {
+
+template <class T, class I> void launch_rb(const RbShape& s, Fold fold, const SpmmKernelArgs<T, I>& args, cudaStream_t stream);
+
+namespace {
+
+cudaStream_t stream_of(const Executor& exec) { return static_cast<cudaStream_t>(exec.stream()); }
+
+template <class I> SpmmFeatures measure_features(const Executor& exec, const I* row_ptr, index_t rows) {
+    SpmmFeatures f;
+    Array<unsigned long long> counters(exec, length_buckets + 1);
+    SPK_CUDA_CHECK(cudaMemsetAsync(counters.data(), 0, sizeof(unsigned long long) * (length_buckets + 1), stream_of(exec)));
+    if (rows > 0) {
+        const long long blocks = std::min<long long>((rows + 255) / 256, 4096);
+        row_length_histogram<I><<<static_cast<unsigned>(blocks), 256, 0, stream_of(exec)>>>(row_ptr, rows, counters.data(), counters.data() + length_buckets);
+        SPK_CUDA_CHECK_LAUNCH();
+    }
+    unsigned long long host[length_buckets + 1];
+    SPK_CUDA_CHECK(cudaMemcpyAsync(host, counters.data(), sizeof(host), cudaMemcpyDeviceToHost, stream_of(exec)));
+    SPK_CUDA_CHECK(cudaStreamSynchronize(stream_of(exec)));
+    for (int k = 0; k < length_buckets; ++k) f.log2_histogram[k] = static_cast<index_t>(host[k]);
+    f.max_row = static_cast<index_t>(host[length_buckets]);
+    return f;
+}
+
+template <class I> void bin_rows(const Executor& exec, const I* row_ptr, index_t rows, SpmmState& state) {
+    state.short_rows = Array<std::byte>(exec, sizeof(I) * static_cast<std::size_t>(rows));
+    state.long_rows = Array<std::byte>(exec, sizeof(I) * static_cast<std::size_t>(rows));
+    Array<unsigned long long> counters(exec, 2);
+    SPK_CUDA_CHECK(cudaMemsetAsync(counters.data(), 0, 2 * sizeof(unsigned long long), stream_of(exec)));
+    split_rows<I><<<static_cast<unsigned>((rows + 255) / 256), 256, 0, stream_of(exec)>>>(
+        row_ptr, rows, state.config.long_threshold, reinterpret_cast<I*>(state.short_rows.data()), reinterpret_cast<I*>(state.long_rows.data()),
+        counters.data());
+    SPK_CUDA_CHECK_LAUNCH();
+    unsigned long long host[2];
+    SPK_CUDA_CHECK(cudaMemcpyAsync(host, counters.data(), sizeof(host), cudaMemcpyDeviceToHost, stream_of(exec)));
+    SPK_CUDA_CHECK(cudaStreamSynchronize(stream_of(exec)));
+    state.num_short = static_cast<index_t>(host[0]);
+    state.num_long = static_cast<index_t>(host[1]);
+}
+
+bool aligned_for(const void* p, index_t ld, int vec, std::size_t elem) {
+    return reinterpret_cast<std::uintptr_t>(p) % (static_cast<std::size_t>(vec) * elem) == 0 && ld % vec == 0;
+}
+
+// The same column lanes and reduction group without vector loads (for misaligned B).
+RbShape scalar_shape(const RbShape& s) {
+    for (const auto& c : compiled_rb_shapes())
+        if (c.vec == 1 && c.g == s.g && c.r == s.r) return c;
+    return s.r > 1 ? RbShape{32, 32, 1} : RbShape{32, 1, 1};
+}
+
+} // namespace
+
+template <class V, class I>
+std::shared_ptr<const SpmmState> spmm_analyse(const Executor& exec, CsrView<const V, I> a, index_t n, const SpmmOptions& options) {
+    auto state = std::make_shared<SpmmState>();
+    state->features = measure_features<I>(exec, a.row_ptr, a.rows);
+    state->features.rows = a.rows;
+    state->features.cols = a.cols;
+    state->features.nnz = a.nnz;
+    state->features.n = n;
+    state->features.value_bytes = static_cast<int>(sizeof(V));
+    state->config = options.config.empty() ? select_spmm_config(state->features) : parse_spmm_config(options.config);
+    if (state->config.long_shape) bin_rows<I>(exec, a.row_ptr, a.rows, *state);
+    return state;
+}
+
+std::string spmm_describe(const SpmmState& state) { return to_string(state.config); }
+
+template <class V, class I> void spmm(const Executor& exec, const SpmmState& state, const SpmmArgs<V, I>& args) {
+    using T = device_t<V>;
+    using A = accum_t<T>;
+    const cudaStream_t stream = stream_of(exec);
+    const index_t rows = args.a.rows, k = args.a.cols, n = args.c.cols;
+    if (rows == 0 || n == 0) return;
+    if (args.arg.data && args.arg.layout != Layout::row_major) unsupported("spmm on CUDA: arg must be row-major");
+
+    // Column-major operands go through row-major workspaces.
+    const T* b = reinterpret_cast<const T*>(args.b.data);
+    index_t ldb = args.b.ld;
+    Array<V> b_rm, c_rm;
+    if (args.b.layout == Layout::col_major && k > 0) {
+        b_rm = Array<V>(exec, static_cast<std::size_t>(k * n));
+        transpose<T>(b, n, k, args.b.ld, reinterpret_cast<T*>(b_rm.data()), n, stream);
+        b = reinterpret_cast<const T*>(b_rm.data());
+        ldb = n;
+    }
+    T* c = reinterpret_cast<T*>(args.c.data);
+    index_t ldc = args.c.ld;
+    const bool c_transposed = args.c.layout == Layout::col_major;
+    if (c_transposed) {
+        c_rm = Array<V>(exec, static_cast<std::size_t>(rows * n));
+        if (args.beta != 0.0) transpose<T>(c, n, rows, args.c.ld, reinterpret_cast<T*>(c_rm.data()), n, stream);
+        c = reinterpret_cast<T*>(c_rm.data());
+        ldc = n;
+    }
+
+    SpmmKernelArgs<T, I> kargs{args.a.row_ptr, args.a.col_idx, reinterpret_cast<const T*>(args.a.values), b, ldb, c, ldc, args.arg.data, args.arg.ld,
+                               nullptr, rows, n, static_cast<A>(args.alpha), static_cast<A>(args.beta), args.reduce == Reduce::mean};
+    const Fold fold = args.reduce == Reduce::max ? Fold::max : args.reduce == Reduce::min ? Fold::min : Fold::sum;
+    const bool vector_ok = aligned_for(b, ldb, state.config.shape.vec, sizeof(T)) &&
+                           (!state.config.long_shape || aligned_for(b, ldb, state.config.long_shape->vec, sizeof(T)));
+    const auto shape_for = [&](const RbShape& s) { return vector_ok ? s : scalar_shape(s); };
+    if (!state.config.long_shape) launch_rb<T, I>(shape_for(state.config.shape), fold, kargs, stream);
+    else {
+        kargs.row_list = reinterpret_cast<const I*>(state.short_rows.data());
+        kargs.num_rows = state.num_short;
+        launch_rb<T, I>(shape_for(state.config.shape), fold, kargs, stream);
+        kargs.row_list = reinterpret_cast<const I*>(state.long_rows.data());
+        kargs.num_rows = state.num_long;
+        launch_rb<T, I>(shape_for(*state.config.long_shape), fold, kargs, stream);
+    }
+    if (c_transposed) transpose<T>(c, rows, n, n, reinterpret_cast<T*>(args.c.data), args.c.ld, stream);
+    // Workspaces are freed on return: wait for the kernels that read them.
+    if (c_transposed || !b_rm.empty()) SPK_CUDA_CHECK(cudaStreamSynchronize(stream));
+}
+
+#define SPK_INSTANTIATE(V, I)                                                                                                  \
+    template std::shared_ptr<const SpmmState> spmm_analyse(const Executor&, CsrView<const V, I>, index_t, const SpmmOptions&); \
+    template void spmm(const Executor&, const SpmmState&, const SpmmArgs<V, I>&);
+SPK_FOR_ALL_VALUES_AND_INDICES(SPK_INSTANTIATE)
+#undef SPK_INSTANTIATE
+
+} // namespace spk::detail::cuda

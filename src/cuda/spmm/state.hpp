@@ -1,0 +1,20 @@
+#pragma once
+// What a CUDA SpMM plan keeps: the configuration and, when long rows get their own kernel, the
+// two row bins on the device.
+#include <cstddef>
+
+#include "core/spmm_kernels.hpp"
+#include "spk/array.hpp"
+#include "tune/spmm_config.hpp"
+
+namespace spk::detail::cuda {
+
+struct SpmmState {
+    SpmmConfig config;
+    SpmmFeatures features;
+    // Row ids of each bin, stored as the matrix's index type (raw bytes: the state is not templated).
+    Array<std::byte> short_rows, long_rows;
+    index_t num_short = 0, num_long = 0;
+};
+
+} // namespace spk::detail::cuda

@@ -1,0 +1,164 @@
+// Parsing, printing and selecting CUDA SpMM configurations. Plain C++: tested without a GPU.
+#include "tune/spmm_config.hpp"
+
+#include <algorithm>
+#include <charconv>
+
+#include "spk/error.hpp"
+#include "tune/spmm_shapes.hpp"
+
+namespace spk::detail {
+
+const std::vector<RbShape>& compiled_rb_shapes() {
+    static const std::vector<RbShape> shapes = [] {
+        std::vector<RbShape> s;
+#define SPK_SHAPE(G, R, VEC) s.push_back(RbShape{G, R, VEC});
+        SPK_SPMM_RB_SHAPES(SPK_SHAPE)
+#undef SPK_SHAPE
+        return s;
+    }();
+    return shapes;
+}
+
+bool is_compiled(const RbShape& s) {
+    const auto& all = compiled_rb_shapes();
+    return std::find(all.begin(), all.end(), s) != all.end();
+}
+
+std::string to_string(const RbShape& s) {
+    return "rb.g" + std::to_string(s.g) + ".r" + std::to_string(s.r) + ".v" + std::to_string(s.vec);
+}
+
+std::string to_string(const SpmmConfig& c) {
+    std::string out = to_string(c.shape);
+    if (c.long_shape) out += "+" + to_string(*c.long_shape) + "@" + std::to_string(c.long_threshold);
+    return out;
+}
+
+namespace {
+
+[[noreturn]] void bad_config(std::string_view text, const std::string& why) {
+    invalid_argument("config '" + std::string(text) + "': " + why +
+                     " (expected rb.g<G>.r<R>.v<VEC>, optionally +rb.g<G>.r<R>.v<VEC>@<row length> for long rows)");
+}
+
+int parse_field(std::string_view text, std::string_view part, char key) {
+    int v = 0;
+    if (part.size() < 2 || part[0] != key) bad_config(text, "expected '" + std::string(1, key) + "<number>' at '" + std::string(part) + "'");
+    const auto [ptr, ec] = std::from_chars(part.data() + 1, part.data() + part.size(), v);
+    if (ec != std::errc() || ptr != part.data() + part.size()) bad_config(text, "bad number in '" + std::string(part) + "'");
+    return v;
+}
+
+RbShape parse_shape(std::string_view whole, std::string_view text) {
+    std::vector<std::string_view> parts;
+    std::size_t start = 0;
+    while (start <= text.size()) {
+        const std::size_t dot = text.find('.', start);
+        parts.push_back(text.substr(start, dot == std::string_view::npos ? std::string_view::npos : dot - start));
+        if (dot == std::string_view::npos) break;
+        start = dot + 1;
+    }
+    if (parts.size() != 4 || parts[0] != "rb") bad_config(whole, "'" + std::string(text) + "' is not a row-based shape");
+    const RbShape s{parse_field(whole, parts[1], 'g'), parse_field(whole, parts[2], 'r'), parse_field(whole, parts[3], 'v')};
+    if (!is_compiled(s)) {
+        std::string list;
+        for (const auto& c : compiled_rb_shapes()) list += (list.empty() ? "" : ", ") + to_string(c);
+        bad_config(whole, "shape " + to_string(s) + " is not compiled; compiled shapes: " + list);
+    }
+    return s;
+}
+
+int pow2_ceil(index_t x) {
+    int p = 1;
+    while (p < x && p < (1 << 30)) p *= 2;
+    return p;
+}
+
+int pow2_floor(double x) {
+    int p = 1;
+    while (p * 2 <= x && p < (1 << 30)) p *= 2;
+    return p;
+}
+
+// The compiled shape with these column lanes and vector width whose r is the largest <= want.
+std::optional<RbShape> best_shape(int column_lanes, int vec, int want_r) {
+    std::optional<RbShape> best;
+    for (const auto& s : compiled_rb_shapes())
+        if (s.column_lanes() == column_lanes && s.vec == vec && s.r <= want_r && (!best || s.r > best->r)) best = s;
+    return best;
+}
+
+} // namespace
+
+SpmmConfig parse_spmm_config(std::string_view text) {
+    SpmmConfig c;
+    const std::size_t plus = text.find('+');
+    c.shape = parse_shape(text, text.substr(0, plus));
+    if (plus != std::string_view::npos) {
+        const std::string_view rest = text.substr(plus + 1);
+        const std::size_t at = rest.find('@');
+        if (at == std::string_view::npos) bad_config(text, "the long-row shape needs '@<row length>'");
+        c.long_shape = parse_shape(text, rest.substr(0, at));
+        const std::string_view num = rest.substr(at + 1);
+        const auto [ptr, ec] = std::from_chars(num.data(), num.data() + num.size(), c.long_threshold);
+        if (ec != std::errc() || ptr != num.data() + num.size() || c.long_threshold < 1) bad_config(text, "bad row length '" + std::string(num) + "'");
+    }
+    return c;
+}
+
+index_t SpmmFeatures::rows_longer_than_pow2(int bits) const {
+    index_t count = 0;
+    for (std::size_t k = static_cast<std::size_t>(bits) + 1; k < log2_histogram.size(); ++k) count += log2_histogram[k];
+    return count;
+}
+
+// Rules (third paper, §5-6; tuned on the H200): give each lane VEC consecutive columns with the
+// widest vector that divides n, spread column lanes across n, then let the remaining lanes of a
+// group (up to 32) split the row's non-zeros when rows are long enough to keep them busy. Rows
+// far longer than the mean get a bin of their own with a full warp reducing them.
+SpmmConfig select_spmm_config(const SpmmFeatures& f) {
+    const index_t n = std::max<index_t>(f.n, 1);
+    int vec = 1;
+    for (int v : {4, 2})
+        if (n % v == 0 && v * f.value_bytes <= 16) {
+            vec = v;
+            break;
+        }
+    const int column_lanes = std::min(32, pow2_ceil((n + vec - 1) / vec));
+    const double mean = f.mean_row();
+    const int max_r = 32 / column_lanes;
+    // A lane should see about 4 non-zeros of the row on average before the group reduction.
+    const int want_r = std::min(max_r, pow2_floor(std::max(1.0, mean / 4.0)));
+    std::optional<RbShape> shape = best_shape(column_lanes, vec, want_r);
+    for (int v = vec; !shape && v >= 1; v /= 2) shape = best_shape(column_lanes, v, want_r);
+    if (!shape) shape = RbShape{32, 1, 1};
+    SpmmConfig c{*shape, std::nullopt, 0};
+
+    const index_t threshold = std::max<index_t>(256, static_cast<index_t>(16 * mean));
+    const int threshold_bits = 64 - __builtin_clzll(static_cast<unsigned long long>(threshold));
+    if (f.max_row > threshold && f.rows_longer_than_pow2(threshold_bits - 1) > 0) {
+        if (auto long_shape = best_shape(shape->column_lanes(), shape->vec, 32 / shape->column_lanes()); long_shape && !(*long_shape == *shape)) {
+            c.long_shape = long_shape;
+            c.long_threshold = threshold;
+        }
+    }
+    return c;
+}
+
+std::vector<SpmmConfig> spmm_candidates(const SpmmFeatures& f) {
+    const SpmmConfig pick = select_spmm_config(f);
+    std::vector<SpmmConfig> out{pick};
+    const index_t n = std::max<index_t>(f.n, 1);
+    for (const auto& s : compiled_rb_shapes()) {
+        if (n % s.vec != 0) continue;
+        if (s.tile() > 2 * pow2_ceil(n) && s.tile() > 32) continue; // most lanes would idle
+        SpmmConfig c{s, pick.long_shape, pick.long_threshold};
+        if (c.long_shape && c.long_shape->vec != s.vec) c.long_shape.reset();
+        if (!c.long_shape) c.long_threshold = 0;
+        if (std::find(out.begin(), out.end(), c) == out.end()) out.push_back(c);
+    }
+    return out;
+}
+
+} // namespace spk::detail

@@ -1,0 +1,57 @@
+#pragma once
+// CUDA SpMM kernel configurations: what the selector picks, the tuner measures and users write.
+// Readable form: "rb.g<G>.r<R>.v<VEC>" for one kernel over all rows, or
+// "rb.g8.r1.v4+rb.g32.r32.v4@256": rows with more than 256 non-zeros (the long-row bin) run the
+// second kernel.
+#include <array>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "spk/matrix.hpp"
+
+namespace spk::detail {
+
+struct RbShape {
+    int g = 32;  // lanes per row
+    int r = 1;   // lanes splitting the row's non-zeros (the reduction group)
+    int vec = 1; // columns per lane (vector width)
+    int column_lanes() const { return g / r; }
+    int tile() const { return column_lanes() * vec; }
+    friend bool operator==(const RbShape&, const RbShape&) = default;
+};
+
+struct SpmmConfig {
+    RbShape shape;
+    std::optional<RbShape> long_shape; // rows longer than long_threshold use it
+    index_t long_threshold = 0;
+    friend bool operator==(const SpmmConfig&, const SpmmConfig&) = default;
+};
+
+// Every shape compiled into the CUDA backend (src/tune/spmm_shapes.hpp).
+const std::vector<RbShape>& compiled_rb_shapes();
+bool is_compiled(const RbShape& s);
+
+std::string to_string(const RbShape& s);
+std::string to_string(const SpmmConfig& c);
+// Throws InvalidArgument naming the bad part and the accepted form.
+SpmmConfig parse_spmm_config(std::string_view text);
+
+// What the selector knows about a matrix and a call.
+struct SpmmFeatures {
+    index_t rows = 0, cols = 0, nnz = 0, n = 0;
+    index_t max_row = 0;
+    std::array<index_t, 34> log2_histogram{}; // [k]: rows whose length has bit width k (0: empty)
+    int value_bytes = 4;
+    double mean_row() const { return rows ? static_cast<double>(nnz) / static_cast<double>(rows) : 0.0; }
+    // Rows with more than `len` non-zeros, from the histogram (rounded to powers of two).
+    index_t rows_longer_than_pow2(int bits) const;
+};
+
+// The fast selector: a table of rules over the features (DESIGN.md §4).
+SpmmConfig select_spmm_config(const SpmmFeatures& f);
+// The candidates the tuner measures for these features (the selector's pick first).
+std::vector<SpmmConfig> spmm_candidates(const SpmmFeatures& f);
+
+} // namespace spk::detail

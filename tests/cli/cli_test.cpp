@@ -1,0 +1,250 @@
+// The `spk` command as a user runs it: exit codes, help, and what each sub-command prints.
+// The binary comes from $SPK_SPK_BINARY (tests/CMakeLists.txt sets it).
+#include <gtest/gtest.h>
+
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <cstdio>
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+#include <string>
+
+#include "support/test_support.hpp"
+
+namespace fs = std::filesystem;
+
+namespace {
+
+struct Result {
+    int code = -1;
+    std::string out, err;
+};
+
+std::string read_file(const fs::path& p) {
+    std::ifstream f(p);
+    std::stringstream s;
+    s << f.rdbuf();
+    return s.str();
+}
+
+// A fresh folder per test for outputs and captured streams.
+class Cli : public ::testing::Test {
+protected:
+    void SetUp() override {
+        const char* bin = std::getenv("SPK_SPK_BINARY");
+        if (bin == nullptr || !fs::exists(bin)) GTEST_SKIP() << "SPK_SPK_BINARY is not set or does not exist (run through ctest)";
+        binary_ = bin;
+        char tmpl[] = "/tmp/spk-cli-test-XXXXXX";
+        ASSERT_NE(mkdtemp(tmpl), nullptr);
+        dir_ = tmpl;
+    }
+    void TearDown() override {
+        if (!dir_.empty()) fs::remove_all(dir_);
+    }
+
+    // Runs `spk ARGS` through the shell (ARGS quoted by the caller), env: "NAME=value " prefixes.
+    Result spk(const std::string& args, const std::string& env = {}) const {
+        const fs::path out = dir_ / "stdout.txt", err = dir_ / "stderr.txt";
+        const std::string cmd = env + "'" + binary_ + "' " + args + " >'" + out.string() + "' 2>'" + err.string() + "'";
+        const int status = std::system(cmd.c_str());
+        Result r;
+        r.code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+        r.out = read_file(out);
+        r.err = read_file(err);
+        return r;
+    }
+
+    std::string matrix(const std::string& name) const {
+        const fs::path p = fs::path(spk::test::matrix_dir()) / name;
+        return fs::exists(p) ? p.string() : std::string();
+    }
+
+    std::string binary_;
+    fs::path dir_;
+};
+
+#define REQUIRE_MATRIX(var, name)                                                  \
+    const std::string var = matrix(name);                                          \
+    if (var.empty()) GTEST_SKIP() << name << " not found in " << spk::test::matrix_dir()
+
+const char* const commands[] = {"info", "gen", "run", "verify", "bench", "tc"};
+
+TEST_F(Cli, TopLevelHelpListsEveryCommand) {
+    const Result r = spk("--help");
+    EXPECT_EQ(r.code, 0) << r.err;
+    for (const char* c : commands) EXPECT_NE(r.out.find(std::string("  ") + c + " "), std::string::npos) << c << " missing in:\n" << r.out;
+}
+
+TEST_F(Cli, EveryCommandHasHelp) {
+    for (const char* c : commands) {
+        const Result r = spk(std::string(c) + " --help");
+        EXPECT_EQ(r.code, 0) << c << ": " << r.err;
+        EXPECT_NE(r.out.find(std::string("usage: spk ") + c), std::string::npos) << r.out;
+        EXPECT_NE(r.out.find("--help"), std::string::npos) << r.out;
+    }
+}
+
+TEST_F(Cli, NoCommandIsAUsageError) { EXPECT_EQ(spk("").code, 2); }
+
+TEST_F(Cli, UnknownCommandIsAUsageError) {
+    const Result r = spk("frobnicate");
+    EXPECT_EQ(r.code, 2);
+    EXPECT_NE(r.err.find("unknown command 'frobnicate'"), std::string::npos) << r.err;
+}
+
+TEST_F(Cli, UnknownOptionIsAUsageError) {
+    const Result r = spk("info banded:n=10,half_width=1 --bogus");
+    EXPECT_EQ(r.code, 2);
+    EXPECT_NE(r.err.find("--bogus"), std::string::npos) << r.err;
+}
+
+TEST_F(Cli, MissingValueIsAUsageError) {
+    const Result r = spk("bench --matrix banded:n=10,half_width=1 --op");
+    EXPECT_EQ(r.code, 2);
+    EXPECT_NE(r.err.find("--op needs a value"), std::string::npos) << r.err;
+}
+
+TEST_F(Cli, BadRangeAndBadNumberAreUsageErrors) {
+    EXPECT_EQ(spk("bench --op spmm --matrix banded:n=10,half_width=1 --n 32:16").code, 2);
+    EXPECT_EQ(spk("bench --op spmm --matrix banded:n=10,half_width=1 --n 8:64:x1").code, 2);
+    EXPECT_EQ(spk("run spmm banded:n=10,half_width=1 --n abc").code, 2);
+    EXPECT_EQ(spk("run spmm banded:n=10,half_width=1 --reduce median").code, 2);
+    EXPECT_EQ(spk("info").code, 2); // missing MATRIX
+}
+
+TEST_F(Cli, MissingFileFailsNamingThePath) {
+    const std::string path = (dir_ / "no-such-matrix.mtx").string();
+    const Result r = spk("info '" + path + "'");
+    EXPECT_EQ(r.code, 1);
+    EXPECT_NE(r.err.find("spk: error:"), std::string::npos) << r.err;
+    EXPECT_NE(r.err.find(path), std::string::npos) << r.err;
+}
+
+TEST_F(Cli, MalformedMatrixMarketFailsWithPathAndLine) {
+    const fs::path bad = dir_ / "bad.mtx";
+    std::ofstream(bad) << "%%MatrixMarket matrix coordinate real general\n3 3 2\n1 1 1.0\n2 x 2.0\n";
+    const Result r = spk("info '" + bad.string() + "'");
+    EXPECT_EQ(r.code, 1);
+    EXPECT_NE(r.err.find(bad.string() + ":4"), std::string::npos) << r.err;
+}
+
+TEST_F(Cli, UnknownGeneratorSpecFails) {
+    const Result r = spk("info nosuchkind:n=3");
+    EXPECT_EQ(r.code, 1);
+    EXPECT_NE(r.err.find("nosuchkind"), std::string::npos) << r.err;
+}
+
+TEST_F(Cli, InfoOnKaratePrintsShapeNnzAndSymmetry) {
+    REQUIRE_MATRIX(karate, "karate.mtx");
+    const Result r = spk("info '" + karate + "'");
+    ASSERT_EQ(r.code, 0) << r.err;
+    EXPECT_NE(r.out.find("shape        34 x 34"), std::string::npos) << r.out;
+    EXPECT_NE(r.out.find("nnz          156 "), std::string::npos) << r.out;
+    EXPECT_NE(r.out.find("pattern yes, values yes"), std::string::npos) << r.out;
+    EXPECT_NE(r.out.find("max 17"), std::string::npos) << r.out;
+    EXPECT_NE(r.out.find("diagonal     0 entries"), std::string::npos) << r.out;
+}
+
+TEST_F(Cli, InfoJson) {
+    REQUIRE_MATRIX(karate, "karate.mtx");
+    const Result r = spk("info --json '" + karate + "'");
+    ASSERT_EQ(r.code, 0) << r.err;
+    EXPECT_NE(r.out.find("\"rows\": 34"), std::string::npos) << r.out;
+    EXPECT_NE(r.out.find("\"nnz\": 156"), std::string::npos) << r.out;
+    EXPECT_NE(r.out.find("\"pattern_symmetric\": true"), std::string::npos) << r.out;
+}
+
+TEST_F(Cli, InfoOnADirectedGraphWithEmptyRows) {
+    REQUIRE_MATRIX(p2p, "p2p-Gnutella08.mtx");
+    const Result r = spk("info '" + p2p + "'");
+    ASSERT_EQ(r.code, 0) << r.err;
+    EXPECT_NE(r.out.find("empty rows 3836"), std::string::npos) << r.out;
+    EXPECT_NE(r.out.find("pattern no"), std::string::npos) << r.out;
+}
+
+TEST_F(Cli, GenThenInfoRoundTrip) {
+    for (const char* ext : {".mtx", ".spkb"}) {
+        const std::string path = (dir_ / (std::string("banded") + ext)).string();
+        const Result g = spk("gen banded:n=100,half_width=2,seed=5 -o '" + path + "'");
+        ASSERT_EQ(g.code, 0) << g.err;
+        EXPECT_NE(g.out.find("100 x 100, 494 nnz"), std::string::npos) << g.out;
+        const Result i = spk("info '" + path + "'");
+        ASSERT_EQ(i.code, 0) << i.err;
+        EXPECT_NE(i.out.find("shape        100 x 100"), std::string::npos) << i.out;
+        EXPECT_NE(i.out.find("nnz          494 "), std::string::npos) << i.out;
+        EXPECT_NE(i.out.find("bandwidth    lower 2, upper 2"), std::string::npos) << i.out;
+    }
+}
+
+TEST_F(Cli, GenAmgWritesThreeOperators) {
+    const std::string prefix = (dir_ / "lap.mtx").string();
+    const Result g = spk("gen laplace3d:n=6 --amg -o '" + prefix + "'");
+    ASSERT_EQ(g.code, 0) << g.err;
+    for (const char* part : {"lap_A.mtx", "lap_P.mtx", "lap_R.mtx"}) EXPECT_TRUE(fs::exists(dir_ / part)) << part;
+    const Result a = spk("info '" + (dir_ / "lap_A.mtx").string() + "'");
+    EXPECT_NE(a.out.find("shape        216 x 216"), std::string::npos) << a.out;
+}
+
+TEST_F(Cli, TriangleCountOfKarateIs45) {
+    REQUIRE_MATRIX(karate, "karate.mtx");
+    const Result r = spk("tc '" + karate + "'");
+    ASSERT_EQ(r.code, 0) << r.err;
+    EXPECT_EQ(r.out, "45\n");
+}
+
+TEST_F(Cli, VerifySpmmPassesOnAGeneratedMatrix) {
+    const Result r = spk("verify spmm uniform:rows=300,cols=200,per_row=6,seed=3 --n 7 --threads 2");
+    EXPECT_EQ(r.code, 0) << r.out << r.err;
+    EXPECT_NE(r.out.find("cpu, 1 thread"), std::string::npos) << r.out;
+    EXPECT_NE(r.out.find("PASS"), std::string::npos) << r.out;
+    EXPECT_EQ(r.out.find("FAIL"), std::string::npos) << r.out;
+    EXPECT_NE(r.out.find("skipped"), std::string::npos) << "cuda should be reported\n" << r.out; // no device in CI
+}
+
+TEST_F(Cli, VerifyAllOnKarate) {
+    REQUIRE_MATRIX(karate, "karate.mtx");
+    const Result r = spk("verify all '" + karate + "' --k 8 --n 5");
+    EXPECT_EQ(r.code, 0) << r.out << r.err;
+    for (const char* op : {"spmm", "sddmm", "fusedmm gat", "spgemm", "tc"}) EXPECT_NE(r.out.find(op), std::string::npos) << op;
+}
+
+TEST_F(Cli, RunPrintsASummaryAndWritesTheResult) {
+    const std::string out = (dir_ / "c.mtx").string();
+    const Result r = spk("run spmm banded:n=50,half_width=1 --n 3 --threads 1 -o '" + out + "'");
+    ASSERT_EQ(r.code, 0) << r.err;
+    EXPECT_NE(r.out.find("shape     50 x 3"), std::string::npos) << r.out;
+    EXPECT_NE(r.out.find("checksum"), std::string::npos) << r.out;
+    EXPECT_TRUE(fs::exists(out));
+    const Result g = spk("run spgemm banded:n=50,half_width=1 --backend reference");
+    ASSERT_EQ(g.code, 0) << g.err;
+    EXPECT_NE(g.out.find("nnz       244"), std::string::npos) << g.out; // pentadiagonal: 5 n - 6
+}
+
+TEST_F(Cli, BenchExpandsRangesAndWritesJson) {
+    const std::string json = (dir_ / "bench.json").string();
+    const Result r = spk("bench --op spmm,tc --matrix banded:n=200,half_width=3 --n 4:16:x2 --warmup 0 --reps 2 --threads 1 --json '" + json + "'");
+    ASSERT_EQ(r.code, 0) << r.err;
+    for (const char* n : {"  4  ", "  8  ", "  16  "}) EXPECT_NE(r.out.find(n), std::string::npos) << n << " in\n" << r.out;
+    EXPECT_NE(r.out.find("geomean spmm n=16"), std::string::npos) << r.out;
+    EXPECT_NE(r.out.find("geomean tc"), std::string::npos) << r.out;
+    const std::string j = read_file(json);
+    EXPECT_NE(j.find("\"results\""), std::string::npos) << j;
+    EXPECT_NE(j.find("\"op\": \"tc\""), std::string::npos) << j;
+}
+
+TEST_F(Cli, BenchSuiteResolvesSharedMatrices) {
+    REQUIRE_MATRIX(karate, "karate.mtx");
+    const fs::path suite = dir_ / "suite.txt";
+    std::ofstream(suite) << "# a comment\nkarate.mtx   # relative to the shared folder\n\nbanded:n=30,half_width=1\n";
+    const std::string env = "SPK_MATRICES='" + spk::test::matrix_dir() + "' ";
+    const Result r = spk("bench --op read,spmm --suite '" + suite.string() + "' --warmup 0 --reps 1", env);
+    ASSERT_EQ(r.code, 0) << r.err;
+    EXPECT_NE(r.out.find("karate"), std::string::npos) << r.out;
+    EXPECT_NE(r.out.find("MB/s"), std::string::npos) << r.out;
+    EXPECT_NE(r.out.find("banded:n=30,half_width=1"), std::string::npos) << r.out;
+}
+
+} // namespace

@@ -1,0 +1,163 @@
+// Segment-group primitives on the device against host computations, for every group size.
+#include <cuda_runtime.h>
+
+#include <random>
+#include <vector>
+
+#include "cuda/common/check.cuh"
+#include "cuda/common/segment_group.cuh"
+#include "cuda/common/values.cuh"
+#include "support/test_support.hpp"
+
+namespace spk::detail::cuda {
+namespace {
+
+template <int R, class T> __global__ void group_sum_kernel(const T* in, accum_t<T>* out) {
+    const int i = blockIdx.x * blockDim.x + threadIdx.x;
+    out[i] = group_sum<R>(to_accum(in[i]));
+}
+
+template <int R> __global__ void group_max_kernel(const float* in, float* out) {
+    const int i = blockIdx.x * blockDim.x + threadIdx.x;
+    out[i] = group_reduce<R>(in[i], [](float a, float b) { return a > b ? a : b; });
+}
+
+template <int R> __global__ void segment_sum_kernel(const double* in, const int* keys, double* out, double* totals) {
+    const int i = blockIdx.x * blockDim.x + threadIdx.x;
+    const double v = segment_reduce<R>(in[i], keys[i], [](double a, double b) { return a + b; });
+    out[i] = segment_head<R>(keys[i]) ? v : 0.0;
+    group_atomic_add<R>(&totals[keys[i]], keys[i], in[i]);
+}
+
+template <class T> struct DeviceBuffer {
+    T* ptr = nullptr;
+    explicit DeviceBuffer(std::size_t n) { SPK_CUDA_CHECK(cudaMalloc(&ptr, n * sizeof(T))); }
+    ~DeviceBuffer() { cudaFree(ptr); }
+};
+
+class SegmentGroup : public ::testing::Test {
+protected:
+    void SetUp() override {
+        if (!test::cuda_available()) GTEST_SKIP() << "no CUDA device";
+    }
+};
+
+template <int R, class T> void check_group_sum(std::uint64_t seed) {
+    constexpr int n = 256;
+    std::mt19937_64 rng(seed);
+    std::uniform_real_distribution<float> dist(-1.0f, 1.0f);
+    std::vector<T> host(n);
+    for (auto& x : host) x = T(dist(rng));
+    using A = accum_t<device_t<T>>;
+    DeviceBuffer<T> in(n);
+    DeviceBuffer<A> out(n);
+    SPK_CUDA_CHECK(cudaMemcpy(in.ptr, host.data(), n * sizeof(T), cudaMemcpyHostToDevice));
+    group_sum_kernel<R, device_t<T>><<<2, 128>>>(reinterpret_cast<const device_t<T>*>(in.ptr), out.ptr);
+    SPK_CUDA_CHECK_LAUNCH();
+    std::vector<A> result(n);
+    SPK_CUDA_CHECK(cudaMemcpy(result.data(), out.ptr, n * sizeof(A), cudaMemcpyDeviceToHost));
+    for (int g = 0; g < n / R; ++g) {
+        double expected = 0;
+        for (int k = 0; k < R; ++k) expected += value_cast<double>(host[g * R + k]);
+        for (int k = 0; k < R; ++k) EXPECT_NEAR(result[g * R + k], expected, 1e-5) << "R=" << R << " group " << g;
+    }
+}
+
+template <int R> void check_all_types(std::uint64_t seed) {
+    check_group_sum<R, float>(seed);
+    check_group_sum<R, double>(seed);
+    check_group_sum<R, f16>(seed);
+    check_group_sum<R, bf16>(seed);
+}
+
+TEST_F(SegmentGroup, GroupSumEveryGroupSizeAndType) {
+    const auto seed = test::seed("group_sum");
+    check_all_types<1>(seed);
+    check_all_types<2>(seed);
+    check_all_types<4>(seed);
+    check_all_types<8>(seed);
+    check_all_types<16>(seed);
+    check_all_types<32>(seed);
+}
+
+template <int R> void check_group_max(std::uint64_t seed) {
+    constexpr int n = 128;
+    std::mt19937_64 rng(seed);
+    std::uniform_real_distribution<float> dist(-5.0f, 5.0f);
+    std::vector<float> host(n);
+    for (auto& x : host) x = dist(rng);
+    DeviceBuffer<float> in(n), out(n);
+    SPK_CUDA_CHECK(cudaMemcpy(in.ptr, host.data(), n * sizeof(float), cudaMemcpyHostToDevice));
+    group_max_kernel<R><<<1, n>>>(in.ptr, out.ptr);
+    SPK_CUDA_CHECK_LAUNCH();
+    std::vector<float> result(n);
+    SPK_CUDA_CHECK(cudaMemcpy(result.data(), out.ptr, n * sizeof(float), cudaMemcpyDeviceToHost));
+    for (int g = 0; g < n / R; ++g) {
+        const float expected = *std::max_element(host.begin() + g * R, host.begin() + (g + 1) * R);
+        for (int k = 0; k < R; ++k) EXPECT_EQ(result[g * R + k], expected);
+    }
+}
+
+TEST_F(SegmentGroup, GroupMaxEveryGroupSize) {
+    const auto seed = test::seed("group_max");
+    check_group_max<1>(seed);
+    check_group_max<2>(seed);
+    check_group_max<4>(seed);
+    check_group_max<8>(seed);
+    check_group_max<16>(seed);
+    check_group_max<32>(seed);
+}
+
+// Keys are non-decreasing runs of random length (like the rows of consecutive non-zeros),
+// including runs that cross group boundaries and runs of length one.
+template <int R> void check_segments(std::uint64_t seed) {
+    constexpr int n = 512;
+    std::mt19937_64 rng(seed);
+    std::uniform_real_distribution<double> dist(-1.0, 1.0);
+    std::uniform_int_distribution<int> run(1, 40);
+    std::vector<double> values(n);
+    std::vector<int> keys(n);
+    int key = 0, left = run(rng);
+    for (int i = 0; i < n; ++i) {
+        if (left-- == 0) {
+            ++key;
+            left = run(rng) - 1;
+        }
+        keys[i] = key;
+        values[i] = dist(rng);
+    }
+    const int num_keys = key + 1;
+    DeviceBuffer<double> in(n), out(n), totals(num_keys);
+    DeviceBuffer<int> k(n);
+    SPK_CUDA_CHECK(cudaMemcpy(in.ptr, values.data(), n * sizeof(double), cudaMemcpyHostToDevice));
+    SPK_CUDA_CHECK(cudaMemcpy(k.ptr, keys.data(), n * sizeof(int), cudaMemcpyHostToDevice));
+    SPK_CUDA_CHECK(cudaMemset(totals.ptr, 0, num_keys * sizeof(double)));
+    segment_sum_kernel<R><<<n / 128, 128>>>(in.ptr, k.ptr, out.ptr, totals.ptr);
+    SPK_CUDA_CHECK_LAUNCH();
+    std::vector<double> result(n), sums(num_keys);
+    SPK_CUDA_CHECK(cudaMemcpy(result.data(), out.ptr, n * sizeof(double), cudaMemcpyDeviceToHost));
+    SPK_CUDA_CHECK(cudaMemcpy(sums.data(), totals.ptr, num_keys * sizeof(double), cudaMemcpyDeviceToHost));
+    std::vector<double> expected_sums(num_keys, 0.0);
+    for (int i = 0; i < n; ++i) expected_sums[keys[i]] += values[i];
+    for (int i = 0; i < n; ++i) {
+        const bool head = i % R == 0 || keys[i - 1] != keys[i];
+        double expected = 0.0;
+        if (head)
+            for (int j = i; j < n && j / R == i / R && keys[j] == keys[i]; ++j) expected += values[j];
+        EXPECT_NEAR(result[i], expected, 1e-12) << "R=" << R << " lane " << i;
+    }
+    for (int s = 0; s < num_keys; ++s) EXPECT_NEAR(sums[s], expected_sums[s], 1e-12) << "R=" << R << " segment " << s;
+}
+
+TEST_F(SegmentGroup, SegmentReduceAndGroupAtomicAddEveryGroupSize) {
+    const auto seed = test::seed("segment_reduce");
+    check_segments<1>(seed);
+    check_segments<2>(seed);
+    check_segments<4>(seed);
+    check_segments<8>(seed);
+    check_segments<16>(seed);
+    check_segments<32>(seed);
+}
+
+} // namespace
+} // namespace spk::detail::cuda

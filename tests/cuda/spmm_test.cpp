@@ -1,0 +1,178 @@
+// CUDA SpMM against the reference: every compiled kernel shape, every reduction, layouts, types,
+// row bins, edge cases and the shared real matrices. Skips without a device.
+#include <algorithm>
+
+#include "spk/io.hpp"
+#include "support/test_support.hpp"
+#include "tune/spmm_config.hpp"
+
+namespace spk {
+namespace {
+
+class CudaSpmm : public ::testing::Test {
+protected:
+    void SetUp() override {
+        if (!test::cuda_available()) GTEST_SKIP() << "no CUDA device";
+    }
+};
+
+// One matrix with empty rows, short rows and one row holding a large share of the non-zeros.
+template <class V, class I> Csr<V, I> skewed_matrix(index_t rows, index_t cols, std::uint64_t seed) {
+    auto base = test::random_csr<double, I>(rows, cols, 5.0, seed);
+    auto coo = csr_to_coo(base.view());
+    Coo<V, I> out{rows, cols, {}, {}, {}};
+    for (index_t p = 0; p < coo.nnz(); ++p) {
+        out.row_idx.push_back(coo.row_idx[p]);
+        out.col_idx.push_back(coo.col_idx[p]);
+        out.values.push_back(value_cast<V>(coo.values[p]));
+    }
+    for (index_t j = 0; j < cols; j += 2) { // the huge row
+        out.row_idx.push_back(static_cast<I>(rows / 3));
+        out.col_idx.push_back(static_cast<I>(j));
+        out.values.push_back(value_cast<V>(0.25 + 0.001 * static_cast<double>(j % 7)));
+    }
+    return coo_to_csr(out);
+}
+
+struct Case {
+    Reduce reduce = Reduce::sum;
+    Layout b_layout = Layout::row_major, c_layout = Layout::row_major;
+    double alpha = 1.0, beta = 0.0;
+    bool transpose_a = false;
+    std::string config;
+};
+
+template <class V, class I> void check(const Csr<V, I>& a_host, index_t n, const Case& cs, std::uint64_t seed) {
+    const Executor gpu = Executor::cuda(0), ref = Executor::reference();
+    const index_t k = cs.transpose_a ? a_host.rows() : a_host.cols();
+    const index_t m = cs.transpose_a ? a_host.cols() : a_host.rows();
+    const Dense<V> b_host = test::random_dense<V>(k, n, seed, cs.b_layout);
+    const Dense<V> c0 = test::random_dense<V>(m, n, seed + 1, cs.c_layout);
+    SpmmOptions opt{.reduce = cs.reduce, .alpha = cs.alpha, .beta = cs.beta, .transpose_a = cs.transpose_a, .deterministic = false, .config = cs.config};
+    const bool want_arg = cs.reduce == Reduce::max || cs.reduce == Reduce::min;
+
+    Dense<V> c_ref = c0.to(Executor::cpu());
+    Dense<I> arg_ref(Executor::cpu(), m, n);
+    spmm(ref, a_host.view(), b_host.view(), c_ref.view(), opt, want_arg ? arg_ref.view() : DenseView<I>{});
+
+    const auto a = a_host.to(gpu);
+    const auto b = b_host.to(gpu);
+    Dense<V> c = c0.to(gpu);
+    Dense<I> arg(gpu, m, n);
+    SpmmPlan<V, I> plan(gpu, a.view(), n, opt);
+    plan.run(b.view(), c.view(), want_arg ? arg.view() : DenseView<I>{});
+    EXPECT_TRUE(test::all_close(test::to_doubles(c.to(Executor::cpu())), test::to_doubles(c_ref), test::rtol_for<V>(), test::rtol_for<V>(), n))
+        << "config " << plan.config() << " n=" << n;
+    if (want_arg) EXPECT_EQ(arg.values().to_vector(), arg_ref.values().to_vector()) << "config " << plan.config();
+}
+
+TEST_F(CudaSpmm, EveryCompiledShapeMatchesTheReference) {
+    const std::uint64_t seed = test::seed("cuda_spmm_shapes");
+    const auto a = skewed_matrix<float, std::int32_t>(301, 257, seed);
+    for (const auto& shape : detail::compiled_rb_shapes())
+        for (index_t n : {1, 4, 32, 33, 128})
+            for (Reduce r : {Reduce::sum, Reduce::max}) {
+                SCOPED_TRACE(detail::to_string(shape) + " n=" + std::to_string(n));
+                check(a, n, Case{.reduce = r, .config = detail::to_string(shape)}, seed + static_cast<std::uint64_t>(n));
+            }
+}
+
+TEST_F(CudaSpmm, LongRowBinMatchesTheReference) {
+    const std::uint64_t seed = test::seed("cuda_spmm_bins");
+    const auto a = skewed_matrix<float, std::int32_t>(2000, 700, seed);
+    for (const char* config : {"rb.g8.r1.v4+rb.g32.r8.v4@16", "rb.g32.r1.v1+rb.g32.r32.v1@8", "rb.g1.r1.v4+rb.g32.r32.v4@4"})
+        for (Reduce r : {Reduce::sum, Reduce::mean, Reduce::min}) check(a, 32, Case{.reduce = r, .config = config}, seed);
+}
+
+TEST_F(CudaSpmm, SelectorOnEveryReductionAndLayout) {
+    const std::uint64_t seed = test::seed("cuda_spmm_layouts");
+    const auto a = skewed_matrix<double, std::int32_t>(513, 300, seed);
+    for (Reduce r : {Reduce::sum, Reduce::mean, Reduce::max, Reduce::min})
+        for (Layout lb : {Layout::row_major, Layout::col_major})
+            for (Layout lc : {Layout::row_major, Layout::col_major})
+                for (index_t n : {3, 64}) check(a, n, Case{.reduce = r, .b_layout = lb, .c_layout = lc, .alpha = 1.5, .beta = 0.5}, seed);
+}
+
+TEST_F(CudaSpmm, TransposedA) {
+    const std::uint64_t seed = test::seed("cuda_spmm_transpose");
+    check(skewed_matrix<float, std::int64_t>(200, 333, seed), 17, Case{.transpose_a = true}, seed);
+}
+
+TEST_F(CudaSpmm, HalfPrecisionAndInt64) {
+    const std::uint64_t seed = test::seed("cuda_spmm_types");
+    check(skewed_matrix<f16, std::int32_t>(400, 300, seed), 64, Case{}, seed);
+    check(skewed_matrix<bf16, std::int64_t>(400, 300, seed), 128, Case{.reduce = Reduce::max}, seed);
+    check(skewed_matrix<float, std::int64_t>(400, 300, seed), 32, Case{.reduce = Reduce::mean}, seed);
+    check(skewed_matrix<double, std::int64_t>(400, 300, seed), 4, Case{}, seed);
+}
+
+TEST_F(CudaSpmm, EmptyShapes) {
+    const Executor gpu = Executor::cuda(0);
+    const Csr<float, std::int32_t> empty(Executor::cpu(), 0, 0, std::vector<std::int32_t>{0}, {}, {});
+    const auto a = empty.to(gpu);
+    Dense<float> b(gpu, 0, 8), c(gpu, 0, 8);
+    spmm(gpu, a.view(), b.view(), c.view());
+    const Csr<float, std::int32_t> no_entries(Executor::cpu(), 5, 4, std::vector<std::int32_t>(6, 0), {}, {});
+    check(no_entries, 8, Case{}, 1);
+    check(no_entries, 8, Case{.reduce = Reduce::max}, 2);
+}
+
+TEST_F(CudaSpmm, SharedRealMatrices) {
+    const std::uint64_t seed = test::seed("cuda_spmm_real");
+    const auto files = test::shared_matrix_files();
+    if (files.empty()) GTEST_SKIP() << "no shared matrices at " << test::matrix_dir();
+    for (const auto& f : files) {
+        SCOPED_TRACE(f);
+        const auto a = read_matrix_market<float, std::int32_t>(f);
+        check(a, 32, Case{}, seed);
+    }
+}
+
+TEST_F(CudaSpmm, HostOperandIsAnErrorNamingIt) {
+    const Executor gpu = Executor::cuda(0);
+    const auto a = test::random_csr<float, std::int32_t>(10, 10, 2.0, 1).to(gpu);
+    Dense<float> b_host = test::random_dense<float>(10, 4, 2);
+    Dense<float> c(gpu, 10, 4);
+    try {
+        spmm(gpu, a.view(), b_host.view(), c.view());
+        FAIL() << "expected an error";
+    } catch (const Error& e) {
+        EXPECT_EQ(e.kind(), ErrorKind::InvalidArgument);
+        EXPECT_NE(std::string(e.what()).find("B: lives in host memory"), std::string::npos) << e.what();
+    }
+}
+
+TEST(SpmmConfig, ParsesPrintsAndRejects) {
+    const auto c = detail::parse_spmm_config("rb.g8.r1.v4+rb.g32.r8.v4@300");
+    EXPECT_EQ(detail::to_string(c), "rb.g8.r1.v4+rb.g32.r8.v4@300");
+    for (const char* bad : {"rb.g8.r1", "rb.g3.r1.v1", "eb.g8.r1.v4", "rb.g8.r1.v4+rb.g32.r8.v4", "rb.g8.r1.v4+rb.g32.r8.v4@x"}) {
+        try {
+            (void)detail::parse_spmm_config(bad);
+            FAIL() << bad;
+        } catch (const Error& e) {
+            EXPECT_EQ(e.kind(), ErrorKind::InvalidArgument);
+            EXPECT_NE(std::string(e.what()).find(bad), std::string::npos) << e.what();
+        }
+    }
+}
+
+TEST(SpmmConfig, SelectorPicksCompiledShapesThatFitN) {
+    for (index_t n : {1, 2, 3, 4, 8, 17, 32, 64, 100, 128, 512, 1024})
+        for (double mean : {0.5, 3.0, 16.0, 200.0}) {
+            detail::SpmmFeatures f;
+            f.rows = 1000;
+            f.nnz = static_cast<index_t>(mean * 1000);
+            f.n = n;
+            f.max_row = static_cast<index_t>(mean * 50);
+            f.log2_histogram[12] = 1;
+            const auto c = detail::select_spmm_config(f);
+            EXPECT_TRUE(detail::is_compiled(c.shape)) << detail::to_string(c);
+            EXPECT_EQ(n % c.shape.vec, 0) << detail::to_string(c);
+            EXPECT_LE(c.shape.tile(), std::max<index_t>(32, 4 * n)) << detail::to_string(c);
+            if (c.long_shape) EXPECT_TRUE(detail::is_compiled(*c.long_shape));
+            EXPECT_NO_THROW((void)detail::parse_spmm_config(detail::to_string(c)));
+        }
+}
+
+} // namespace
+} // namespace spk

@@ -1,0 +1,251 @@
+// spk bench: median times, GFLOP/s and effective GB/s of operations over matrices and widths.
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <map>
+
+#include "command.hpp"
+#include "format.hpp"
+#include "json.hpp"
+#include "matrix_source.hpp"
+#include "op_options.hpp"
+#include "spk/io.hpp"
+#include "stopwatch.hpp"
+#include "table.hpp"
+
+namespace spk::cli {
+
+namespace {
+
+const CommandSpec& spec() {
+    static const CommandSpec s = [] {
+        CommandSpec c{
+            .name = "bench",
+            .synopsis = "--op OPS (--matrix MATRIX ... | --suite FILE) [options]",
+            .description =
+                "Times each (operation, matrix, n): the median of --reps runs after --warmup runs, each run one call of the\n"
+                "operation's compute step (plans and inputs are built before timing; spgemm times both phases). GFLOP/s\n"
+                "counts 2 nnz n for spmm, 2 nnz k heads for sddmm, 2 x the scalar products for spgemm; GB/s divides the\n"
+                "minimum bytes (inputs read once, outputs written once) by the time. Geometric means per (op, n) close the\n"
+                "table. --op read times the Matrix Market reader on one core (MB/s of uncompressed text).\n"
+                "n: spmm's dense width, sddmm's and fusedmm's feature width k; spgemm, tc, mttkrp, ttm and read ignore it.",
+            .options = {{.name = "op", .value_name = "OPS", .help = "comma list of spmm, sddmm, fusedmm, spgemm, tc, mttkrp, ttm, read"},
+                        {.name = "matrix", .value_name = "MATRIX", .help = "a matrix file or generator spec (TENSOR for mttkrp, ttm)", .repeatable = true},
+                        {.name = "suite", .value_name = "FILE", .help = "a file listing matrices, one a line (bench/suites/)", .repeatable = true},
+                        {.name = "n", .value_name = "LIST", .help = "widths: 32,128 or 32:512:x2 or 32:128:32", .default_value = "32"},
+                        {.name = "warmup", .value_name = "W", .help = "untimed runs first", .default_value = "3"},
+                        {.name = "reps", .value_name = "R", .help = "timed runs", .default_value = "10"},
+                        {.name = "backend", .value_name = "B", .help = "cpu, reference or cuda", .default_value = "cpu"},
+                        {.name = "threads", .value_name = "T", .help = "cpu threads (0 = all)", .default_value = "0"},
+                        {.name = "json", .value_name = "FILE", .help = "also write every measurement to FILE"}},
+            .min_positional = 0,
+            .max_positional = 0,
+            .epilog = std::string_view(
+                "Suite files: one MATRIX a line, '#' comments; relative paths are relative to the shared matrices folder\n"
+                "($SPK_MATRICES, else the first shared/matrices above the current folder or the spk binary).\n"
+                "MATRIX: 'gen:SPEC' is a generator spec; an existing file or a name ending in .mtx, .mtx.gz, .spkb is a\n"
+                "file; anything else is a generator spec.\n"
+                "Example: spk bench --op spmm,spgemm --suite bench/suites/cpu.txt --n 32,128 --json out.json"),
+        };
+        for (auto& o : op_parameter_options(false)) c.options.push_back(o);
+        return c;
+    }();
+    return s;
+}
+
+struct Measurement {
+    std::string op = {}, matrix = {}, source = {}, config = {};
+    index_t rows = 0, cols = 0, nnz = 0;
+    std::int64_t n = 0; // 0: the op has no width
+    std::vector<double> times = {};
+    double median = 0, flops = 0, bytes = 0;
+    double checksum = 0;     // of the result (the count for tc), to compare with other tools
+    index_t result_nnz = -1; // sparse results only
+};
+
+double median(std::vector<double> v) {
+    std::sort(v.begin(), v.end());
+    const std::size_t m = v.size() / 2;
+    return v.size() % 2 ? v[m] : 0.5 * (v[m - 1] + v[m]);
+}
+
+template <class F> std::vector<double> time_runs(F&& body, std::int64_t warmup, std::int64_t reps) {
+    for (std::int64_t r = 0; r < warmup; ++r) body();
+    std::vector<double> times;
+    for (std::int64_t r = 0; r < reps; ++r) {
+        const Stopwatch clock;
+        body();
+        times.push_back(clock.seconds());
+    }
+    return times;
+}
+
+double rate(double amount, double seconds) { return seconds > 0 ? amount / seconds : 0.0; }
+
+struct Settings {
+    std::int64_t warmup, reps;
+    std::vector<std::int64_t> widths;
+};
+
+void bench_read(const MatrixSource& src, const Settings& s, std::vector<Measurement>& out) {
+    if (src.is_spec) {
+        std::fprintf(stderr, "spk bench: read: skipping '%s' (a generator spec, not a file)\n", src.text.c_str());
+        return;
+    }
+    Measurement m{.op = "read", .matrix = src.label, .source = src.text, .config = "read_matrix_market (1 core)"};
+    m.times = time_runs(
+        [&] {
+            const auto a = src.path.ends_with(".spkb") ? load_matrix<float, std::int32_t>(src.path) : read_matrix_market<float, std::int32_t>(src.path);
+            m.rows = a.rows();
+            m.cols = a.cols();
+            m.nnz = a.nnz();
+        },
+        s.warmup, s.reps);
+    m.bytes = text_bytes(src.path);
+    out.push_back(std::move(m));
+}
+
+void bench_op(const Executor& exec, const OpConfig& base, const MatrixSource& src, const OpInputs& inputs, const Settings& s,
+              std::vector<Measurement>& out) {
+    const bool has_width = base.op == "spmm" || base.op == "sddmm" || base.op == "fusedmm";
+    const std::vector<std::int64_t> widths = has_width ? s.widths : std::vector<std::int64_t>{0};
+    for (const std::int64_t w : widths) {
+        OpConfig c = base;
+        if (c.op == "spmm") c.n = w;
+        else if (has_width) c.k = w;
+        auto op = make_operation(exec, c, inputs);
+        Measurement m{.op = c.op, .matrix = src.label, .source = src.text, .config = op->describe(), .n = w};
+        if (inputs.tensor) {
+            m.rows = inputs.tensor->dims[0];
+            m.cols = inputs.tensor->dims[1];
+            m.nnz = inputs.tensor->nnz();
+        } else {
+            m.rows = inputs.a->rows();
+            m.cols = inputs.a->cols();
+            m.nnz = inputs.a->nnz();
+        }
+        m.times = time_runs([&] { op->run(); }, s.warmup, s.reps);
+        m.flops = op->flops();
+        m.bytes = op->bytes(); // after the runs: spgemm knows its output's size only then
+        const OpOutput result = op->output();
+        m.checksum = result.checksum();
+        if (result.sparse) m.result_nnz = static_cast<index_t>(result.values.size());
+        std::fprintf(stderr, "spk bench: %s %s: %s ms\n", m.config.c_str(), m.matrix.c_str(), millis(median(m.times)).c_str());
+        out.push_back(std::move(m));
+    }
+}
+
+std::string width_key(const Measurement& m) { return m.n ? m.op + " n=" + std::to_string(m.n) : m.op; }
+
+Json to_json(const std::vector<Measurement>& ms, const Executor& exec, const Settings& s, const std::vector<std::pair<std::string, std::pair<double, double>>>& geo) {
+    Json results = Json::array();
+    for (const auto& m : ms) {
+        Json times = Json::array();
+        for (const double t : m.times) times.push(t);
+        Json r = Json::object();
+        r.set("op", m.op).set("matrix", m.matrix).set("source", m.source).set("config", m.config);
+        r.set("rows", m.rows).set("cols", m.cols).set("nnz", m.nnz).set("n", m.n);
+        r.set("median_s", m.median).set("min_s", *std::min_element(m.times.begin(), m.times.end())).set("times_s", std::move(times));
+        r.set("flops", m.flops).set("bytes", m.bytes).set("checksum", m.checksum);
+        if (m.result_nnz >= 0) r.set("result_nnz", m.result_nnz);
+        if (m.op == "read") r.set("mb_per_s", rate(m.bytes, m.median) / 1e6);
+        else r.set("gflops", rate(m.flops, m.median) / 1e9).set("gb_per_s", rate(m.bytes, m.median) / 1e9);
+        results.push(std::move(r));
+    }
+    Json geomeans = Json::array();
+    for (const auto& [key, g] : geo) geomeans.push(Json::object().set("key", key).set("gflops", g.first).set("gb_per_s", g.second));
+    return Json::object()
+        .set("tool", "spk bench")
+        .set("backend", exec.name())
+        .set("threads", exec.threads())
+        .set("warmup", s.warmup)
+        .set("reps", s.reps)
+        .set("results", std::move(results))
+        .set("geomeans", std::move(geomeans));
+}
+
+} // namespace
+
+int run_bench(std::span<const std::string> args) {
+    const auto parsed = parse(spec(), args);
+    if (!parsed) return 0;
+    const auto ops_text = parsed->value("op");
+    if (!ops_text) throw UsageError("missing --op");
+    std::vector<std::string> ops;
+    for (std::size_t start = 0; start <= ops_text->size();) {
+        const auto comma = ops_text->find(',', start);
+        const std::string op = ops_text->substr(start, comma == std::string::npos ? std::string::npos : comma - start);
+        if (op != "read" && std::find(std::begin(op_names), std::end(op_names), op) == std::end(op_names))
+            throw UsageError("--op: unknown operation '" + op + "' (" + op_list() + ", read)");
+        ops.push_back(op);
+        if (comma == std::string::npos) break;
+        start = comma + 1;
+    }
+    std::vector<MatrixSource> sources;
+    for (const auto& m : parsed->values("matrix")) sources.push_back(classify_matrix_arg(m));
+    for (const auto& suite : parsed->values("suite"))
+        for (auto& s : read_suite(suite)) sources.push_back(std::move(s));
+    if (sources.empty()) throw UsageError("no matrices: give --matrix or --suite");
+    const Settings settings{parsed->get_int("warmup", 3), parsed->get_int("reps", 10), parsed->get_int_list("n", "32")};
+    if (settings.warmup < 0 || settings.reps < 1) throw UsageError("--warmup must be >= 0 and --reps >= 1");
+    for (const auto w : settings.widths)
+        if (w < 1) throw UsageError("--n: widths must be >= 1, got " + std::to_string(w));
+    const Executor exec = make_executor(parsed->get("backend", "cpu"), read_threads(*parsed));
+
+    std::vector<Measurement> ms;
+    for (const auto& src : sources) {
+        OpInputs matrix_inputs, tensor_inputs;
+        for (const auto& op : ops) {
+            if (op == "read") {
+                bench_read(src, settings, ms);
+                continue;
+            }
+            OpInputs& in = is_tensor_op(op) ? tensor_inputs : matrix_inputs;
+            // "spgemm" loads --b and --mask too when given; the other matrix ops ignore them.
+            if (!in.a && !in.tensor) in = load_op_inputs(*parsed, is_tensor_op(op) ? op : "spgemm", src.text);
+            bench_op(exec, read_op_config(*parsed, op), src, in, settings, ms);
+        }
+    }
+    for (auto& m : ms) m.median = median(m.times);
+
+    Table table({"op", "matrix", "rows", "nnz", "n", "median ms", "GFLOP/s", "GB/s"});
+    std::map<std::string, std::vector<const Measurement*>> groups;
+    std::vector<std::string> group_order;
+    for (const auto& m : ms) {
+        const bool read = m.op == "read";
+        table.add_row({m.op, m.matrix, count(m.rows), count(m.nnz), m.n ? count(m.n) : "-", millis(m.median),
+                       read || m.flops == 0 ? "-" : fixed(rate(m.flops, m.median) / 1e9, 2),
+                       read ? fixed(rate(m.bytes, m.median) / 1e6, 1) + " MB/s" : fixed(rate(m.bytes, m.median) / 1e9, 2)});
+        const std::string key = width_key(m);
+        if (!groups.contains(key)) group_order.push_back(key);
+        groups[key].push_back(&m);
+    }
+    table.print(stdout);
+
+    std::vector<std::pair<std::string, std::pair<double, double>>> geo;
+    std::printf("\n");
+    for (const auto& key : group_order) {
+        double log_flops = 0, log_bytes = 0;
+        int with_flops = 0;
+        const auto& g = groups[key];
+        for (const auto* m : g) {
+            if (m->flops > 0) {
+                log_flops += std::log(rate(m->flops, m->median));
+                ++with_flops;
+            }
+            log_bytes += std::log(rate(m->bytes, m->median));
+        }
+        const double gf = with_flops ? std::exp(log_flops / with_flops) / 1e9 : 0.0;
+        const double gb = std::exp(log_bytes / static_cast<double>(g.size())) / 1e9;
+        geo.push_back({key, {gf, gb}});
+        if (g.front()->op == "read")
+            std::printf("geomean %s: %s MB/s over %zu matrices\n", key.c_str(), fixed(gb * 1e3, 1).c_str(), g.size());
+        else
+            std::printf("geomean %s: %s GFLOP/s, %s GB/s over %zu matrices\n", key.c_str(), with_flops ? fixed(gf, 2).c_str() : "-",
+                        fixed(gb, 2).c_str(), g.size());
+    }
+    if (const auto path = parsed->value("json")) write_json_file(*path, to_json(ms, exec, settings, geo));
+    return 0;
+}
+
+} // namespace spk::cli

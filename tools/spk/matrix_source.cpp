@@ -1,0 +1,119 @@
+#include "matrix_source.hpp"
+
+#include <cstdint>
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+
+#include "spk/error.hpp"
+#include "spk/generate.hpp"
+#include "spk/io.hpp"
+
+namespace spk::cli {
+
+namespace fs = std::filesystem;
+
+namespace {
+
+bool ends_with(std::string_view s, std::string_view suffix) { return s.size() >= suffix.size() && s.substr(s.size() - suffix.size()) == suffix; }
+
+std::string file_label(const std::string& path) {
+    std::string name = fs::path(path).filename().string();
+    for (const std::string_view ext : {".mtx.gz", ".mtx", ".spkb", ".tns.gz", ".tns"})
+        if (ends_with(name, ext)) return name.substr(0, name.size() - ext.size());
+    return name;
+}
+
+std::string_view trim(std::string_view s) {
+    while (!s.empty() && (s.front() == ' ' || s.front() == '\t' || s.front() == '\r')) s.remove_prefix(1);
+    while (!s.empty() && (s.back() == ' ' || s.back() == '\t' || s.back() == '\r')) s.remove_suffix(1);
+    return s;
+}
+
+// The first <ancestor>/shared/matrices above `start`.
+std::string find_shared_above(fs::path start) {
+    std::error_code ec;
+    for (fs::path p = fs::absolute(start, ec); !ec && !p.empty(); p = p.parent_path()) {
+        const fs::path candidate = p / "shared" / "matrices";
+        if (fs::is_directory(candidate, ec)) return candidate.string();
+        if (p == p.parent_path()) break;
+    }
+    return {};
+}
+
+} // namespace
+
+MatrixSource classify_matrix_arg(std::string_view arg) {
+    MatrixSource s;
+    s.text = std::string(arg);
+    std::error_code ec;
+    if (arg.starts_with("gen:")) {
+        s.is_spec = true;
+        s.spec = std::string(arg.substr(4));
+    } else if (fs::is_regular_file(fs::path(s.text), ec) || ends_with(arg, ".mtx") || ends_with(arg, ".mtx.gz") || ends_with(arg, ".spkb")) {
+        s.path = s.text;
+    } else {
+        s.is_spec = true;
+        s.spec = s.text;
+    }
+    s.label = s.is_spec ? s.spec : file_label(s.path);
+    return s;
+}
+
+template <class V, class I> Csr<V, I> load_matrix_source(const MatrixSource& source) {
+    if (!source.is_spec) return load_matrix<V, I>(source.path);
+    try {
+        return generate<V, I>(source.spec);
+    } catch (const Error& e) {
+        if (source.text.starts_with("gen:")) throw;
+        // The argument may have been meant as a file: say both readings.
+        throw Error(e.kind(), "'" + source.text + "' is neither an existing file nor a valid generator spec: " + e.what());
+    }
+}
+
+template Csr<float, std::int32_t> load_matrix_source(const MatrixSource&);
+template Csr<double, std::int64_t> load_matrix_source(const MatrixSource&);
+
+std::string matrix_dir() {
+    if (const char* env = std::getenv("SPK_MATRICES"); env && *env) return env;
+    std::error_code ec;
+    if (auto found = find_shared_above(fs::current_path(ec)); !found.empty()) return found;
+    const fs::path exe = fs::read_symlink("/proc/self/exe", ec);
+    if (!ec) return find_shared_above(exe.parent_path());
+    return {};
+}
+
+std::vector<MatrixSource> read_suite(const std::string& path) {
+    std::ifstream in(path);
+    if (!in) invalid_argument("--suite: cannot open '" + path + "'");
+    const std::string dir = matrix_dir();
+    std::vector<MatrixSource> out;
+    std::string line;
+    for (int lineno = 1; std::getline(in, line); ++lineno) {
+        std::string_view text = line;
+        if (const auto hash = text.find('#'); hash != std::string_view::npos) text = text.substr(0, hash);
+        text = trim(text);
+        if (text.empty()) continue;
+        MatrixSource s = classify_matrix_arg(text);
+        if (!s.is_spec && fs::path(s.path).is_relative()) {
+            if (dir.empty()) invalid_argument(path + ":" + std::to_string(lineno) + ": '" + s.path + "' is relative but no shared matrices folder was found (set SPK_MATRICES)");
+            s = classify_matrix_arg((fs::path(dir) / s.path).string());
+        }
+        out.push_back(std::move(s));
+    }
+    return out;
+}
+
+double text_bytes(const std::string& path) {
+    std::error_code ec;
+    const auto size = fs::file_size(path, ec);
+    if (ec) invalid_argument("'" + path + "': " + ec.message());
+    if (!ends_with(path, ".gz") || size < 18) return static_cast<double>(size);
+    std::ifstream in(path, std::ios::binary);
+    in.seekg(-4, std::ios::end);
+    unsigned char t[4] = {};
+    in.read(reinterpret_cast<char*>(t), 4);
+    return static_cast<double>(std::uint32_t(t[0]) | std::uint32_t(t[1]) << 8 | std::uint32_t(t[2]) << 16 | std::uint32_t(t[3]) << 24);
+}
+
+} // namespace spk::cli

@@ -1,0 +1,48 @@
+#include "matrix_stats.hpp"
+
+#include <algorithm>
+#include <bit>
+#include <cmath>
+
+namespace spk::cli {
+
+template <class V, class I> MatrixStats compute_stats(CsrView<const V, I> a) {
+    MatrixStats s;
+    s.rows = a.rows;
+    s.cols = a.cols;
+    s.nnz = a.nnz;
+    s.square = a.rows == a.cols;
+    s.min_row = a.rows > 0 ? a.nnz : 0;
+    double sum_sq = 0;
+    for (index_t i = 0; i < a.rows; ++i) {
+        const index_t len = a.row_ptr[i + 1] - a.row_ptr[i];
+        s.min_row = std::min(s.min_row, len);
+        s.max_row = std::max(s.max_row, len);
+        s.empty_rows += len == 0;
+        sum_sq += static_cast<double>(len) * static_cast<double>(len);
+        const auto bucket = static_cast<std::size_t>(std::bit_width(static_cast<std::uint64_t>(len)));
+        if (s.histogram.size() <= bucket) s.histogram.resize(bucket + 1, 0);
+        ++s.histogram[bucket];
+        for (I p = a.row_ptr[i]; p < a.row_ptr[i + 1]; ++p) {
+            const index_t j = a.col_idx[p];
+            s.diagonal += j == i;
+            s.lower_bandwidth = std::max(s.lower_bandwidth, i - j);
+            s.upper_bandwidth = std::max(s.upper_bandwidth, j - i);
+        }
+    }
+    if (a.rows > 0) {
+        s.mean_row = static_cast<double>(a.nnz) / static_cast<double>(a.rows);
+        s.stddev_row = std::sqrt(std::max(0.0, sum_sq / static_cast<double>(a.rows) - s.mean_row * s.mean_row));
+    }
+    if (s.square) {
+        const Csr<std::remove_const_t<V>, I> t = transpose(a);
+        const auto tv = t.view();
+        s.pattern_symmetric = std::equal(a.row_ptr, a.row_ptr + a.rows + 1, tv.row_ptr) && std::equal(a.col_idx, a.col_idx + a.nnz, tv.col_idx);
+        s.value_symmetric = s.pattern_symmetric && (a.values == nullptr || std::equal(a.values, a.values + a.nnz, tv.values));
+    }
+    return s;
+}
+
+template MatrixStats compute_stats(CsrView<const double, std::int64_t>);
+
+} // namespace spk::cli

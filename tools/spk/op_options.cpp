@@ -1,0 +1,114 @@
+#include "op_options.hpp"
+
+#include <array>
+
+#include "command.hpp"
+#include "matrix_source.hpp"
+#include "spk/io.hpp"
+
+namespace spk::cli {
+
+const char* const matrix_argument_help =
+    "MATRIX: 'gen:SPEC' is a generator spec; otherwise an existing file, or a name ending in .mtx, .mtx.gz or .spkb, is\n"
+    "read as a file; anything else is a generator spec (e.g. rmat:scale=14,edge_factor=8; spk gen --help lists them).\n"
+    "TENSOR (mttkrp, ttm): a FROSTT file (.tns, .tns.gz).";
+
+namespace {
+
+constexpr std::array<std::string_view, 4> reduce_names{"sum", "mean", "max", "min"};
+constexpr std::array<std::string_view, 5> semiring_names{"plus_times", "plus_pair", "min_plus", "max_times", "lor_land"};
+
+Reduce to_reduce(const std::string& s) {
+    if (s == "mean") return Reduce::mean;
+    if (s == "max") return Reduce::max;
+    if (s == "min") return Reduce::min;
+    return Reduce::sum;
+}
+
+Semiring to_semiring(const std::string& s) {
+    if (s == "plus_pair") return Semiring::plus_pair;
+    if (s == "min_plus") return Semiring::min_plus;
+    if (s == "max_times") return Semiring::max_times;
+    if (s == "lor_land") return Semiring::lor_land;
+    return Semiring::plus_times;
+}
+
+std::int64_t positive(const ParsedArgs& args, std::string_view name, std::int64_t fallback) {
+    const std::int64_t v = args.get_int(name, fallback);
+    if (v < 1) throw UsageError("--" + std::string(name) + ": must be >= 1, got " + std::to_string(v));
+    return v;
+}
+
+} // namespace
+
+std::string op_list() {
+    std::string s;
+    for (const auto op : op_names) s += (s.empty() ? "" : ", ") + std::string(op);
+    return s;
+}
+
+std::vector<OptionSpec> op_parameter_options(bool with_n) {
+    std::vector<OptionSpec> o;
+    if (with_n) o.push_back({.name = "n", .value_name = "N", .help = "spmm: columns of the dense B and C", .default_value = "32"});
+    o.insert(o.end(), {
+        {.name = "k", .value_name = "K", .help = "sddmm, fusedmm: feature width per head", .default_value = "32"},
+        {.name = "heads", .value_name = "H", .help = "sddmm, fusedmm: heads", .default_value = "1"},
+        {.name = "reduce", .value_name = "R", .help = "spmm: sum, mean, max or min", .default_value = "sum"},
+        {.name = "preset", .value_name = "P", .help = "fusedmm: gcn, attention, gat or force2vec", .default_value = "gcn"},
+        {.name = "semiring", .value_name = "S", .help = "spgemm: plus_times, plus_pair, min_plus, max_times, lor_land", .default_value = "plus_times"},
+        {.name = "b", .value_name = "MATRIX", .help = "spgemm: right operand", .default_value = "A, or A^T when A is not square"},
+        {.name = "mask", .value_name = "MATRIX", .help = "spgemm: structural mask C<M> ('self' = A)"},
+        {.name = "complement-mask", .help = "spgemm: use the mask's complement C<!M>"},
+        {.name = "mode", .value_name = "M", .help = "mttkrp, ttm: the mode (0, 1 or 2)", .default_value = "0"},
+        {.name = "rank", .value_name = "R", .help = "mttkrp, ttm: columns of the factor matrices", .default_value = "16"},
+        {.name = "seed", .value_name = "S", .help = "seed of the random dense inputs", .default_value = "1"},
+    });
+    return o;
+}
+
+OpConfig read_op_config(const ParsedArgs& args, const std::string& op) {
+    OpConfig c;
+    c.op = op;
+    if (args.has("n")) c.n = positive(args, "n", 32);
+    c.k = positive(args, "k", 32);
+    c.heads = static_cast<int>(positive(args, "heads", 1));
+    c.reduce = to_reduce(args.get_choice("reduce", "sum", reduce_names));
+    c.preset = args.get_choice("preset", "gcn", fused_presets);
+    c.semiring = to_semiring(args.get_choice("semiring", "plus_times", semiring_names));
+    c.complement_mask = args.has("complement-mask");
+    if (c.complement_mask && !args.has("mask")) throw UsageError("--complement-mask needs --mask");
+    c.mode = static_cast<int>(args.get_int("mode", 0));
+    if (c.mode < 0 || c.mode > 2) throw UsageError("--mode: must be 0, 1 or 2, got " + std::to_string(c.mode));
+    c.rank = positive(args, "rank", 16);
+    c.seed = static_cast<std::uint64_t>(args.get_int("seed", 1));
+    return c;
+}
+
+OpInputs load_op_inputs(const ParsedArgs& args, const std::string& op, const std::string& input) {
+    OpInputs in;
+    if (is_tensor_op(op)) {
+        in.tensor = std::make_shared<const Tensor>(read_frostt<float, std::int32_t>(input));
+        return in;
+    }
+    in.a = std::make_shared<const Matrix>(load_matrix_source<float, std::int32_t>(classify_matrix_arg(input)));
+    if (op != "spgemm") return in;
+    if (const auto b = args.value("b")) in.b = std::make_shared<const Matrix>(load_matrix_source<float, std::int32_t>(classify_matrix_arg(*b)));
+    if (const auto m = args.value("mask"))
+        in.mask = *m == "self" ? in.a : std::make_shared<const Matrix>(load_matrix_source<float, std::int32_t>(classify_matrix_arg(*m)));
+    return in;
+}
+
+Executor make_executor(const std::string& backend, int threads) {
+    if (backend == "reference") return Executor::reference();
+    if (backend == "cuda") return Executor::cuda(0);
+    if (backend == "cpu") return Executor::cpu(threads);
+    throw UsageError("--backend: '" + backend + "' is not one of cpu, reference, cuda");
+}
+
+int read_threads(const ParsedArgs& args) {
+    const std::int64_t t = args.get_int("threads", 0);
+    if (t < 0 || t > 4096) throw UsageError("--threads: must be between 0 (all) and 4096, got " + std::to_string(t));
+    return static_cast<int>(t);
+}
+
+} // namespace spk::cli

@@ -1,0 +1,47 @@
+// SpMM for the command line: C = reduce_j A(i,j) B(j,:), B random cols(A) x n.
+#include "matrix_output.hpp"
+#include "operation.hpp"
+
+namespace spk::cli {
+
+namespace {
+
+SpmmOptions options(const OpConfig& config) {
+    SpmmOptions o;
+    o.reduce = config.reduce;
+    return o;
+}
+
+class SpmmOp final : public Operation {
+public:
+    SpmmOp(const Executor& exec, const OpConfig& config, const Matrix& a)
+        : exec_(exec), config_(config), a_(a.to(exec)), b_(random_dense(exec, a.cols(), config.n, config.seed)),
+          c_(exec, a.rows(), config.n), plan_(exec, a_.view(), config.n, options(config)) {}
+
+    std::string describe() const override { return "spmm n=" + std::to_string(config_.n) + " reduce=" + std::string(to_string(config_.reduce)); }
+    void run() override {
+        plan_.run(b_.view(), c_.view());
+        exec_.synchronize();
+    }
+    OpOutput output() const override { return dense_output(c_); }
+    void save(const std::string& path) const override { save_dense(path, c_.view()); }
+    double flops() const override { return 2.0 * static_cast<double>(a_.nnz()) * static_cast<double>(config_.n); }
+    double bytes() const override {
+        return csr_bytes(a_.rows(), a_.nnz()) + dense_bytes(a_.cols(), config_.n) + dense_bytes(a_.rows(), config_.n);
+    }
+
+private:
+    Executor exec_;
+    OpConfig config_;
+    Matrix a_;
+    Dense<float> b_, c_;
+    SpmmPlan<float, std::int32_t> plan_;
+};
+
+} // namespace
+
+std::unique_ptr<Operation> make_spmm(const Executor& exec, const OpConfig& config, const OpInputs& inputs) {
+    return std::make_unique<SpmmOp>(exec, config, *inputs.a);
+}
+
+} // namespace spk::cli

@@ -1,0 +1,74 @@
+#include "operation.hpp"
+
+#include <algorithm>
+#include <random>
+
+#include "command.hpp"
+#include "spk/error.hpp"
+
+namespace spk::cli {
+
+bool is_tensor_op(std::string_view op) { return op == "mttkrp" || op == "ttm"; }
+
+double OpOutput::checksum() const {
+    if (count) return static_cast<double>(*count);
+    double s = 0;
+    for (const double v : values) s += v;
+    return s;
+}
+
+Dense<float> random_dense(const Executor& exec, index_t rows, index_t cols, std::uint64_t seed) {
+    std::mt19937_64 rng(seed);
+    std::uniform_real_distribution<float> dist(-1.0f, 1.0f);
+    std::vector<float> host(static_cast<std::size_t>(rows * cols));
+    for (auto& v : host) v = dist(rng);
+    return Dense<float>(exec, rows, cols, host);
+}
+
+OpOutput dense_output(const Dense<float>& d) {
+    OpOutput out;
+    out.rows = d.rows();
+    out.cols = d.cols();
+    const std::vector<float> host = d.values().to_vector();
+    out.values.resize(host.size());
+    // Row-major in the output whatever the layout was.
+    for (index_t i = 0; i < d.rows(); ++i)
+        for (index_t j = 0; j < d.cols(); ++j) {
+            const std::size_t src = static_cast<std::size_t>(d.layout() == Layout::row_major ? i * d.ld() + j : j * d.ld() + i);
+            out.values[static_cast<std::size_t>(i * d.cols() + j)] = host[src];
+        }
+    return out;
+}
+
+OpOutput sparse_output(const Matrix& m) {
+    OpOutput out;
+    out.rows = m.rows();
+    out.cols = m.cols();
+    out.sparse = true;
+    const auto rp = m.row_ptr().to_vector();
+    const auto ci = m.col_idx().to_vector();
+    const auto vals = m.values().to_vector();
+    out.row_ptr.assign(rp.begin(), rp.end());
+    out.col_idx.assign(ci.begin(), ci.end());
+    out.values.assign(vals.begin(), vals.end());
+    return out;
+}
+
+double csr_bytes(index_t rows, index_t nnz) { return 4.0 * static_cast<double>(rows + 1) + 8.0 * static_cast<double>(nnz); }
+double dense_bytes(index_t rows, index_t cols) { return 4.0 * static_cast<double>(rows) * static_cast<double>(cols); }
+
+std::unique_ptr<Operation> make_operation(const Executor& exec, const OpConfig& config, const OpInputs& inputs) {
+    if (is_tensor_op(config.op)) {
+        if (!inputs.tensor) invalid_argument(config.op + ": needs a tensor (a FROSTT .tns file)");
+        return make_tensor_op(exec, config, inputs);
+    }
+    if (!inputs.a) invalid_argument(config.op + ": needs a matrix");
+    if (config.op == "spmm") return make_spmm(exec, config, inputs);
+    if (config.op == "sddmm") return make_sddmm(exec, config, inputs);
+    if (config.op == "fusedmm") return make_fusedmm(exec, config, inputs);
+    if (config.op == "spgemm") return make_spgemm(exec, config, inputs);
+    if (config.op == "tc") return make_tc(exec, config, inputs);
+    throw UsageError("unknown operation '" + config.op + "' (spmm, sddmm, fusedmm, spgemm, tc, mttkrp, ttm)");
+}
+
+} // namespace spk::cli

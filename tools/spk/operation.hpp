@@ -1,0 +1,95 @@
+#pragma once
+// The operations `spk run`, `spk verify` and `spk bench` share: each builds its dense inputs
+// (random, from a seed, so every backend sees the same numbers), copies everything to the
+// executor, does its analysis (plans) at construction and computes in run(), the part
+// benchmarks time. Values are f32 and indices i32 throughout the command-line tool.
+#include <cstdint>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "spk/executor.hpp"
+#include "spk/fusedmm.hpp"
+#include "spk/matrix.hpp"
+#include "spk/sparse_tensor.hpp"
+#include "spk/spgemm.hpp"
+#include "spk/spmm.hpp"
+
+namespace spk::cli {
+
+using Matrix = Csr<float, std::int32_t>;
+using Tensor = CooTensor3<float, std::int32_t>;
+
+// The operation names, in the order the help texts list them.
+inline constexpr std::string_view op_names[] = {"spmm", "sddmm", "fusedmm", "spgemm", "tc", "mttkrp", "ttm"};
+inline constexpr std::string_view fused_presets[] = {"gcn", "attention", "gat", "force2vec"};
+bool is_tensor_op(std::string_view op);
+
+struct OpConfig {
+    std::string op;
+    index_t n = 32;     // spmm: columns of B and C
+    index_t k = 32;     // sddmm, fusedmm: feature width per head
+    int heads = 1;      // sddmm, fusedmm
+    Reduce reduce = Reduce::sum;
+    std::string preset = "gcn"; // fusedmm
+    Semiring semiring = Semiring::plus_times;
+    bool complement_mask = false;
+    int mode = 0;       // mttkrp, ttm
+    index_t rank = 16;  // mttkrp, ttm
+    std::uint64_t seed = 1;
+};
+
+// Host inputs, shared by the operations built on them (verify builds one per backend).
+struct OpInputs {
+    std::shared_ptr<const Matrix> a;
+    std::shared_ptr<const Matrix> b;    // spgemm's right operand (null: A, or Aᵀ when A is not square)
+    std::shared_ptr<const Matrix> mask; // spgemm's mask (null: none)
+    std::shared_ptr<const Tensor> tensor;
+};
+
+// A result copied to the host, as doubles, for comparison and summaries.
+struct OpOutput {
+    index_t rows = 0, cols = 0;
+    bool sparse = false;
+    std::vector<std::int64_t> row_ptr, col_idx; // sparse results
+    std::vector<double> values;                 // dense row-major, or the sparse values
+    std::optional<std::uint64_t> count;         // a scalar count (tc)
+    double checksum() const;                    // sum of values, or the count
+};
+
+class Operation {
+public:
+    virtual ~Operation() = default;
+    // "spmm n=32 reduce=sum": what was computed, for tables.
+    virtual std::string describe() const = 0;
+    // Computes (and waits for the device): the part that benchmarks time.
+    virtual void run() = 0;
+    // The last run's result, on the host.
+    virtual OpOutput output() const = 0;
+    // Writes the last run's result (.mtx; sparse results also .spkb).
+    virtual void save(const std::string& path) const = 0;
+    // Floating-point operations of one run (0 where the count is not meaningful) and the
+    // minimum bytes one run must read and write (inputs once, outputs once).
+    virtual double flops() const = 0;
+    virtual double bytes() const = 0;
+};
+
+std::unique_ptr<Operation> make_operation(const Executor& exec, const OpConfig& config, const OpInputs& inputs);
+
+// --- helpers for the operation files --------------------------------------------------------
+// rows x cols, uniform in [-1, 1], row-major, from seed; allocated on exec.
+Dense<float> random_dense(const Executor& exec, index_t rows, index_t cols, std::uint64_t seed);
+OpOutput dense_output(const Dense<float>& d);
+OpOutput sparse_output(const Matrix& m);
+double csr_bytes(index_t rows, index_t nnz); // row_ptr + col_idx + values of an f32/i32 CSR
+double dense_bytes(index_t rows, index_t cols);
+
+std::unique_ptr<Operation> make_spmm(const Executor& exec, const OpConfig& config, const OpInputs& inputs);
+std::unique_ptr<Operation> make_sddmm(const Executor& exec, const OpConfig& config, const OpInputs& inputs);
+std::unique_ptr<Operation> make_fusedmm(const Executor& exec, const OpConfig& config, const OpInputs& inputs);
+std::unique_ptr<Operation> make_spgemm(const Executor& exec, const OpConfig& config, const OpInputs& inputs);
+std::unique_ptr<Operation> make_tc(const Executor& exec, const OpConfig& config, const OpInputs& inputs);
+std::unique_ptr<Operation> make_tensor_op(const Executor& exec, const OpConfig& config, const OpInputs& inputs);
+
+} // namespace spk::cli
