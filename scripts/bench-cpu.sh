@@ -1,7 +1,9 @@
 #!/usr/bin/env bash
 # The CPU benchmark: spk against SciPy (SpMM) and SuiteSparse:GraphBLAS (SpGEMM, triangle
 # counting) on the matrices of a suite, written up in bench/results/cpu.md.
-#   scripts/bench-cpu.sh [SUITE]      (default bench/suites/cpu.txt)
+#   scripts/bench-cpu.sh [SUITE [SPGEMM_SUITE]]
+# SUITE (default bench/suites/cpu.txt): SpMM vs SciPy and triangle counting vs GraphBLAS;
+# SPGEMM_SUITE (default bench/suites/cpu-spgemm.txt): SpGEMM vs GraphBLAS.
 # Environment: SPK_BUILD_DIR (default build), SPK_MATRICES (shared matrices folder, default
 # ../shared/matrices), SPK_THREADS (default: all cores), SPK_BENCH_REPS (default 10).
 # Generated matrices are written once to .data/ as .mtx so that every tool reads the same ones.
@@ -9,6 +11,7 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 root=$PWD
 suite=${1:-bench/suites/cpu.txt}
+spgemm_suite=${2:-bench/suites/cpu-spgemm.txt}
 build=${SPK_BUILD_DIR:-build}
 matrices=${SPK_MATRICES:-$root/../shared/matrices}
 threads=${SPK_THREADS:-$(nproc)}
@@ -29,39 +32,46 @@ cmake -S . -B "$build" -G Ninja -DCMAKE_BUILD_TYPE=Release >/dev/null
 cmake --build "$build" --target spk_cli -j "$(nproc)"
 spk=$root/$build/bin/spk
 
-# --- the suite, resolved to .mtx files ------------------------------------------------------
-resolved=$work/suite.txt
+# --- the suites, resolved to .mtx files ----------------------------------------------------
 names=$work/names.tsv
-: >"$resolved"
 : >"$names"
-while IFS= read -r line || [ -n "$line" ]; do
-  entry=$(printf '%s' "${line%%#*}" | xargs)
-  [ -z "$entry" ] && continue
-  case "$entry" in
-    *.mtx | *.mtx.gz)
-      case "$entry" in /*) path=$entry ;; *) path=$matrices/$entry ;; esac
-      [ -f "$path" ] || { echo "bench-cpu: $path (from $suite) not found; set SPK_MATRICES" >&2; exit 1; }
-      label=$(basename "$path"); label=${label%.gz}; label=${label%.mtx}
-      ;;
-    *)
-      spec=${entry#gen:}
-      label=$(printf '%s' "$spec" | tr ':,' '__' | tr -d '=')
-      path=$root/.data/$label.mtx
-      [ -f "$path" ] || "$spk" gen "$spec" -o "$path"
-      ;;
-  esac
-  echo "$path" >>"$resolved"
-  printf '%s\t%s\n' "$label" "$entry" >>"$names"
-done <"$suite"
+# resolve SUITE OUT: one absolute .mtx path a line in OUT; generator specs are written to .data/.
+resolve() {
+  : >"$2"
+  while IFS= read -r line || [ -n "$line" ]; do
+    entry=$(printf '%s' "${line%%#*}" | xargs)
+    [ -z "$entry" ] && continue
+    case "$entry" in
+      *.mtx | *.mtx.gz)
+        case "$entry" in /*) path=$entry ;; *) path=$matrices/$entry ;; esac
+        [ -f "$path" ] || { echo "bench-cpu: $path (from $1) not found; set SPK_MATRICES" >&2; exit 1; }
+        ;;
+      *)
+        spec=${entry#gen:}
+        label=$(printf '%s' "$spec" | tr ':,' '__' | tr -d '=')
+        path=$root/.data/$label.mtx
+        printf '%s\t%s\n' "$label" "$spec" >>"$names"
+        [ -f "$path" ] || "$spk" gen "$spec" -o "$path"
+        ;;
+    esac
+    echo "$path" >>"$2"
+  done <"$1"
+}
+resolve "$suite" "$work/suite.txt"
+resolve "$spgemm_suite" "$work/suite-spgemm.txt"
 
 # --- measurements (OpenBLAS tuning variables unset for the measured processes only) -----------
 clean_env=(env -u OPENBLAS_CORETYPE -u OPENBLAS_L2_SIZE)
-"${clean_env[@]}" "$spk" bench --op spmm --suite "$resolved" --n 32,128 --warmup 3 --reps "$reps" --threads "$threads" --json "$work/spk-spmm.json"
-"${clean_env[@]}" "$spk" bench --op spgemm,tc --suite "$resolved" --warmup 1 --reps 5 --threads "$threads" --json "$work/spk-spgemm.json"
-cd bench/compare
-"${clean_env[@]}" "$root/.venv/bin/python" scipy_spmm.py --suite "$root/$resolved" --n 32,128 --warmup 3 --reps "$reps" --json "$root/$work/scipy.json"
-"${clean_env[@]}" "$root/.venv/bin/python" graphblas_spgemm.py --suite "$root/$resolved" --threads "$threads" --warmup 1 --reps 5 --json "$root/$work/graphblas.json"
-cd "$root"
-.venv/bin/python bench/compare/report.py --spk "$work/spk-spmm.json" "$work/spk-spgemm.json" --scipy "$work/scipy.json" \
-  --graphblas "$work/graphblas.json" --names "$names" --out bench/results/cpu.md
+py=$root/.venv/bin/python
+"${clean_env[@]}" "$spk" bench --op spmm,tc --suite "$work/suite.txt" --n 32,128 --warmup 3 --reps "$reps" --threads "$threads" \
+  --json "$work/spk-spmm-tc.json"
+"${clean_env[@]}" "$spk" bench --op spgemm --suite "$work/suite-spgemm.txt" --warmup 1 --reps 3 --threads "$threads" --json "$work/spk-spgemm.json"
+"${clean_env[@]}" "$py" bench/compare/scipy_spmm.py --suite "$work/suite.txt" --n 32,128 --warmup 3 --reps "$reps" --json "$work/scipy.json"
+"${clean_env[@]}" "$py" bench/compare/graphblas_spgemm.py --ops tc --suite "$work/suite.txt" --threads "$threads" --warmup 1 --reps 3 \
+  --json "$work/graphblas-tc.json"
+"${clean_env[@]}" "$py" bench/compare/graphblas_spgemm.py --ops spgemm --suite "$work/suite-spgemm.txt" --threads "$threads" --warmup 1 --reps 3 \
+  --json "$work/graphblas-spgemm.json"
+"$py" bench/compare/report.py --spk "$work/spk-spmm-tc.json" "$work/spk-spgemm.json" --scipy "$work/scipy.json" \
+  --graphblas "$work/graphblas-tc.json" "$work/graphblas-spgemm.json" --names "$names" \
+  --suites "suites $suite and $spgemm_suite" --out bench/results/cpu.md
 echo "bench-cpu: wrote bench/results/cpu.md (raw measurements in $work/)"

@@ -17,9 +17,10 @@ git rev-parse HEAD 2>/dev/null | tee -a "$OUT/device.txt"
 
 step "build"
 cmake -S . -B build-gpu -G Ninja -DCMAKE_BUILD_TYPE=Release -DSPK_CUDA=ON -DSPK_WERROR=OFF -DSPK_MATRIX_DIR="$matrices" >"$OUT/configure.log" 2>&1 || { tail -30 "$OUT/configure.log"; exit 1; }
-if ! cmake --build build-gpu -j "$(nproc)" >"$OUT/build.log" 2>&1; then
-  grep -E "error|Error" -A3 "$OUT/build.log" | head -60
-  exit 1
+# Keep going past a failing target so that the GPU tests that did build still run.
+if ! cmake --build build-gpu -j "$(nproc)" -- -k 0 >"$OUT/build.log" 2>&1; then
+  grep -E "error" -A3 "$OUT/build.log" | head -40
+  status=1
 fi
 
 step "gpu tests"

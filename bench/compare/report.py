@@ -63,7 +63,7 @@ def geomean(values):
 
 def table(lines, header, rows):
     lines.append("| " + " | ".join(header) + " |")
-    lines.append("|" + "|".join("---" if i < 2 else "---:" for i in range(len(header))) + "|")
+    lines.append("|" + "|".join("---" if i == 0 else "---:" for i in range(len(header))) + "|")
     for row in rows:
         lines.append("| " + " | ".join(row) + " |")
     lines.append("")
@@ -121,7 +121,8 @@ def main():
     p.add_argument("--spk", nargs="+", required=True, help="spk bench --json outputs")
     p.add_argument("--scipy", nargs="*", default=[])
     p.add_argument("--graphblas", nargs="*", default=[])
-    p.add_argument("--names", help="TSV: matrix label, then the suite line it came from")
+    p.add_argument("--names", help="TSV: matrix label, then the generator spec it came from")
+    p.add_argument("--suites", default="suites in bench/suites/", help="the suites measured, for the header")
     p.add_argument("--out", required=True)
     args = p.parse_args()
     spk, scipy_docs, gb_docs = load(args.spk), load(args.scipy), load(args.graphblas)
@@ -138,12 +139,12 @@ def main():
     lines.append(f"- commit: {commit()}")
     first = spk[0]
     lines.append(f"- spk: backend {first['backend']}, warm-up {first['warmup']}, median of {first['reps']} runs")
-    for d in scipy_docs:
-        lines.append(f"- SciPy {d['version']}, {d['threads']} thread (its sparse-dense product is single-threaded)")
-    for d in gb_docs:
-        lines.append(f"- python-graphblas {d['version']}, {d['threads']} threads")
+    for version in sorted({d["version"] for d in scipy_docs}):
+        lines.append(f"- SciPy {version}, 1 thread (its sparse-dense product is single-threaded)")
+    for version, threads in sorted({(d["version"], d["threads"]) for d in gb_docs}):
+        lines.append(f"- python-graphblas {version}, {threads} threads")
     lines.append("- ratio: baseline median time / spk median time (above 1: spk is faster)")
-    lines.append("- produced by scripts/bench-cpu.sh (suite bench/suites/cpu.txt)")
+    lines.append(f"- produced by scripts/bench-cpu.sh ({args.suites})")
     lines.append("")
 
     closing = []

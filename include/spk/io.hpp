@@ -45,8 +45,8 @@ template <class V, class I> void write_matrix_market(const std::string& path, Cs
 template <class V> void write_matrix_market(const std::string& path, DenseView<const V> d, const MatrixMarketWriteOptions& options = {});
 
 // FROSTT (.tns, .tns.gz): lines of "i j k value" (1-based), '#' comments; dims are the largest
-// index per mode unless a comment "# dims I x J x K" (or "# dims: I J K") before the entries
-// gives them. Entries keep the file's order (duplicates are kept). Lines with another number
+// index per mode unless a comment "# dims I x J x K" (or "# dims: I J K"; remarks may follow
+// after a ';') before the entries gives them. Entries keep the file's order (duplicates are kept). Lines with another number
 // of fields, non-numeric tokens or indices < 1 (or above the declared dims) throw Format.
 template <class V, class I> CooTensor3<V, I> read_frostt(const std::string& path);
 

@@ -16,14 +16,16 @@ namespace {
 // Adjacency of the nodes: A's own pattern when a node is one row, else the amalgamated
 // pattern (node w is a neighbour of v when some row of v has a column of w). May list the
 // node itself; the phases skip it.
-template <class I> struct NodeGraph {
+template <class I>
+struct NodeGraph {
     index_t nodes = 0;
     const I* ptr = nullptr;
     const I* adj = nullptr;
-    std::vector<I> own_ptr, own_adj; // storage when amalgamated
+    std::vector<I> own_ptr, own_adj;  // storage when amalgamated
 };
 
-template <class V, class I> NodeGraph<I> node_graph(CsrView<const V, I> a, int block) {
+template <class V, class I>
+NodeGraph<I> node_graph(CsrView<const V, I> a, int block) {
     NodeGraph<I> g;
     g.nodes = a.rows / block;
     if (block == 1) {
@@ -64,13 +66,16 @@ template <class V, class I> NodeGraph<I> node_graph(CsrView<const V, I> a, int b
     return g;
 }
 
-} // namespace
+}  // namespace
 
-template <class V, class I> Aggregates<I> aggregate_uncoupled(CsrView<const V, I> a, int block_size) {
+template <class V, class I>
+Aggregates<I> aggregate_uncoupled(CsrView<const V, I> a, int block_size) {
     if (!a.space.is_host()) invalid_argument("aggregate_uncoupled: A must be in host memory, it is in " + to_string(a.space));
-    if (a.rows != a.cols) invalid_argument("aggregate_uncoupled: A must be square, it is " + std::to_string(a.rows) + " x " + std::to_string(a.cols));
+    if (a.rows != a.cols)
+        invalid_argument("aggregate_uncoupled: A must be square, it is " + std::to_string(a.rows) + " x " + std::to_string(a.cols));
     if (block_size < 1 || a.rows % block_size != 0)
-        invalid_argument("aggregate_uncoupled: block_size = " + std::to_string(block_size) + " must be >= 1 and divide the " + std::to_string(a.rows) + " rows");
+        invalid_argument("aggregate_uncoupled: block_size = " + std::to_string(block_size) + " must be >= 1 and divide the " +
+                         std::to_string(a.rows) + " rows");
     const NodeGraph<I> g = node_graph(a, block_size);
     const index_t n = g.nodes;
     Aggregates<I> out;
@@ -87,7 +92,7 @@ template <class V, class I> Aggregates<I> aggregate_uncoupled(CsrView<const V, I
             has_neighbour = true;
             none_aggregated = !aggregated[w];
         }
-        if (!has_neighbour || !none_aggregated) continue; // an aggregate needs 2 nodes and no taken neighbour
+        if (!has_neighbour || !none_aggregated) continue;  // an aggregate needs 2 nodes and no taken neighbour
         const I id = static_cast<I>(out.count++);
         aggregated[v] = 1;
         out.of_node[v] = id;
@@ -102,7 +107,7 @@ template <class V, class I> Aggregates<I> aggregate_uncoupled(CsrView<const V, I
     // rejected as a root because of it.
 #pragma omp parallel
     {
-        std::vector<std::pair<I, index_t>> edges_to; // (aggregate, edges) of the current node
+        std::vector<std::pair<I, index_t>> edges_to;  // (aggregate, edges) of the current node
 #pragma omp for schedule(dynamic, 1024)
         for (index_t v = 0; v < n; ++v) {
             if (aggregated[v]) continue;
@@ -112,8 +117,10 @@ template <class V, class I> Aggregates<I> aggregate_uncoupled(CsrView<const V, I
                 if (w == v || !aggregated[w]) continue;
                 const I agg = out.of_node[w];
                 auto it = std::find_if(edges_to.begin(), edges_to.end(), [&](const auto& e) { return e.first == agg; });
-                if (it == edges_to.end()) edges_to.emplace_back(agg, 1);
-                else ++it->second;
+                if (it == edges_to.end())
+                    edges_to.emplace_back(agg, 1);
+                else
+                    ++it->second;
             }
             if (edges_to.empty()) continue;
             auto best = std::min_element(edges_to.begin(), edges_to.end(), [](const auto& x, const auto& y) {
@@ -133,4 +140,4 @@ template <class V, class I> Aggregates<I> aggregate_uncoupled(CsrView<const V, I
 SPK_FOR_ALL_VALUES_AND_INDICES(SPK_INSTANTIATE)
 #undef SPK_INSTANTIATE
 
-} // namespace spk::detail
+}  // namespace spk::detail

@@ -9,12 +9,17 @@
 
 namespace spk {
 
-template <class V, class I> AmgOperators<V, I> generate_amg(AmgProblem problem, index_t nx, index_t ny, index_t nz) {
+template <class V, class I>
+AmgOperators<V, I> generate_amg(AmgProblem problem, index_t nx, index_t ny, index_t nz) {
     if constexpr (std::is_same_v<V, f16> || std::is_same_v<V, bf16>) {
         // 16-bit values are storage only: build in f64, round once at the end.
         AmgOperators<double, I> d = generate_amg<double, I>(problem, nx, ny, nz);
-        return {convert_values<V, double, I>(d.a.view()), convert_values<V, double, I>(d.p.view()), convert_values<V, double, I>(d.r.view()),
-                d.aggregates, d.lambda_max, d.omega};
+        return {convert_values<V, double, I>(d.a.view()),
+                convert_values<V, double, I>(d.p.view()),
+                convert_values<V, double, I>(d.r.view()),
+                d.aggregates,
+                d.lambda_max,
+                d.omega};
     } else {
         const detail::Grid grid = detail::checked_grid(problem, nx, ny, nz);
         AmgOperators<V, I> out;
@@ -34,7 +39,8 @@ template <class V, class I> AmgOperators<V, I> generate_amg(AmgProblem problem, 
     }
 }
 
-template <class V, class I> AmgOperators<V, I> amg_from_spec(std::string_view spec) {
+template <class V, class I>
+AmgOperators<V, I> amg_from_spec(std::string_view spec) {
     const detail::GeneratorSpec s(spec, "amg_from_spec");
     const auto problem = s.amg_problem();
     if (!problem) s.fail("kind '" + s.kind() + "' is not an AMG problem (laplace3d, bigstar2d, brick3d, elasticity3d)");
@@ -42,10 +48,10 @@ template <class V, class I> AmgOperators<V, I> amg_from_spec(std::string_view sp
     return generate_amg<V, I>(*problem, g.nx, g.ny, g.nz);
 }
 
-#define SPK_INSTANTIATE(V, I)                                                                         \
+#define SPK_INSTANTIATE(V, I)                                                              \
     template AmgOperators<V, I> generate_amg<V, I>(AmgProblem, index_t, index_t, index_t); \
     template AmgOperators<V, I> amg_from_spec<V, I>(std::string_view);
 SPK_FOR_ALL_VALUES_AND_INDICES(SPK_INSTANTIATE)
 #undef SPK_INSTANTIATE
 
-} // namespace spk
+}  // namespace spk

@@ -8,7 +8,7 @@
 
 namespace spk::detail {
 
-__extension__ typedef unsigned __int128 uint128; // __extension__: no -Wpedantic warning
+__extension__ typedef unsigned __int128 uint128;  // __extension__: no -Wpedantic warning
 
 // The SplitMix64 finaliser: a bijection on 64-bit words with good avalanche.
 constexpr std::uint64_t mix64(std::uint64_t z) noexcept {
@@ -44,8 +44,9 @@ private:
 // A value in (0, 1] that depends only on (seed, i, j): entries get the same value whatever
 // order or thread produced them, and (i, j) / (j, i) can share one for symmetric matrices.
 inline double entry_value(std::uint64_t seed, index_t i, index_t j) noexcept {
-    const std::uint64_t h = mix64(stream_key(seed, RngDomain::entry_value, static_cast<std::uint64_t>(i)) + static_cast<std::uint64_t>(j) * golden_gamma);
+    const std::uint64_t h =
+        mix64(stream_key(seed, RngDomain::entry_value, static_cast<std::uint64_t>(i)) + static_cast<std::uint64_t>(j) * golden_gamma);
     return static_cast<double>((h >> 11) + 1) * 0x1p-53;
 }
 
-} // namespace spk::detail
+}  // namespace spk::detail

@@ -15,7 +15,8 @@
 namespace spk::detail {
 
 // InvalidArgument when `count` (rows, columns or non-zeros) does not fit the index type I.
-template <class I> void require_fits_index(index_t count, std::string_view what, std::string_view generator) {
+template <class I>
+void require_fits_index(index_t count, std::string_view what, std::string_view generator) {
     if (count > static_cast<index_t>(std::numeric_limits<I>::max()))
         invalid_argument(std::string(generator) + ": " + std::string(what) + " = " + std::to_string(count) + " does not fit " +
                          std::string(index_traits<I>::name) + " indices (use int64)");
@@ -23,7 +24,8 @@ template <class I> void require_fits_index(index_t count, std::string_view what,
 
 // In-place inclusive prefix sum over fixed-size blocks: the blocks are summed in parallel, then
 // offset. The totals must fit T (callers check nnz first).
-template <class T> void inclusive_scan_parallel(T* x, index_t n) {
+template <class T>
+void inclusive_scan_parallel(T* x, index_t n) {
     constexpr index_t block = index_t{1} << 16;
     const index_t blocks = (n + block - 1) / block;
     std::vector<index_t> offset(static_cast<std::size_t>(blocks) + 1, 0);
@@ -71,4 +73,4 @@ Csr<V, I> build_csr_by_rows(std::string_view generator, index_t rows, index_t co
     return out;
 }
 
-} // namespace spk::detail
+}  // namespace spk::detail

@@ -10,9 +10,11 @@
 namespace spk::detail {
 
 // 1 / A(i, i) per row (0 where A(i, i) = 0). Every row must store its diagonal entry.
-template <class V, class I> std::vector<double> inverse_diagonal(CsrView<const V, I> a, const char* caller) {
+template <class V, class I>
+std::vector<double> inverse_diagonal(CsrView<const V, I> a, const char* caller) {
     if (!a.space.is_host()) invalid_argument(std::string(caller) + ": A must be in host memory, it is in " + to_string(a.space));
-    if (a.rows != a.cols) invalid_argument(std::string(caller) + ": A must be square, it is " + std::to_string(a.rows) + " x " + std::to_string(a.cols));
+    if (a.rows != a.cols)
+        invalid_argument(std::string(caller) + ": A must be square, it is " + std::to_string(a.rows) + " x " + std::to_string(a.cols));
     std::vector<double> inv(static_cast<std::size_t>(a.rows));
     index_t missing = -1;
 #pragma omp parallel for schedule(static) reduction(max : missing)
@@ -30,4 +32,4 @@ template <class V, class I> std::vector<double> inverse_diagonal(CsrView<const V
     return inv;
 }
 
-} // namespace spk::detail
+}  // namespace spk::detail

@@ -7,7 +7,8 @@
 
 namespace spk::detail {
 
-template <class I> void sample_sorted_distinct(CounterRng& rng, index_t count, index_t n, I* out) {
+template <class I>
+void sample_sorted_distinct(CounterRng& rng, index_t count, index_t n, I* out) {
     if (count <= 0) return;
     if (4 * count >= n) {
         // Dense row: selection sampling (Knuth's algorithm S) walks [0, n) once, in order,
@@ -27,4 +28,4 @@ template <class I> void sample_sorted_distinct(CounterRng& rng, index_t count, i
     }
 }
 
-} // namespace spk::detail
+}  // namespace spk::detail

@@ -24,9 +24,10 @@ constexpr double poisson_ratio = 0.25;
 // Nodes within distance one of x along an axis of n nodes.
 index_t span(index_t x, index_t n) { return std::min(x + 1, n - 1) - std::max<index_t>(x - 1, 0) + 1; }
 
-} // namespace
+}  // namespace
 
-template <class V, class I> Csr<V, I> elasticity_matrix(const Grid& grid) {
+template <class V, class I>
+Csr<V, I> elasticity_matrix(const Grid& grid) {
     const Hex8Stiffness ke = hex8_stiffness(young_modulus, poisson_ratio);
     struct NodeDof {
         index_t ix, iy, iz;
@@ -75,4 +76,4 @@ template <class V, class I> Csr<V, I> elasticity_matrix(const Grid& grid) {
 SPK_FOR_ALL_VALUES_AND_INDICES(SPK_INSTANTIATE)
 #undef SPK_INSTANTIATE
 
-} // namespace spk::detail
+}  // namespace spk::detail

@@ -22,8 +22,10 @@ int nullspace_dim(AmgProblem problem);
 
 // laplace3d, bigstar2d or brick3d: the stencil on interior rows, diagonal = -(sum of the
 // off-diagonals) on every row.
-template <class V, class I> Csr<V, I> stencil_matrix(AmgProblem problem, const Grid& grid);
+template <class V, class I>
+Csr<V, I> stencil_matrix(AmgProblem problem, const Grid& grid);
 // elasticity3d: assembled trilinear hexahedral elements, free boundaries.
-template <class V, class I> Csr<V, I> elasticity_matrix(const Grid& grid);
+template <class V, class I>
+Csr<V, I> elasticity_matrix(const Grid& grid);
 
-} // namespace spk::detail
+}  // namespace spk::detail

@@ -17,7 +17,7 @@ Hex8Stiffness hex8_stiffness(double young, double poisson) {
         d[i + 3][i + 3] = mu;
     }
     const double gauss[2] = {0.5 - 0.5 / std::sqrt(3.0), 0.5 + 0.5 / std::sqrt(3.0)};
-    const double weight = 1.0 / 8; // each of the 8 points carries an eighth of the unit volume
+    const double weight = 1.0 / 8;  // each of the 8 points carries an eighth of the unit volume
 
     Hex8Stiffness k{};
     for (double x : gauss)
@@ -50,4 +50,4 @@ Hex8Stiffness hex8_stiffness(double young, double poisson) {
     return k;
 }
 
-} // namespace spk::detail
+}  // namespace spk::detail

@@ -7,9 +7,9 @@
 namespace spk::detail {
 
 constexpr int hex8_dofs = 24;
-using Hex8Stiffness = std::array<double, hex8_dofs * hex8_dofs>; // row-major, exactly symmetric
+using Hex8Stiffness = std::array<double, hex8_dofs * hex8_dofs>;  // row-major, exactly symmetric
 
 // young: Young's modulus E; poisson: Poisson's ratio nu in (-1, 0.5).
 Hex8Stiffness hex8_stiffness(double young, double poisson);
 
-} // namespace spk::detail
+}  // namespace spk::detail

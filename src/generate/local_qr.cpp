@@ -16,11 +16,11 @@ void reflect(int m, int j, const double* v, double v_norm2, double* x) {
     for (int i = j; i < m; ++i) x[i] -= f * v[i];
 }
 
-} // namespace
+}  // namespace
 
 void householder_qr(int m, int k, double* a, double* q, double* r, std::vector<double>& work) {
     const int t = std::min(m, k);
-    work.assign(static_cast<std::size_t>(m) * t + t, 0.0); // reflectors (column-major), then their squared norms
+    work.assign(static_cast<std::size_t>(m) * t + t, 0.0);  // reflectors (column-major), then their squared norms
     double* v = work.data();
     double* v_norm2 = v + static_cast<std::size_t>(m) * t;
     for (int j = 0; j < t; ++j) {
@@ -28,8 +28,8 @@ void householder_qr(int m, int k, double* a, double* q, double* r, std::vector<d
         double norm = 0;
         for (int i = j; i < m; ++i) norm += col[i] * col[i];
         norm = std::sqrt(norm);
-        if (norm == 0) continue; // nothing to eliminate: H_j = I (v_norm2 stays 0)
-        const double alpha = col[j] >= 0 ? -norm : norm; // the sign that avoids cancellation
+        if (norm == 0) continue;                          // nothing to eliminate: H_j = I (v_norm2 stays 0)
+        const double alpha = col[j] >= 0 ? -norm : norm;  // the sign that avoids cancellation
         double* vj = v + static_cast<std::size_t>(j) * m;
         for (int i = j; i < m; ++i) vj[i] = col[i];
         vj[j] -= alpha;
@@ -45,11 +45,11 @@ void householder_qr(int m, int k, double* a, double* q, double* r, std::vector<d
         for (int j = t - 1; j >= 0; --j)
             if (v_norm2[j] > 0) reflect(m, j, v + static_cast<std::size_t>(j) * m, v_norm2[j], qc);
     }
-    for (int j = 0; j < t; ++j) // make r's diagonal non-negative (q = 1/sqrt(m) for a constant)
+    for (int j = 0; j < t; ++j)  // make r's diagonal non-negative (q = 1/sqrt(m) for a constant)
         if (r[j * k + j] < 0) {
             for (int c = j; c < k; ++c) r[j * k + c] = -r[j * k + c];
             for (int i = 0; i < m; ++i) q[static_cast<std::size_t>(j) * m + i] = -q[static_cast<std::size_t>(j) * m + i];
         }
 }
 
-} // namespace spk::detail
+}  // namespace spk::detail

@@ -10,4 +10,4 @@ namespace spk::detail {
 // columns of q past m and the rows of r past m are zero. work: scratch, resized as needed.
 void householder_qr(int m, int k, double* a, double* q, double* r, std::vector<double>& work);
 
-} // namespace spk::detail
+}  // namespace spk::detail

@@ -9,7 +9,8 @@ std::vector<double> near_nullspace(AmgProblem problem, const Grid& grid) {
     constexpr int k = 6;
     std::vector<double> b(static_cast<std::size_t>(nodes) * 3 * k);
     // Centred coordinates keep the rotation entries small next to the translations.
-    const double cx = 0.5 * static_cast<double>(grid.nx - 1), cy = 0.5 * static_cast<double>(grid.ny - 1), cz = 0.5 * static_cast<double>(grid.nz - 1);
+    const double cx = 0.5 * static_cast<double>(grid.nx - 1), cy = 0.5 * static_cast<double>(grid.ny - 1),
+                 cz = 0.5 * static_cast<double>(grid.nz - 1);
 #pragma omp parallel for schedule(static)
     for (index_t v = 0; v < nodes; ++v) {
         const double x = static_cast<double>(v % grid.nx) - cx, y = static_cast<double>(v / grid.nx % grid.ny) - cy,
@@ -22,4 +23,4 @@ std::vector<double> near_nullspace(AmgProblem problem, const Grid& grid) {
     return b;
 }
 
-} // namespace spk::detail
+}  // namespace spk::detail

@@ -33,9 +33,10 @@ void scale(std::vector<double>& x, double f) {
     for (index_t i = 0; i < static_cast<index_t>(x.size()); ++i) x[i] *= f;
 }
 
-} // namespace
+}  // namespace
 
-template <class V, class I> double estimate_lambda_max(CsrView<const V, I> a, int iterations) {
+template <class V, class I>
+double estimate_lambda_max(CsrView<const V, I> a, int iterations) {
     const std::vector<double> inv_diag = inverse_diagonal(a, "estimate_lambda_max");
     const index_t n = a.rows;
     if (n == 0) return 0.0;
@@ -53,7 +54,7 @@ template <class V, class I> double estimate_lambda_max(CsrView<const V, I> a, in
             for (index_t p = a.row_ptr[i]; p < a.row_ptr[i + 1]; ++p) s += value_cast<double>(a.values[p]) * x[a.col_idx[p]];
             z[i] = inv_diag[i] * s;
         }
-        lambda = blocked_dot(x, z); // Rayleigh quotient: x has unit norm
+        lambda = blocked_dot(x, z);  // Rayleigh quotient: x has unit norm
         const double norm = std::sqrt(blocked_dot(z, z));
         if (norm == 0) break;
         x.swap(z);
@@ -66,4 +67,4 @@ template <class V, class I> double estimate_lambda_max(CsrView<const V, I> a, in
 SPK_FOR_ALL_VALUES_AND_INDICES(SPK_INSTANTIATE)
 #undef SPK_INSTANTIATE
 
-} // namespace spk::detail
+}  // namespace spk::detail

@@ -8,10 +8,12 @@
 
 namespace spk::detail {
 
-template <class V, class I> Csr<V, I> smooth_prolongator(CsrView<const V, I> a, CsrView<const V, I> p_tent, double omega) {
+template <class V, class I>
+Csr<V, I> smooth_prolongator(CsrView<const V, I> a, CsrView<const V, I> p_tent, double omega) {
     const std::vector<double> inv_diag = inverse_diagonal(a, "smooth_prolongator");
     if (p_tent.rows != a.cols)
-        shape_mismatch("smooth_prolongator: P_tent has " + std::to_string(p_tent.rows) + " rows, A has " + std::to_string(a.cols) + " columns");
+        shape_mismatch("smooth_prolongator: P_tent has " + std::to_string(p_tent.rows) + " rows, A has " + std::to_string(a.cols) +
+                       " columns");
     // S = I - omega D⁻¹A shares A's pattern (which holds the diagonal), so only values are new.
     Array<V> s_values(Executor::cpu(), static_cast<std::size_t>(a.nnz));
 #pragma omp parallel for schedule(static)
@@ -26,4 +28,4 @@ template <class V, class I> Csr<V, I> smooth_prolongator(CsrView<const V, I> a, 
 SPK_FOR_FLOAT_VALUES_AND_INDICES(SPK_INSTANTIATE)
 #undef SPK_INSTANTIATE
 
-} // namespace spk::detail
+}  // namespace spk::detail

@@ -19,7 +19,8 @@ using detail::CounterRng;
 void check_rows_cols_per_row(const char* fn, index_t rows, index_t cols, double per_row) {
     if (rows < 0) invalid_argument(std::string(fn) + ": rows must be >= 0, got " + std::to_string(rows));
     if (cols < 0) invalid_argument(std::string(fn) + ": cols must be >= 0, got " + std::to_string(cols));
-    if (!std::isfinite(per_row) || per_row < 0) invalid_argument(std::string(fn) + ": per_row must be a finite number >= 0, got " + std::to_string(per_row));
+    if (!std::isfinite(per_row) || per_row < 0)
+        invalid_argument(std::string(fn) + ": per_row must be a finite number >= 0, got " + std::to_string(per_row));
     if (per_row > static_cast<double>(cols))
         invalid_argument(std::string(fn) + ": per_row = " + std::to_string(per_row) + " exceeds cols = " + std::to_string(cols));
 }
@@ -53,14 +54,16 @@ double pareto_scale_for_mean(double mean, double s, double cap) {
 }
 
 // Columns sample_sorted_distinct draws, values entry_value(seed, i, j).
-template <class V, class I> void fill_random_row(CounterRng& rng, std::uint64_t seed, index_t i, index_t len, index_t cols, I* c, V* v) {
+template <class V, class I>
+void fill_random_row(CounterRng& rng, std::uint64_t seed, index_t i, index_t len, index_t cols, I* c, V* v) {
     detail::sample_sorted_distinct(rng, len, cols, c);
     for (index_t k = 0; k < len; ++k) v[k] = value_cast<V>(detail::entry_value(seed, i, c[k]));
 }
 
-} // namespace
+}  // namespace
 
-template <class V, class I> Csr<V, I> generate_uniform(index_t rows, index_t cols, double per_row, std::uint64_t seed) {
+template <class V, class I>
+Csr<V, I> generate_uniform(index_t rows, index_t cols, double per_row, std::uint64_t seed) {
     check_rows_cols_per_row("generate_uniform", rows, cols, per_row);
     auto length = [&](CounterRng& rng) { return round_randomly(per_row, rng); };
     return detail::build_csr_by_rows<V, I>(
@@ -80,12 +83,12 @@ Csr<V, I> generate_powerlaw(index_t rows, index_t cols, double per_row, double e
     check_rows_cols_per_row("generate_powerlaw", rows, cols, per_row);
     if (!std::isfinite(exponent) || exponent <= 1.0)
         invalid_argument("generate_powerlaw: exponent must be a finite number > 1, got " + std::to_string(exponent));
-    const double shape = exponent - 1.0; // tail exponent of P(len > x)
+    const double shape = exponent - 1.0;  // tail exponent of P(len > x)
     const double cap = static_cast<double>(cols);
     const double x_min = pareto_scale_for_mean(per_row, shape, cap);
     auto length = [&](CounterRng& rng) {
         const double x = x_min * std::pow(rng.unit(), -1.0 / shape);
-        return x >= cap ? cols : round_randomly(x, rng); // below cap, so at most cols
+        return x >= cap ? cols : round_randomly(x, rng);  // below cap, so at most cols
     };
     return detail::build_csr_by_rows<V, I, /*uneven_rows=*/true>(
         "generate_powerlaw", rows, cols,
@@ -99,10 +102,10 @@ Csr<V, I> generate_powerlaw(index_t rows, index_t cols, double per_row, double e
         });
 }
 
-#define SPK_INSTANTIATE(V, I)                                                        \
+#define SPK_INSTANTIATE(V, I)                                                           \
     template Csr<V, I> generate_uniform<V, I>(index_t, index_t, double, std::uint64_t); \
     template Csr<V, I> generate_powerlaw<V, I>(index_t, index_t, double, double, std::uint64_t);
 SPK_FOR_ALL_VALUES_AND_INDICES(SPK_INSTANTIATE)
 #undef SPK_INSTANTIATE
 
-} // namespace spk
+}  // namespace spk

@@ -5,7 +5,8 @@
 
 namespace spk {
 
-template <class V, class I> Csr<V, I> generate(std::string_view spec) {
+template <class V, class I>
+Csr<V, I> generate(std::string_view spec) {
     const detail::GeneratorSpec s(spec, "generate");
     if (const auto problem = s.amg_problem()) {
         const detail::Grid g = s.grid();
@@ -22,22 +23,17 @@ template <class V, class I> Csr<V, I> generate(std::string_view spec) {
     if (kind == "rmat") {
         const index_t scale = s.integer("scale");
         if (scale > 62) s.fail("parameter 'scale' = " + std::to_string(scale) + " is above 62");
-        return generate_rmat<V, I>(static_cast<int>(scale), s.real("edge_factor", 16), s.real("a", 0.57), s.real("b", 0.19), s.real("c", 0.19),
-                                   s.real("d", 0.05), s.seed());
+        return generate_rmat<V, I>(static_cast<int>(scale), s.real("edge_factor", 16), s.real("a", 0.57), s.real("b", 0.19),
+                                   s.real("c", 0.19), s.real("d", 0.05), s.seed());
     }
     if (kind == "banded") return generate_banded<V, I>(s.integer("n"), s.integer("half_width"), s.seed());
-    return generate_block_diagonal<V, I>(s.integer("blocks"), s.integer("block"), s.seed()); // the parser admits no other kind
+    return generate_block_diagonal<V, I>(s.integer("blocks"), s.integer("block"), s.seed());  // the parser admits no other kind
 }
 
-bool is_amg_spec(std::string_view spec) {
-    const std::string_view kind = detail::spec_kind(spec);
-    for (AmgProblem p : {AmgProblem::laplace3d, AmgProblem::bigstar2d, AmgProblem::brick3d, AmgProblem::elasticity3d})
-        if (to_string(p) == kind) return true;
-    return false;
-}
+bool is_amg_spec(std::string_view spec) { return detail::amg_problem_named(detail::spec_kind(spec)).has_value(); }
 
 #define SPK_INSTANTIATE(V, I) template Csr<V, I> generate<V, I>(std::string_view);
 SPK_FOR_ALL_VALUES_AND_INDICES(SPK_INSTANTIATE)
 #undef SPK_INSTANTIATE
 
-} // namespace spk
+}  // namespace spk

@@ -46,7 +46,8 @@ std::string_view trim(std::string_view s) {
     return s;
 }
 
-template <class Names> std::string join(const Names& names) {
+template <class Names>
+std::string join(const Names& names) {
     std::string out;
     for (const auto& n : names) {
         if (!out.empty()) out += ", ";
@@ -55,13 +56,14 @@ template <class Names> std::string join(const Names& names) {
     return out;
 }
 
-template <class T> bool parse_number(const std::string& text, T& out) {
+template <class T>
+bool parse_number(const std::string& text, T& out) {
     const char* end = text.data() + text.size();
     const auto [ptr, ec] = std::from_chars(text.data(), end, out);
     return ec == std::errc() && ptr == end;
 }
 
-} // namespace
+}  // namespace
 
 std::string_view spec_kind(std::string_view text) { return trim(text.substr(0, text.find(':'))); }
 
@@ -131,15 +133,17 @@ std::uint64_t GeneratorSpec::seed() const {
     return out;
 }
 
-std::optional<AmgProblem> GeneratorSpec::amg_problem() const {
+std::optional<AmgProblem> amg_problem_named(std::string_view kind) {
     for (AmgProblem p : {AmgProblem::laplace3d, AmgProblem::bigstar2d, AmgProblem::brick3d, AmgProblem::elasticity3d})
-        if (to_string(p) == kind_) return p;
+        if (to_string(p) == kind) return p;
     return std::nullopt;
 }
+
+std::optional<AmgProblem> GeneratorSpec::amg_problem() const { return amg_problem_named(kind_); }
 
 Grid GeneratorSpec::grid() const {
     const bool flat = amg_problem() == AmgProblem::bigstar2d;
     return Grid{size_or_n("nx"), size_or_n("ny"), flat ? 1 : size_or_n("nz")};
 }
 
-} // namespace spk::detail
+}  // namespace spk::detail

@@ -24,7 +24,7 @@ public:
     // A size given as `name` or through n (rows=..., or n=...).
     index_t size_or_n(std::string_view name) const;
     double real(std::string_view name, double fallback) const;
-    std::uint64_t seed() const; // seed=, default 1
+    std::uint64_t seed() const;  // seed=, default 1
     // The AMG problem this kind names, if any, and its grid (n sets nx, ny, nz; bigstar2d is flat).
     std::optional<AmgProblem> amg_problem() const;
     Grid grid() const;
@@ -39,5 +39,7 @@ private:
 
 // The kind of a spec (text before ':', trimmed), without checking anything else.
 std::string_view spec_kind(std::string_view text);
+// The AMG problem a kind names, if any.
+std::optional<AmgProblem> amg_problem_named(std::string_view kind);
 
-} // namespace spk::detail
+}  // namespace spk::detail

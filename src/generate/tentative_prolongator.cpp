@@ -12,12 +12,14 @@
 namespace spk::detail {
 
 template <class V, class I>
-TentativeProlongator<V, I> tentative_prolongator(const Aggregates<I>& aggregates, int block_size, const std::vector<double>& nullspace, int k) {
+TentativeProlongator<V, I> tentative_prolongator(const Aggregates<I>& aggregates, int block_size, const std::vector<double>& nullspace,
+                                                 int k) {
     const index_t nodes = static_cast<index_t>(aggregates.of_node.size());
     const index_t rows = nodes * block_size;
     if (k < 1) invalid_argument("tentative_prolongator: the nullspace needs at least one vector, k = " + std::to_string(k));
     if (static_cast<index_t>(nullspace.size()) != rows * k)
-        invalid_argument("tentative_prolongator: nullspace has " + std::to_string(nullspace.size()) + " entries, expected " + std::to_string(rows) + " x " + std::to_string(k));
+        invalid_argument("tentative_prolongator: nullspace has " + std::to_string(nullspace.size()) + " entries, expected " +
+                         std::to_string(rows) + " x " + std::to_string(k));
     require_fits_index<I>(rows * k, "nnz", "tentative_prolongator");
     require_fits_index<I>(aggregates.count * k, "coarse columns", "tentative_prolongator");
 
@@ -26,7 +28,8 @@ TentativeProlongator<V, I> tentative_prolongator(const Aggregates<I>& aggregates
     for (index_t v = 0; v < nodes; ++v) {
         const index_t agg = aggregates.of_node[v];
         if (agg < 0 || agg >= aggregates.count)
-            invalid_argument("tentative_prolongator: node " + std::to_string(v) + " is in aggregate " + std::to_string(agg) + ", outside [0, " + std::to_string(aggregates.count) + ")");
+            invalid_argument("tentative_prolongator: node " + std::to_string(v) + " is in aggregate " + std::to_string(agg) +
+                             ", outside [0, " + std::to_string(aggregates.count) + ")");
         ++start[agg + 1];
     }
     inclusive_scan_parallel(start.data() + 1, aggregates.count);
@@ -75,4 +78,4 @@ TentativeProlongator<V, I> tentative_prolongator(const Aggregates<I>& aggregates
 SPK_FOR_ALL_VALUES_AND_INDICES(SPK_INSTANTIATE)
 #undef SPK_INSTANTIATE
 
-} // namespace spk::detail
+}  // namespace spk::detail

@@ -1,6 +1,6 @@
 // FROSTT reader for 3-way tensors: lines "i j k value" (1-based), '#' comments and blank lines
-// skipped. A comment "# dims I x J x K" (also "# dims: I J K") fixes the dims; otherwise each
-// mode's dim is its largest index.
+// skipped. A comment "# dims I x J x K" (also "# dims: I J K", remarks may follow after a ';')
+// fixes the dims; otherwise each mode's dim is its largest index.
 #include <algorithm>
 #include <array>
 #include <charconv>
@@ -50,6 +50,7 @@ std::optional<std::array<index_t, kModes>> parse_dims_comment(const TextCursor& 
     const auto is_word_char = [](char c) { return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '_'; };
     if (text.size() < 4 || !(text.substr(0, 4) == "dims" || text.substr(0, 4) == "DIMS") || (text.size() > 4 && is_word_char(text[4])))
         return std::nullopt;
+    text = text.substr(0, text.find(';')); // "# dims 3 x 4 x 5; other remarks"
     const std::string shown = TextCursor::printable(cur.rest_of_line());
     std::vector<index_t> dims;
     constexpr std::string_view separators = " \t:=,xX";

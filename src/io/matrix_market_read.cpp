@@ -132,7 +132,7 @@ template <class V> Dense<V> read_matrix_market_dense(const std::string& path) {
     std::vector<double> acc; // row-major; duplicates of a coordinate file are summed in double
     try {
         acc.assign(static_cast<std::size_t>(size), 0.0);
-    } catch (const std::bad_alloc&) {
+    } catch (const std::exception&) { // bad_alloc, or length_error beyond what a vector can address
         out_of_memory(path + ": not enough memory for a dense " + std::to_string(rows) + " x " + std::to_string(cols) + " matrix");
     }
     const auto at = [&](std::int64_t i, std::int64_t j) -> double& { return acc[static_cast<std::size_t>(i * cols + j)]; };

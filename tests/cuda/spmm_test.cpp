@@ -39,7 +39,7 @@ struct Case {
     Layout b_layout = Layout::row_major, c_layout = Layout::row_major;
     double alpha = 1.0, beta = 0.0;
     bool transpose_a = false;
-    std::string config;
+    std::string config = {};
 };
 
 template <class V, class I> void check(const Csr<V, I>& a_host, index_t n, const Case& cs, std::uint64_t seed) {
@@ -63,7 +63,9 @@ template <class V, class I> void check(const Csr<V, I>& a_host, index_t n, const
     plan.run(b.view(), c.view(), want_arg ? arg.view() : DenseView<I>{});
     EXPECT_TRUE(test::all_close(test::to_doubles(c.to(Executor::cpu())), test::to_doubles(c_ref), test::rtol_for<V>(), test::rtol_for<V>(), n))
         << "config " << plan.config() << " n=" << n;
-    if (want_arg) EXPECT_EQ(arg.values().to_vector(), arg_ref.values().to_vector()) << "config " << plan.config();
+    if (want_arg) {
+        EXPECT_EQ(arg.values().to_vector(), arg_ref.values().to_vector()) << "config " << plan.config();
+    }
 }
 
 TEST_F(CudaSpmm, EveryCompiledShapeMatchesTheReference) {
@@ -169,7 +171,9 @@ TEST(SpmmConfig, SelectorPicksCompiledShapesThatFitN) {
             EXPECT_TRUE(detail::is_compiled(c.shape)) << detail::to_string(c);
             EXPECT_EQ(n % c.shape.vec, 0) << detail::to_string(c);
             EXPECT_LE(c.shape.tile(), std::max<index_t>(32, 4 * n)) << detail::to_string(c);
-            if (c.long_shape) EXPECT_TRUE(detail::is_compiled(*c.long_shape));
+            if (c.long_shape) {
+                EXPECT_TRUE(detail::is_compiled(*c.long_shape));
+            }
             EXPECT_NO_THROW((void)detail::parse_spmm_config(detail::to_string(c)));
         }
 }

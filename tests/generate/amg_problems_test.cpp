@@ -18,11 +18,13 @@ namespace {
 using test::entry;
 using test::row_sum;
 
-template <class V, class I> void expect_row_sums_zero(const Csr<V, I>& a, double tol) {
+template <class V, class I>
+void expect_row_sums_zero(const Csr<V, I>& a, double tol) {
     for (index_t i = 0; i < a.rows(); ++i) ASSERT_NEAR(row_sum(a, i), 0.0, tol) << "row " << i;
 }
 
-template <class E> void expect_invalid(E&& call, const std::string& fragment) {
+template <class E>
+void expect_invalid(E&& call, const std::string& fragment) {
     try {
         call();
         ADD_FAILURE() << "no error, expected one mentioning '" << fragment << "'";
@@ -46,7 +48,7 @@ TEST(Laplace3D, ShapeNnzStencilAndRowSums) {
         EXPECT_EQ(entry(a, c, c - d), -1.0);
         EXPECT_EQ(entry(a, c, c + d), -1.0);
     }
-    EXPECT_EQ(entry(a, 0, 0), 3.0); // corner: three neighbours
+    EXPECT_EQ(entry(a, 0, 0), 3.0);  // corner: three neighbours
     expect_row_sums_zero(a, 0.0);
     EXPECT_TRUE(test::exactly_symmetric(a));
 }
@@ -56,7 +58,7 @@ TEST(Laplace3D, BoxGridFlatGridAndSingleNode) {
     const auto a = generate_amg_matrix<float, std::int64_t>(AmgProblem::laplace3d, nx, ny, nz);
     EXPECT_EQ(a.nnz(), n + 2 * ((nx - 1) * ny * nz + nx * (ny - 1) * nz + nx * ny * (nz - 1)));
     expect_row_sums_zero(a, 0.0);
-    const auto flat = generate_amg_matrix<double, std::int32_t>(AmgProblem::laplace3d, 6, 5, 1); // 5-point
+    const auto flat = generate_amg_matrix<double, std::int32_t>(AmgProblem::laplace3d, 6, 5, 1);  // 5-point
     const index_t c = node(6, 5, 2, 2, 0);
     EXPECT_EQ(flat.row_ptr()[c + 1] - flat.row_ptr()[c], 5);
     EXPECT_EQ(entry(flat, c, c), 4.0);
@@ -191,5 +193,5 @@ TEST(AmgProblems, BadGrids) {
     expect_invalid([] { generate_amg_matrix<float, std::int64_t>(AmgProblem::laplace3d, 1LL << 40, 1LL << 40, 4); }, "too many nodes");
 }
 
-} // namespace
-} // namespace spk
+}  // namespace
+}  // namespace spk

@@ -17,9 +17,14 @@ struct Case {
     AmgProblem problem;
     index_t nx, ny, nz;
 };
-const Case cases[] = {{AmgProblem::laplace3d, 5, 4, 3}, {AmgProblem::bigstar2d, 7, 6, 1}, {AmgProblem::brick3d, 4, 4, 4}, {AmgProblem::elasticity3d, 3, 3, 3}};
+const Case cases[] = {{AmgProblem::laplace3d, 5, 4, 3},
+                      {AmgProblem::bigstar2d, 7, 6, 1},
+                      {AmgProblem::brick3d, 4, 4, 4},
+                      {AmgProblem::elasticity3d, 3, 3, 3}};
 
-std::string name(const Case& c) { return std::string(to_string(c.problem)) + " " + std::to_string(c.nx) + "x" + std::to_string(c.ny) + "x" + std::to_string(c.nz); }
+std::string name(const Case& c) {
+    return std::string(to_string(c.problem)) + " " + std::to_string(c.nx) + "x" + std::to_string(c.ny) + "x" + std::to_string(c.nz);
+}
 
 // Dense row-major product (m x n) * (n x k).
 std::vector<double> matmul(const std::vector<double>& x, const std::vector<double>& y, index_t m, index_t n, index_t k) {
@@ -73,7 +78,7 @@ TEST(Aggregation, EveryNodeInExactlyOneAggregate) {
             ASSERT_TRUE(id >= 0 && id < agg.count) << name(c);
             ++size[id];
         }
-        for (index_t s : size) EXPECT_GE(s, 2) << name(c); // no singletons on these grids
+        for (index_t s : size) EXPECT_GE(s, 2) << name(c);  // no singletons on these grids
         const auto again = test::with_threads(1, [&] { return detail::aggregate_uncoupled(a.view(), block); });
         EXPECT_EQ(again.of_node, agg.of_node) << name(c);
     }
@@ -88,14 +93,14 @@ TEST(LocalQr, RankDeficientAndWideBlocks) {
         for (double& x : u) x = dist(rng);
         for (double& x : v) x = dist(rng);
         const std::vector<double> a_rows = matmul(u, v, m, rank, k);
-        std::vector<double> a_cols = transposed(a_rows, m, k); // column-major for householder_qr
+        std::vector<double> a_cols = transposed(a_rows, m, k);  // column-major for householder_qr
         std::vector<double> q_cols(static_cast<std::size_t>(m * k)), r(static_cast<std::size_t>(k * k)), work;
         detail::householder_qr(m, k, a_cols.data(), q_cols.data(), r.data(), work);
-        const std::vector<double> q = transposed(q_cols, k, m); // row-major m x k
+        const std::vector<double> q = transposed(q_cols, k, m);  // row-major m x k
         EXPECT_TRUE(test::all_close(matmul(q, r, m, k, k), a_rows, 1e-12, 1e-12, k)) << m << "x" << k;
         const std::vector<double> qtq = matmul(transposed(q, m, k), q, k, m, k);
         std::vector<double> expected = identity(k);
-        for (index_t j = m; j < k; ++j) expected[j * k + j] = 0; // wide: only m columns can be orthonormal
+        for (index_t j = m; j < k; ++j) expected[j * k + j] = 0;  // wide: only m columns can be orthonormal
         EXPECT_TRUE(test::all_close(qtq, expected, 0, 1e-12, k)) << m << "x" << k;
         for (int i = 0; i < k; ++i) {
             EXPECT_GE(r[i * k + i], 0.0);
@@ -120,9 +125,9 @@ TEST(TentativeProlongator, OrthonormalAndReproducesNullspace) {
         const index_t nc = t.p.cols();
         EXPECT_TRUE(test::all_close(matmul(transposed(p, a.rows(), nc), p, nc, a.rows(), nc), identity(nc), 0, 1e-12, nc)) << name(c);
         EXPECT_TRUE(test::all_close(matmul(p, t.coarse_nullspace, a.rows(), nc, k), b, 1e-12, 1e-12, k)) << name(c);
-        for (index_t i = 0; i < a.rows(); ++i) // row i sits in its node's aggregate's k columns
+        for (index_t i = 0; i < a.rows(); ++i)  // row i sits in its node's aggregate's k columns
             for (int j = 0; j < k; ++j) ASSERT_EQ(t.p.col_idx()[i * k + j], agg.of_node[i / block] * k + j);
-        if (k == 1) { // constants: 1 / sqrt(aggregate size)
+        if (k == 1) {  // constants: 1 / sqrt(aggregate size)
             std::vector<index_t> size(static_cast<std::size_t>(agg.count), 0);
             for (std::int32_t id : agg.of_node) ++size[id];
             for (index_t i = 0; i < a.rows(); ++i) ASSERT_NEAR(t.p.values()[i], 1 / std::sqrt(double(size[agg.of_node[i]])), 1e-15);
@@ -143,7 +148,7 @@ TEST(LambdaMax, NearTheLargestEigenvalueAndThreadIndependent) {
         for (index_t i = 0; i < n; ++i) d[i] = 1 / std::sqrt(s[i * n + i]);
         for (index_t i = 0; i < n; ++i)
             for (index_t j = 0; j < n; ++j) s[i * n + j] *= d[i] * d[j];
-        for (index_t i = 0; i < n; ++i) x[i] = std::sin(1.0 + i); // not orthogonal to the top eigenvector
+        for (index_t i = 0; i < n; ++i) x[i] = std::sin(1.0 + i);  // not orthogonal to the top eigenvector
         double lambda = 0;
         for (int it = 0; it < 3000; ++it) {
             double norm = 0, rq = 0;
@@ -216,10 +221,10 @@ TEST(GenerateAmg, TypesShapesAndThreads) {
 TEST(GenerateAmg, SingleNodeGrid) {
     const auto ops = generate_amg<double, std::int32_t>(AmgProblem::laplace3d, 1, 1, 1);
     EXPECT_EQ(ops.aggregates, 1);
-    EXPECT_EQ(ops.omega, 0.0); // A = 0: nothing to smooth
+    EXPECT_EQ(ops.omega, 0.0);  // A = 0: nothing to smooth
     ASSERT_EQ(ops.p.nnz(), 1);
     EXPECT_EQ(ops.p.values()[0], 1.0);
 }
 
-} // namespace
-} // namespace spk
+}  // namespace
+}  // namespace spk

@@ -13,11 +13,18 @@ namespace {
 using test::identical;
 using test::with_threads;
 
-template <class V, class I> void expect_valid(const Csr<V, I>& a) { EXPECT_NO_THROW(validate(a.view())); }
+template <class V, class I>
+void expect_valid(const Csr<V, I>& a) {
+    EXPECT_NO_THROW(validate(a.view()));
+}
 
-template <class V, class I> index_t row_length(const Csr<V, I>& a, index_t i) { return a.row_ptr()[i + 1] - a.row_ptr()[i]; }
+template <class V, class I>
+index_t row_length(const Csr<V, I>& a, index_t i) {
+    return a.row_ptr()[i + 1] - a.row_ptr()[i];
+}
 
-template <class F> void expect_deterministic(F make) {
+template <class F>
+void expect_deterministic(F make) {
     const auto one = with_threads(1, [&] { return make(7); });
     const auto two = with_threads(2, [&] { return make(7); });
     const auto again = make(7);
@@ -27,7 +34,8 @@ template <class F> void expect_deterministic(F make) {
     EXPECT_FALSE(identical(one, other)) << "different seeds";
 }
 
-template <class E> void expect_error(E&& call, ErrorKind kind, const std::string& fragment) {
+template <class E>
+void expect_error(E&& call, ErrorKind kind, const std::string& fragment) {
     try {
         call();
         ADD_FAILURE() << "no error, expected one mentioning '" << fragment << "'";
@@ -55,7 +63,7 @@ TEST(Uniform, FullRowsEmptyMatrixAndInt64) {
     const auto full = generate_uniform<float, std::int64_t>(5, 9, 9, 3);
     expect_valid(full);
     EXPECT_EQ(full.nnz(), 45);
-    const auto dense_rows = generate_uniform<float, std::int32_t>(50, 40, 30, 3); // the selection-sampling path
+    const auto dense_rows = generate_uniform<float, std::int32_t>(50, 40, 30, 3);  // the selection-sampling path
     expect_valid(dense_rows);
     EXPECT_EQ(dense_rows.nnz(), 1500);
     const auto empty = generate_uniform<double, std::int32_t>(0, 0, 0, 1);
@@ -92,11 +100,11 @@ TEST(Rmat, DeterministicBySeedAndThreads) {
 
 TEST(Rmat, ShapeDuplicatesMergedAndSkew) {
     const auto a = generate_rmat<double, std::int64_t>(12, 16, 0.57, 0.19, 0.19, 0.05, test::seed("rmat"));
-    expect_valid(a); // sorted and unique columns
+    expect_valid(a);  // sorted and unique columns
     EXPECT_EQ(a.rows(), 4096);
     EXPECT_EQ(a.cols(), 4096);
     EXPECT_LE(a.nnz(), 16 * 4096);
-    EXPECT_GT(a.nnz(), 8 * 4096); // merging removes some, not most
+    EXPECT_GT(a.nnz(), 8 * 4096);  // merging removes some, not most
     // Quadrant a dominates: row 0 (all-"top" bits) is far longer than the average row.
     EXPECT_GT(row_length(a, 0), 10 * a.nnz() / a.rows());
     for (index_t p = 0; p < a.nnz(); ++p) ASSERT_TRUE(a.values()[p] > 0 && a.values()[p] <= 1) << p;
@@ -138,7 +146,7 @@ TEST(Powerlaw, MeanCapAndHeavyTail) {
     for (index_t i = 0; i < rows; ++i) longest = std::max(longest, row_length(a, i));
     EXPECT_NEAR(static_cast<double>(a.nnz()) / rows, 8.0, 0.8);
     EXPECT_LE(longest, cols);
-    EXPECT_GT(longest, 40 * 8); // a power law, not a narrow distribution
+    EXPECT_GT(longest, 40 * 8);  // a power law, not a narrow distribution
 }
 
 TEST(Powerlaw, CapAtColumnsAndExtremes) {
@@ -157,13 +165,15 @@ TEST(Powerlaw, BadArguments) {
     expect_error([] { generate_powerlaw<float, std::int32_t>(5, 5, 6, 2.0, 0); }, ErrorKind::InvalidArgument, "per_row");
 }
 
-template <class V, class I> void expect_symmetric_dominant(const Csr<V, I>& a) {
+template <class V, class I>
+void expect_symmetric_dominant(const Csr<V, I>& a) {
     EXPECT_TRUE(test::exactly_symmetric(a));
     for (index_t i = 0; i < a.rows(); ++i) {
         double off = 0, diag = 0;
         for (index_t p = a.row_ptr()[i]; p < a.row_ptr()[i + 1]; ++p) {
             const double v = value_cast<double>(a.values()[p]);
-            if (a.col_idx()[p] == i) diag = v;
+            if (a.col_idx()[p] == i)
+                diag = v;
             else {
                 ASSERT_TRUE(v > -1 && v <= 1) << "row " << i;
                 off += std::abs(v);
@@ -187,7 +197,7 @@ TEST(Banded, PatternSymmetryAndDominance) {
 }
 
 TEST(Banded, EdgeCases) {
-    EXPECT_EQ((generate_banded<double, std::int32_t>(5, 100, 1).nnz()), 25); // wider than the matrix: dense
+    EXPECT_EQ((generate_banded<double, std::int32_t>(5, 100, 1).nnz()), 25);  // wider than the matrix: dense
     const auto diag = generate_banded<double, std::int32_t>(6, 0, 1);
     EXPECT_EQ(diag.nnz(), 6);
     for (index_t p = 0; p < 6; ++p) EXPECT_EQ(diag.values()[p], 1.0);
@@ -212,5 +222,5 @@ TEST(BlockDiagonal, DenseBlocksSymmetricDominant) {
     expect_error([] { generate_block_diagonal<float, std::int32_t>(-1, 3, 0); }, ErrorKind::InvalidArgument, "blocks");
 }
 
-} // namespace
-} // namespace spk
+}  // namespace
+}  // namespace spk

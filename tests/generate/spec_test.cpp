@@ -21,14 +21,17 @@ void expect_spec_error(const std::string& spec, const std::string& fragment) {
 
 TEST(Spec, RandomKindsMatchTheirFunctions) {
     using M = Csr<double, std::int32_t>;
-    EXPECT_TRUE(identical(generate<double, std::int32_t>("uniform:rows=300,cols=200,per_row=4.5,seed=9"), M(generate_uniform<double, std::int32_t>(300, 200, 4.5, 9))));
+    EXPECT_TRUE(identical(generate<double, std::int32_t>("uniform:rows=300,cols=200,per_row=4.5,seed=9"),
+                          M(generate_uniform<double, std::int32_t>(300, 200, 4.5, 9))));
     EXPECT_TRUE(identical(generate<double, std::int32_t>("uniform:n=100"), M(generate_uniform<double, std::int32_t>(100, 100, 16, 1))));
-    EXPECT_TRUE(identical(generate<double, std::int32_t>("rmat:scale=8"), M(generate_rmat<double, std::int32_t>(8, 16, 0.57, 0.19, 0.19, 0.05, 1))));
+    EXPECT_TRUE(identical(generate<double, std::int32_t>("rmat:scale=8"),
+                          M(generate_rmat<double, std::int32_t>(8, 16, 0.57, 0.19, 0.19, 0.05, 1))));
     EXPECT_TRUE(identical(generate<double, std::int32_t>("rmat:scale=8,edge_factor=4,a=0.45,b=0.15,c=0.15,d=0.25,seed=3"),
                           M(generate_rmat<double, std::int32_t>(8, 4, 0.45, 0.15, 0.15, 0.25, 3))));
     EXPECT_TRUE(identical(generate<double, std::int32_t>("powerlaw:rows=500,per_row=6,exponent=2.5,seed=4"),
                           M(generate_powerlaw<double, std::int32_t>(500, 500, 6, 2.5, 4))));
-    EXPECT_TRUE(identical(generate<double, std::int32_t>("powerlaw:n=500"), M(generate_powerlaw<double, std::int32_t>(500, 500, 16, 2.1, 1))));
+    EXPECT_TRUE(
+        identical(generate<double, std::int32_t>("powerlaw:n=500"), M(generate_powerlaw<double, std::int32_t>(500, 500, 16, 2.1, 1))));
     EXPECT_TRUE(identical(generate<double, std::int32_t>("banded:n=50,half_width=3"), M(generate_banded<double, std::int32_t>(50, 3, 1))));
     EXPECT_TRUE(identical(generate<double, std::int32_t>(" blockdiag : blocks = 4 , block = 6 , seed = 2 "),
                           M(generate_block_diagonal<double, std::int32_t>(4, 6, 2))));
@@ -36,11 +39,16 @@ TEST(Spec, RandomKindsMatchTheirFunctions) {
 
 TEST(Spec, GridKindsAndTheNShorthand) {
     using M = Csr<float, std::int64_t>;
-    EXPECT_TRUE(identical(generate<float, std::int64_t>("laplace3d:n=5"), M(generate_amg_matrix<float, std::int64_t>(AmgProblem::laplace3d, 5, 5, 5))));
-    EXPECT_TRUE(identical(generate<float, std::int64_t>("brick3d:nz=3,n=4"), M(generate_amg_matrix<float, std::int64_t>(AmgProblem::brick3d, 4, 4, 3))));
-    EXPECT_TRUE(identical(generate<float, std::int64_t>("laplace3d:nx=2,ny=3,nz=4"), M(generate_amg_matrix<float, std::int64_t>(AmgProblem::laplace3d, 2, 3, 4))));
-    EXPECT_TRUE(identical(generate<float, std::int64_t>("bigstar2d:n=9"), M(generate_amg_matrix<float, std::int64_t>(AmgProblem::bigstar2d, 9, 9, 1))));
-    EXPECT_TRUE(identical(generate<float, std::int64_t>("elasticity3d:n=3"), M(generate_amg_matrix<float, std::int64_t>(AmgProblem::elasticity3d, 3, 3, 3))));
+    EXPECT_TRUE(identical(generate<float, std::int64_t>("laplace3d:n=5"),
+                          M(generate_amg_matrix<float, std::int64_t>(AmgProblem::laplace3d, 5, 5, 5))));
+    EXPECT_TRUE(identical(generate<float, std::int64_t>("brick3d:nz=3,n=4"),
+                          M(generate_amg_matrix<float, std::int64_t>(AmgProblem::brick3d, 4, 4, 3))));
+    EXPECT_TRUE(identical(generate<float, std::int64_t>("laplace3d:nx=2,ny=3,nz=4"),
+                          M(generate_amg_matrix<float, std::int64_t>(AmgProblem::laplace3d, 2, 3, 4))));
+    EXPECT_TRUE(identical(generate<float, std::int64_t>("bigstar2d:n=9"),
+                          M(generate_amg_matrix<float, std::int64_t>(AmgProblem::bigstar2d, 9, 9, 1))));
+    EXPECT_TRUE(identical(generate<float, std::int64_t>("elasticity3d:n=3"),
+                          M(generate_amg_matrix<float, std::int64_t>(AmgProblem::elasticity3d, 3, 3, 3))));
     EXPECT_TRUE(is_amg_spec("laplace3d:n=5"));
     EXPECT_TRUE(is_amg_spec("elasticity3d"));
     EXPECT_FALSE(is_amg_spec("uniform:n=5"));
@@ -91,5 +99,5 @@ TEST(Spec, Errors) {
     expect_spec_error("banded:n=10,w=2", "generate: spec 'banded:n=10,w=2': unknown parameter 'w'");
 }
 
-} // namespace
-} // namespace spk
+}  // namespace
+}  // namespace spk

@@ -107,6 +107,10 @@ void bench_read(const MatrixSource& src, const Settings& s, std::vector<Measurem
 
 void bench_op(const Executor& exec, const OpConfig& base, const MatrixSource& src, const OpInputs& inputs, const Settings& s,
               std::vector<Measurement>& out) {
+    if (base.op == "tc" && inputs.a->rows() != inputs.a->cols()) {
+        std::fprintf(stderr, "spk bench: tc: skipping '%s' (not square)\n", src.label.c_str());
+        return;
+    }
     const bool has_width = base.op == "spmm" || base.op == "sddmm" || base.op == "fusedmm";
     const std::vector<std::int64_t> widths = has_width ? s.widths : std::vector<std::int64_t>{0};
     for (const std::int64_t w : widths) {
@@ -203,7 +207,7 @@ int run_bench(std::span<const std::string> args) {
             OpInputs& in = is_tensor_op(op) ? tensor_inputs : matrix_inputs;
             // "spgemm" loads --b and --mask too when given; the other matrix ops ignore them.
             if (!in.a && !in.tensor) in = load_op_inputs(*parsed, is_tensor_op(op) ? op : "spgemm", src.text);
-            bench_op(exec, read_op_config(*parsed, op), src, in, settings, ms);
+            bench_op(exec, read_op_config(*parsed, op, false), src, in, settings, ms);
         }
     }
     for (auto& m : ms) m.median = median(m.times);

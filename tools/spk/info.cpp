@@ -78,7 +78,7 @@ void print_text(const MatrixSource& src, const MatrixStats& s, const MatrixMarke
     for (const index_t c : s.histogram) most = std::max(most, c);
     for (std::size_t b = 0; b < s.histogram.size(); ++b) {
         const int bar = static_cast<int>((50 * s.histogram[b] + most - 1) / most);
-        std::printf("  %15s %10lld  %s\n", bucket_name(b).c_str(), static_cast<long long>(s.histogram[b]), std::string(static_cast<std::size_t>(bar), '#').c_str());
+        std::printf("  %-12s %10lld  %s\n", bucket_name(b).c_str(), static_cast<long long>(s.histogram[b]), std::string(static_cast<std::size_t>(bar), '#').c_str());
     }
 }
 

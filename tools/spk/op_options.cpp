@@ -66,10 +66,10 @@ std::vector<OptionSpec> op_parameter_options(bool with_n) {
     return o;
 }
 
-OpConfig read_op_config(const ParsedArgs& args, const std::string& op) {
+OpConfig read_op_config(const ParsedArgs& args, const std::string& op, bool with_n) {
     OpConfig c;
     c.op = op;
-    if (args.has("n")) c.n = positive(args, "n", 32);
+    if (with_n) c.n = positive(args, "n", 32);
     c.k = positive(args, "k", 32);
     c.heads = static_cast<int>(positive(args, "heads", 1));
     c.reduce = to_reduce(args.get_choice("reduce", "sum", reduce_names));
