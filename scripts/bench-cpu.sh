@@ -65,13 +65,14 @@ clean_env=(env -u OPENBLAS_CORETYPE -u OPENBLAS_L2_SIZE)
 py=$root/.venv/bin/python
 "${clean_env[@]}" "$spk" bench --op spmm,tc --suite "$work/suite.txt" --n 32,128 --warmup 3 --reps "$reps" --threads "$threads" \
   --json "$work/spk-spmm-tc.json"
+"${clean_env[@]}" "$spk" bench --op spmm --suite "$work/suite.txt" --n 32,128 --warmup 3 --reps "$reps" --threads 1 --json "$work/spk-spmm-1t.json"
 "${clean_env[@]}" "$spk" bench --op spgemm --suite "$work/suite-spgemm.txt" --warmup 1 --reps 3 --threads "$threads" --json "$work/spk-spgemm.json"
 "${clean_env[@]}" "$py" bench/compare/scipy_spmm.py --suite "$work/suite.txt" --n 32,128 --warmup 3 --reps "$reps" --json "$work/scipy.json"
 "${clean_env[@]}" "$py" bench/compare/graphblas_spgemm.py --ops tc --suite "$work/suite.txt" --threads "$threads" --warmup 1 --reps 3 \
   --json "$work/graphblas-tc.json"
 "${clean_env[@]}" "$py" bench/compare/graphblas_spgemm.py --ops spgemm --suite "$work/suite-spgemm.txt" --threads "$threads" --warmup 1 --reps 3 \
   --json "$work/graphblas-spgemm.json"
-"$py" bench/compare/report.py --spk "$work/spk-spmm-tc.json" "$work/spk-spgemm.json" --scipy "$work/scipy.json" \
+"$py" bench/compare/report.py --spk "$work/spk-spmm-tc.json" "$work/spk-spgemm.json" --spk-1t "$work/spk-spmm-1t.json" --scipy "$work/scipy.json" \
   --graphblas "$work/graphblas-tc.json" "$work/graphblas-spgemm.json" --names "$names" \
   --suites "suites $suite and $spgemm_suite" --out bench/results/cpu.md
 echo "bench-cpu: wrote bench/results/cpu.md (raw measurements in $work/)"

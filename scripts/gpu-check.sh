@@ -8,6 +8,7 @@ OUT=${OUT:-$PWD/gpu-out}
 mkdir -p "$OUT"
 matrices=$PWD/.data/matrices
 [ -d "$matrices" ] || matrices=$PWD/../shared/matrices
+export SPK_MATRICES=$matrices
 status=0
 step() { echo "== $*"; }
 

@@ -69,25 +69,35 @@ def table(lines, header, rows):
     lines.append("")
 
 
-def spmm_section(lines, spk, scipy_docs, names, closing):
-    ours, theirs = index(spk, "spmm"), index(scipy_docs, "spmm")
+def spmm_section(lines, spk, spk_1t, scipy_docs, names, closing):
+    ours, theirs, single = index(spk, "spmm"), index(scipy_docs, "spmm"), index(spk_1t, "spmm")
     keys = [k for k in ours if k in theirs]
     if not keys:
         return
     lines.append("## SpMM (C = A B, f32, B dense random) vs SciPy `csr_matrix @ ndarray`\n")
     widths = sorted({n for _, n in keys})
+    threads = spk[0]["threads"]
     for n in widths:
-        rows, ratios = [], []
+        rows, ratios, ratios_1t = [], [], []
         for m, nn in keys:
             if nn != n:
                 continue
-            a, b = ours[(m, n)], theirs[(m, n)]
+            a, b, s = ours[(m, n)], theirs[(m, n)], single.get((m, n))
             ratio = b["median_s"] / a["median_s"]
             ratios.append(ratio)
-            rows.append([names.get(m, m), str(a["nnz"]), ms(a["median_s"]), f"{a['gflops']:.2f}", ms(b["median_s"]), f"{ratio:.2f}x"])
+            row = [names.get(m, m), str(a["nnz"]), ms(a["median_s"]), f"{a['gflops']:.2f}"]
+            if single:
+                ratios_1t.append(b["median_s"] / s["median_s"] if s else 0)
+                row += [ms(s["median_s"]) if s else "", f"{ratios_1t[-1]:.2f}x" if s else ""]
+            rows.append(row + [ms(b["median_s"]), f"{ratio:.2f}x"])
         lines.append(f"n = {n}:\n")
-        table(lines, ["matrix", "nnz", "spk ms", "spk GFLOP/s", "SciPy ms", "SciPy / spk"], rows)
+        header = ["matrix", "nnz", f"spk ms ({threads} thr)", "spk GFLOP/s"]
+        if single:
+            header += ["spk ms (1 thr)", "SciPy / spk (1 thr)"]
+        table(lines, header + ["SciPy ms", f"SciPy / spk ({threads} thr)"], rows)
         closing.append(f"geomean spmm n={n} vs scipy: {geomean(ratios):.2f}x")
+        if single:
+            closing.append(f"geomean spmm n={n} vs scipy, both on 1 thread: {geomean(ratios_1t):.2f}x")
 
 
 def graphblas_section(lines, op, title, spk, gb_docs, names, closing):
@@ -119,13 +129,14 @@ def graphblas_section(lines, op, title, spk, gb_docs, names, closing):
 def main():
     p = argparse.ArgumentParser(description=__doc__)
     p.add_argument("--spk", nargs="+", required=True, help="spk bench --json outputs")
+    p.add_argument("--spk-1t", nargs="*", default=[], help="spk bench --json outputs of single-thread SpMM runs")
     p.add_argument("--scipy", nargs="*", default=[])
     p.add_argument("--graphblas", nargs="*", default=[])
     p.add_argument("--names", help="TSV: matrix label, then the generator spec it came from")
     p.add_argument("--suites", default="suites in bench/suites/", help="the suites measured, for the header")
     p.add_argument("--out", required=True)
     args = p.parse_args()
-    spk, scipy_docs, gb_docs = load(args.spk), load(args.scipy), load(args.graphblas)
+    spk, spk_1t, scipy_docs, gb_docs = load(args.spk), load(args.spk_1t), load(args.scipy), load(args.graphblas)
     names = {}
     if args.names:
         with open(args.names) as f:
@@ -137,18 +148,20 @@ def main():
     lines.append(f"- date: {datetime.datetime.now(datetime.timezone.utc).strftime('%Y-%m-%d %H:%M UTC')}")
     lines.append(f"- machine: {machine()}")
     lines.append(f"- commit: {commit()}")
+    load_avg = ", ".join(f"{x:.1f}" for x in os.getloadavg())
+    lines.append(f"- load average when the report was written (1, 5, 15 min): {load_avg}; other processes' load distorts the times")
     first = spk[0]
     lines.append(f"- spk: backend {first['backend']}, warm-up {first['warmup']}, median of {first['reps']} runs")
     for version in sorted({d["version"] for d in scipy_docs}):
         lines.append(f"- SciPy {version}, 1 thread (its sparse-dense product is single-threaded)")
     for version, threads in sorted({(d["version"], d["threads"]) for d in gb_docs}):
         lines.append(f"- python-graphblas {version}, {threads} threads")
-    lines.append("- ratio: baseline median time / spk median time (above 1: spk is faster)")
+    lines.append("- ratio: baseline median time / spk median time (above 1: spk is faster); SpMM also on 1 thread, like SciPy's")
     lines.append(f"- produced by scripts/bench-cpu.sh ({args.suites})")
     lines.append("")
 
     closing = []
-    spmm_section(lines, spk, scipy_docs, names, closing)
+    spmm_section(lines, spk, spk_1t, scipy_docs, names, closing)
     graphblas_section(lines, "spgemm", "## SpGEMM (C = A·A, A·Aᵀ for rectangular A; f32 plus_times; both phases) vs GraphBLAS `mxm`",
                       spk, gb_docs, names, closing)
     graphblas_section(lines, "tc", "## Triangle counting vs GraphBLAS (masked L·Lᵀ, plus_pair)", spk, gb_docs, names, closing)

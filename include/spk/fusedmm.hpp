@@ -6,7 +6,8 @@
 //   w_ij = edge(s_ij)                identity | sigmoid | exp | leaky_relu(alpha) | tanh | scale(c)
 //   α_ij = normalize(w_i.)           none: α = w | softmax over the row's non-zeros (online, one pass)
 //   E_i,h = aggregate_j α_ij Z_j,h    sum | mean (sum divided by the row length) | max (element-wise,
-//                                    the first maximum wins ties, NaN propagates)
+//                                    the first maximum wins ties, NaN propagates; the backward pass
+//                                    routes by column, so a row must not repeat a column)
 // Empty rows give E_i = 0. Nothing of size nnz is written unless save_attention is set.
 // The backward pass recomputes scores from the O(rows x heads) statistics the forward pass saved.
 #include <memory>

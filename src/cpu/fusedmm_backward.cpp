@@ -54,6 +54,11 @@ public:
 
         // α, dα and f'(s) for every entry and head of the row.
         for (index_t p = begin; p < end; ++p) {
+            if (p + fused::kPrefetchDistance < a.nnz) {
+                const index_t ahead = a.col_idx[p + fused::kPrefetchDistance];
+                if (uses_xy) fused::prefetch_row(args_.y.data + ahead * args_.y.ld, args_.y.cols);
+                fused::prefetch_row(args_.z.data + ahead * args_.z.ld, args_.z.cols);
+            }
             const I j = a.col_idx[p];
             const V* yj = uses_xy ? args_.y.data + j * args_.y.ld : nullptr;
             const V* zj = args_.z.data + j * args_.z.ld;
@@ -134,7 +139,21 @@ public:
         const V* yj = ds_ ? args_.y.data + j * args_.y.ld : nullptr;
         std::fill(dz_.begin(), dz_.end(), Acc(0));
         std::fill(dy_.begin(), dy_.end(), Acc(0));
+        const index_t nnz = static_cast<index_t>(at.row_idx.size());
         for (index_t t = at.col_ptr[j]; t < at.col_ptr[j + 1]; ++t) {
+            if (t + fused::kPrefetchDistance < nnz) {
+                const index_t ahead = at.row_idx[static_cast<std::size_t>(t + fused::kPrefetchDistance)];
+                const index_t ahead_p = at.entry[static_cast<std::size_t>(t + fused::kPrefetchDistance)];
+                if (beta_) {
+                    fused::prefetch_row(args_.de.data + ahead * args_.de.ld, args_.de.cols);
+                    fused::prefetch_row(beta_ + ahead_p * H, H);
+                    if (max_agg) fused::prefetch_row(args_.argmax.data + ahead * args_.argmax.ld, args_.argmax.cols);
+                }
+                if (ds_) {
+                    fused::prefetch_row(args_.x.data + ahead * args_.x.ld, args_.x.cols);
+                    fused::prefetch_row(ds_ + ahead_p * H, H);
+                }
+            }
             const index_t i = at.row_idx[static_cast<std::size_t>(t)], p = at.entry[static_cast<std::size_t>(t)];
             const V* dei = args_.de.data + i * args_.de.ld;
             const V* xi = ds_ ? args_.x.data + i * args_.x.ld : nullptr;
@@ -170,7 +189,8 @@ private:
 template <class V, class I> void fusedmm_backward(const Executor& exec, const FusedBackwardArgs<V, I>& args) {
     using Acc = accum_t<V>;
     const auto& a = args.a;
-    const int threads = std::max(1, exec.threads());
+    const double work = static_cast<double>(a.nnz) * static_cast<double>(args.options.heads * (args.d + args.dz_width)) + static_cast<double>(a.rows + a.cols);
+    const int threads = fused::threads_for(work, exec.threads());
     const bool uses_xy = args.options.score != Score::value;
     if (!uses_xy) { // X and Y do not enter E
         fill_zero<V, Acc>(args.dx, threads);

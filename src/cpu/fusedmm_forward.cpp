@@ -53,6 +53,11 @@ public:
         std::fill(m_.begin(), m_.end(), -std::numeric_limits<Acc>::infinity());
         std::fill(l_.begin(), l_.end(), Acc(0));
         for (index_t p = begin; p < end; ++p) {
+            if (p + fused::kPrefetchDistance < a.nnz) {
+                const index_t ahead = a.col_idx[p + fused::kPrefetchDistance];
+                if (o_.score != Score::value) fused::prefetch_row(args_.y.data + ahead * args_.y.ld, args_.y.cols);
+                fused::prefetch_row(args_.z.data + ahead * args_.z.ld, width_);
+            }
             const I j = a.col_idx[p];
             const V* yj = o_.score == Score::value ? nullptr : args_.y.data + j * args_.y.ld;
             const V* zj = args_.z.data + j * args_.z.ld;
@@ -113,7 +118,8 @@ private:
 
 template <class V, class I> void fusedmm_forward(const Executor& exec, const FusedForwardArgs<V, I>& args) {
     const auto& a = args.a;
-    const int threads = std::max(1, exec.threads());
+    const double work = static_cast<double>(a.nnz) * static_cast<double>(args.options.heads * (args.d + args.dz)) + static_cast<double>(a.rows);
+    const int threads = fused::threads_for(work, exec.threads());
     const auto bounds = balanced_row_splits(a.row_ptr, a.rows, chunk_count(a.rows, threads));
     const index_t chunks = static_cast<index_t>(bounds.size()) - 1;
     index_t max_row_len = 0;

@@ -1,10 +1,25 @@
 #pragma once
 // The inner loops of the cpu FusedMM kernels: short loops over one head's features that the
 // compiler vectorizes (omp simd), reading storage type V and accumulating in Acc.
+#include <algorithm>
+
 #include "cpu/value_load.hpp"
 #include "spk/matrix.hpp"
 
 namespace spk::detail::cpu::fused {
+
+// Rows of Y, Z (forward) or X, dE (backward) are scattered: the loops fetch the rows of the
+// entry this many non-zeros ahead, enough to cover DRAM latency at a few ns per entry.
+constexpr index_t kPrefetchDistance = 8;
+// Below this many multiply-adds a parallel region costs more than it gives.
+constexpr double kSerialWork = 32768;
+
+inline int threads_for(double work, int threads) { return work < kSerialWork ? 1 : std::max(1, threads); }
+
+template <class V> inline void prefetch_row(const V* p, index_t count) noexcept {
+    const char* c = reinterpret_cast<const char*>(p);
+    for (index_t b = 0; b < count * static_cast<index_t>(sizeof(V)); b += 64) __builtin_prefetch(c + b);
+}
 
 template <class Acc, class V> inline Acc dot(const V* x, const V* y, index_t n) noexcept {
     Acc s = 0;

@@ -11,7 +11,8 @@
 namespace spk::detail::cpu {
 
 namespace {
-constexpr double kSerialWork = 32768; // multiply-adds below which threads cost more than they give
+constexpr double kSerialWork = 32768;    // multiply-adds below which threads cost more than they give
+constexpr index_t kPrefetchDistance = 8; // entries ahead whose Y row is prefetched
 } // namespace
 
 template <class V, class I> void sddmm(const Executor& exec, const SddmmArgs<V, I>& args) {
@@ -31,6 +32,7 @@ template <class V, class I> void sddmm(const Executor& exec, const SddmmArgs<V, 
             for (index_t i = bounds[t]; i < bounds[t + 1]; ++i) {
                 const Acc* xi = x_rows(i);
                 for (index_t p = a.row_ptr[i]; p < a.row_ptr[i + 1]; ++p) {
+                    if (p + kPrefetchDistance < a.nnz) y_rows.prefetch(a.col_idx[p + kPrefetchDistance]);
                     const Acc* yj = y_rows(a.col_idx[p]);
                     const Acc scale = args.scale_by_a ? load_as<Acc>(a.values[p]) : Acc(1);
                     for (index_t h = 0; h < args.heads; ++h) args.out(p, h) = store_as<V>(scale * dot(xi + h * d, yj + h * d, d));

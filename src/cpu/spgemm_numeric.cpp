@@ -17,7 +17,27 @@ namespace {
 
 // A row uses the dense accumulator when reading its touched-bit words (columns / 64) costs no
 // more than kDenseWordsPerEntry per entry of the row: the words then replace hashing and sorting.
+// Beyond kDenseMaxColumns the per-thread dense array (8-16 bytes a column) costs more memory than it saves.
 constexpr index_t kDenseWordsPerEntry = 2;
+constexpr index_t kDenseMaxColumns = index_t{1} << 24;
+
+// Short rows are sorted with their values by insertion: first-touch order is a merge of sorted
+// rows of B, often nearly sorted, and no second hash probe is needed.
+constexpr index_t kInsertionSortMax = 32;
+
+template <class I, class V> void insertion_sort_pairs(I* cols, V* values, index_t len) {
+    for (index_t q = 1; q < len; ++q) {
+        const I col = cols[q];
+        const V value = values[q];
+        index_t r = q;
+        for (; r > 0 && cols[r - 1] > col; --r) {
+            cols[r] = cols[r - 1];
+            values[r] = values[r - 1];
+        }
+        cols[r] = col;
+        values[r] = value;
+    }
+}
 
 template <class T, class I> struct Workspace {
     HashAccumulator<T, I> hash;
@@ -54,7 +74,7 @@ void numeric_rows(const SpgemmProblem<V, I>& p, const SpgemmAnalysis& s, index_t
                 }
             }
         };
-        if (ncols <= 64 * kDenseWordsPerEntry * len) {
+        if (ncols <= 64 * kDenseWordsPerEntry * len && ncols <= kDenseMaxColumns) {
             ws.dense.prepare(ncols);
             for_each_product([&](I j, T prod) { ws.dense.template add<Op>(j, prod); });
             index_t q = 0;
@@ -66,11 +86,12 @@ void numeric_rows(const SpgemmProblem<V, I>& p, const SpgemmAnalysis& s, index_t
             index_t count = 0;
             ws.hash.prepare(len);
             for_each_product([&](I j, T prod) { ws.hash.template add<Op>(j, prod, cols, count); });
-            if (p.sorted) {
+            if (p.sorted && len > kInsertionSortMax) {
                 std::sort(cols, cols + len);
                 for (index_t q = 0; q < len; ++q) values[q] = store_as<V>(ws.hash.value_of(cols[q]));
             } else {
                 for (index_t q = 0; q < len; ++q) values[q] = store_as<V>(ws.hash.value_at(q));
+                if (p.sorted) insertion_sort_pairs(cols, values, len);
             }
             ws.hash.clear(len);
         }

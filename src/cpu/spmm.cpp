@@ -2,8 +2,8 @@
 // have power-law lengths). Within a row the output is produced in column tiles of W
 // accumulators that stay in registers, so the loop over the row's non-zeros is a run of FMAs on
 // contiguous pieces of B's rows (row-major B); B rows a few non-zeros ahead are prefetched
-// because they are scattered. Column-major B is read in place (strided loads, no transpose and
-// no allocation); column-major C costs strided stores in the epilogue only.
+// because they are scattered. Column-major B is read in place, a panel of columns per pass (no
+// transpose, no allocation); column-major C costs strided stores in the epilogue only.
 #include <omp.h>
 
 #include <algorithm>
@@ -21,6 +21,7 @@ namespace {
 constexpr index_t kPrefetchDistance = 8; // non-zeros ahead: covers DRAM latency at a few ns per non-zero
 constexpr int kTileBytes = 256;          // accumulators per tile: 8 AVX2 registers
 constexpr double kSerialWork = 32768;    // below this many multiply-adds threads cost more than they give
+constexpr index_t kColumnPanelBytes = 1 << 21; // column-major B: columns read per pass (about an L2)
 
 template <class V, class I> struct Operands {
     const I* row_ptr;
@@ -67,6 +68,10 @@ inline void sum_tile(const Operands<V, I>& o, index_t begin, index_t end, index_
                 for (int l = 0; l < width; ++l) acc[l] = std::fma(a, load_as<Acc>(brow[l]), acc[l]);
             }
         } else {
+            if (p + kPrefetchDistance < o.nnz) {
+                const V* next = o.b + k0 * o.ldb + static_cast<index_t>(o.col[p + kPrefetchDistance]);
+                for (int l = 0; l < (Full ? W : width); ++l) __builtin_prefetch(next + l * o.ldb);
+            }
             const V* bcol = o.b + k0 * o.ldb + j;
             for (int l = 0; l < (Full ? W : width); ++l) acc[l] = std::fma(a, load_as<Acc>(bcol[l * o.ldb]), acc[l]);
         }
@@ -144,26 +149,50 @@ template <bool BRow, Reduce R, class V, class I> inline void compute_row(const O
     if (k0 < n) row_tile<wide / 8, false, BRow, R>(o, i, k0, static_cast<int>(n - k0));
 }
 
-template <bool BRow, Reduce R, class V, class I> void run_rows(const Executor& exec, const Operands<V, I>& o, index_t rows, index_t n) {
+// Calls row(i) for every row: serially for small problems, else over nnz-balanced chunks of rows
+// handed out dynamically.
+template <class V, class I, class RowFn> void for_each_row(const Executor& exec, const Operands<V, I>& o, index_t rows, index_t n, RowFn&& row) {
     const double work = (static_cast<double>(o.nnz) + static_cast<double>(rows)) * static_cast<double>(n);
     const int threads = work < kSerialWork ? 1 : exec.threads();
     if (threads <= 1) {
-        for (index_t i = 0; i < rows; ++i) compute_row<BRow, R>(o, i, n);
+        for (index_t i = 0; i < rows; ++i) row(i);
         return;
     }
     const std::vector<index_t> bounds = balanced_row_splits(o.row_ptr, rows, chunk_count(rows, threads));
     const index_t chunks = static_cast<index_t>(bounds.size()) - 1;
 #pragma omp parallel for schedule(dynamic, 1) num_threads(threads)
     for (index_t t = 0; t < chunks; ++t)
-        for (index_t i = bounds[t]; i < bounds[t + 1]; ++i) compute_row<BRow, R>(o, i, n);
+        for (index_t i = bounds[t]; i < bounds[t + 1]; ++i) row(i);
 }
 
-template <bool BRow, class V, class I> void dispatch_reduce(const Executor& exec, const Operands<V, I>& o, Reduce reduce, index_t rows, index_t n) {
+// Row-major B: each row produces all n columns, tile after tile.
+// Column-major B: a few columns of B at a time, for all rows, so that the columns being read
+// (scattered by A's column indices) stay in cache; reading them all at once would touch one
+// cache line per non-zero and column. The number of columns per pass keeps them within
+// kColumnPanelBytes.
+template <bool BRow, Reduce R, class V, class I> void run_rows(const Executor& exec, const Operands<V, I>& o, index_t rows, index_t n, index_t b_rows) {
+    if constexpr (BRow) {
+        for_each_row(exec, o, rows, n, [&](index_t i) { compute_row<true, R>(o, i, n); });
+    } else {
+        constexpr int narrow = kTileBytes / int(sizeof(tile_acc_t<V, R>)) / 8;
+        const index_t panel = std::clamp<index_t>(kColumnPanelBytes / std::max<index_t>(1, b_rows * index_t(sizeof(V))), 1, narrow);
+        for (index_t k0 = 0; k0 < n; k0 += panel) {
+            const int w = static_cast<int>(std::min(panel, n - k0));
+            for_each_row(exec, o, rows, w, [&](index_t i) {
+                if (w == narrow) row_tile<narrow, true, false, R>(o, i, k0, narrow);
+                else row_tile<narrow, false, false, R>(o, i, k0, w);
+            });
+        }
+    }
+}
+
+template <bool BRow, class V, class I>
+void dispatch_reduce(const Executor& exec, const Operands<V, I>& o, Reduce reduce, index_t rows, index_t n, index_t b_rows) {
     switch (reduce) {
-    case Reduce::sum: run_rows<BRow, Reduce::sum>(exec, o, rows, n); break;
-    case Reduce::mean: run_rows<BRow, Reduce::mean>(exec, o, rows, n); break;
-    case Reduce::max: run_rows<BRow, Reduce::max>(exec, o, rows, n); break;
-    case Reduce::min: run_rows<BRow, Reduce::min>(exec, o, rows, n); break;
+    case Reduce::sum: run_rows<BRow, Reduce::sum>(exec, o, rows, n, b_rows); break;
+    case Reduce::mean: run_rows<BRow, Reduce::mean>(exec, o, rows, n, b_rows); break;
+    case Reduce::max: run_rows<BRow, Reduce::max>(exec, o, rows, n, b_rows); break;
+    case Reduce::min: run_rows<BRow, Reduce::min>(exec, o, rows, n, b_rows); break;
     }
 }
 
@@ -186,8 +215,8 @@ template <class V, class I> void spmm(const Executor& exec, const SpmmArgs<V, I>
                            args.arg.layout == Layout::row_major,
                            args.alpha,
                            args.beta};
-    if (args.b.layout == Layout::row_major) dispatch_reduce<true>(exec, o, args.reduce, rows, n);
-    else dispatch_reduce<false>(exec, o, args.reduce, rows, n);
+    if (args.b.layout == Layout::row_major) dispatch_reduce<true>(exec, o, args.reduce, rows, n, args.b.rows);
+    else dispatch_reduce<false>(exec, o, args.reduce, rows, n, args.b.rows);
 }
 
 #define SPK_INSTANTIATE(V, I) template void spmm(const Executor&, const SpmmArgs<V, I>&);

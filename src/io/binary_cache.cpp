@@ -34,13 +34,21 @@ constexpr std::size_t kHeaderBytes = 40;
 constexpr std::size_t kChecksumBytes = 8;
 constexpr unsigned char kSorted = 1, kHasValues = 2;
 
-template <class V> constexpr unsigned char value_code() {
-    if constexpr (std::is_same_v<V, float>) return 1;
-    else if constexpr (std::is_same_v<V, double>) return 2;
-    else if constexpr (std::is_same_v<V, f16>) return 3;
-    else return 4;
+template <class V>
+constexpr unsigned char value_code() {
+    if constexpr (std::is_same_v<V, float>)
+        return 1;
+    else if constexpr (std::is_same_v<V, double>)
+        return 2;
+    else if constexpr (std::is_same_v<V, f16>)
+        return 3;
+    else
+        return 4;
 }
-template <class I> constexpr unsigned char index_code() { return std::is_same_v<I, std::int32_t> ? 1 : 2; }
+template <class I>
+constexpr unsigned char index_code() {
+    return std::is_same_v<I, std::int32_t> ? 1 : 2;
+}
 
 const char* value_code_name(unsigned c) {
     static constexpr const char* names[] = {"f32", "f64", "f16", "bf16"};
@@ -79,21 +87,24 @@ Header decode(const unsigned char* in) {
 }
 
 // The file size the header implies, or 0 when the counts overflow.
-template <class V, class I> std::uint64_t expected_bytes(const Header& h) {
+template <class V, class I>
+std::uint64_t expected_bytes(const Header& h) {
     std::uint64_t indices = 0, index_bytes = 0, value_bytes = 0, total = 0;
     const auto rows1 = static_cast<std::uint64_t>(h.rows) + 1, nnz = static_cast<std::uint64_t>(h.nnz);
     if (__builtin_add_overflow(rows1, nnz, &indices) || __builtin_mul_overflow(indices, sizeof(I), &index_bytes)) return 0;
     if ((h.flags & kHasValues) && __builtin_mul_overflow(nnz, sizeof(V), &value_bytes)) return 0;
-    if (__builtin_add_overflow(index_bytes, value_bytes, &total) || __builtin_add_overflow(total, kHeaderBytes + kChecksumBytes, &total)) return 0;
+    if (__builtin_add_overflow(index_bytes, value_bytes, &total) || __builtin_add_overflow(total, kHeaderBytes + kChecksumBytes, &total))
+        return 0;
     return total;
 }
 
-} // namespace
+}  // namespace
 
-template <class V, class I> void write_binary(const std::string& path, CsrView<const V, I> a) {
+template <class V, class I>
+void write_binary(const std::string& path, CsrView<const V, I> a) {
     const std::string name = "matrix written to " + path;
     detail::check_csr(a, Executor::cpu(), name, /*need_values=*/false);
-    if (a.row_ptr != nullptr) validate(a, name); // a default-constructed 0 x 0 matrix has no row_ptr
+    if (a.row_ptr != nullptr) validate(a, name);  // a default-constructed 0 x 0 matrix has no row_ptr
     Header h;
     h.value_type = value_code<V>();
     h.index_type = index_code<I>();
@@ -111,9 +122,11 @@ template <class V, class I> void write_binary(const std::string& path, CsrView<c
         out.write({static_cast<const char*>(data), bytes});
     };
     put(header, kHeaderBytes);
-    const I zero = 0; // row_ptr of a 0 x 0 matrix that has none
-    if (a.row_ptr) put(a.row_ptr, static_cast<std::size_t>(a.rows + 1) * sizeof(I));
-    else put(&zero, sizeof(I));
+    const I zero = 0;  // row_ptr of a 0 x 0 matrix that has none
+    if (a.row_ptr)
+        put(a.row_ptr, static_cast<std::size_t>(a.rows + 1) * sizeof(I));
+    else
+        put(&zero, sizeof(I));
     put(a.col_idx, static_cast<std::size_t>(a.nnz) * sizeof(I));
     if (a.values) put(a.values, static_cast<std::size_t>(a.nnz) * sizeof(V));
     const std::uint64_t checksum = sum.value();
@@ -121,27 +134,34 @@ template <class V, class I> void write_binary(const std::string& path, CsrView<c
     out.close();
 }
 
-template <class V, class I> Csr<V, I> read_binary(const std::string& path) {
+template <class V, class I>
+Csr<V, I> read_binary(const std::string& path) {
     const std::string bytes = detail::read_file(path);
     const auto* data = reinterpret_cast<const unsigned char*>(bytes.data());
     const auto fail = [&](const std::string& what) -> void { format_error(path + ": " + what); };
     if (bytes.size() < 8 || std::memcmp(data, kMagic, 8) != 0) fail("not an spk binary cache file (bad magic number)");
     if (bytes.size() < kHeaderBytes + kChecksumBytes)
-        fail("truncated file: " + std::to_string(bytes.size()) + " bytes, shorter than the " + std::to_string(kHeaderBytes + kChecksumBytes) + "-byte header and checksum");
+        fail("truncated file: " + std::to_string(bytes.size()) + " bytes, shorter than the " +
+             std::to_string(kHeaderBytes + kChecksumBytes) + "-byte header and checksum");
     const Header h = decode(data);
-    if (h.version != kVersion) fail("format version " + std::to_string(h.version) + ", this build reads version " + std::to_string(kVersion));
+    if (h.version != kVersion)
+        fail("format version " + std::to_string(h.version) + ", this build reads version " + std::to_string(kVersion));
     if (h.value_type != value_code<V>() || h.index_type != index_code<I>())
         fail(std::string("holds ") + value_code_name(h.value_type) + " values with " + index_code_name(h.index_type) + " indices, but " +
              value_code_name(value_code<V>()) + " values with " + index_code_name(index_code<I>()) + " indices were requested");
     if (h.flags & ~(kSorted | kHasValues)) fail("unknown flags " + std::to_string(h.flags) + " in the header");
     if (h.rows < 0 || h.cols < 0 || h.nnz < 0)
-        fail("negative shape in the header (" + std::to_string(h.rows) + " x " + std::to_string(h.cols) + ", nnz " + std::to_string(h.nnz) + ")");
+        fail("negative shape in the header (" + std::to_string(h.rows) + " x " + std::to_string(h.cols) + ", nnz " + std::to_string(h.nnz) +
+             ")");
     constexpr index_t max_index = std::numeric_limits<I>::max();
     if (h.rows > max_index || h.cols > max_index || h.nnz > max_index) fail("the header's sizes do not fit its index type");
     const std::uint64_t expected = expected_bytes<V, I>(h);
     if (expected == 0) fail("the header's sizes overflow");
-    if (bytes.size() < expected) fail("truncated file: " + std::to_string(bytes.size()) + " bytes, the header implies " + std::to_string(expected));
-    if (bytes.size() > expected) fail(std::to_string(bytes.size() - expected) + " unexpected bytes after the checksum (the header implies " + std::to_string(expected) + ")");
+    if (bytes.size() < expected)
+        fail("truncated file: " + std::to_string(bytes.size()) + " bytes, the header implies " + std::to_string(expected));
+    if (bytes.size() > expected)
+        fail(std::to_string(bytes.size() - expected) + " unexpected bytes after the checksum (the header implies " +
+             std::to_string(expected) + ")");
     detail::Checksum64 sum;
     sum.update(data, expected - kChecksumBytes);
     std::uint64_t stored = 0;
@@ -156,10 +176,12 @@ template <class V, class I> Csr<V, I> read_binary(const std::string& path) {
     };
     take(a.row_ptr().data(), static_cast<std::size_t>(h.rows + 1) * sizeof(I));
     take(a.col_idx().data(), static_cast<std::size_t>(h.nnz) * sizeof(I));
-    if (h.flags & kHasValues) take(a.values().data(), static_cast<std::size_t>(h.nnz) * sizeof(V));
-    else std::fill_n(a.values().data(), h.nnz, value_cast<V>(1.0f));
+    if (h.flags & kHasValues)
+        take(a.values().data(), static_cast<std::size_t>(h.nnz) * sizeof(V));
+    else
+        std::fill_n(a.values().data(), h.nnz, value_cast<V>(1.0f));
     a.set_sorted((h.flags & kSorted) != 0);
-    try { // a valid checksum over a hand-made file can still hold a broken matrix
+    try {  // a valid checksum over a hand-made file can still hold a broken matrix
         validate(a.view(), "matrix");
     } catch (const Error& e) {
         format_error(path + ": invalid matrix in the file: " + e.what());
@@ -167,10 +189,10 @@ template <class V, class I> Csr<V, I> read_binary(const std::string& path) {
     return a;
 }
 
-#define SPK_INSTANTIATE(V, I)                                                   \
+#define SPK_INSTANTIATE(V, I)                                                  \
     template void write_binary<V, I>(const std::string&, CsrView<const V, I>); \
     template Csr<V, I> read_binary<V, I>(const std::string&);
 SPK_FOR_ALL_VALUES_AND_INDICES(SPK_INSTANTIATE)
 #undef SPK_INSTANTIATE
 
-} // namespace spk
+}  // namespace spk

@@ -16,14 +16,14 @@ inline std::uint64_t mix(std::uint64_t h, std::uint64_t w) noexcept {
 
 inline std::uint64_t load64(const unsigned char* p) noexcept {
     std::uint64_t w;
-    std::memcpy(&w, p, 8); // little-endian hosts only (see binary_cache.cpp)
+    std::memcpy(&w, p, 8);  // little-endian hosts only (see binary_cache.cpp)
     return w;
 }
 
-} // namespace
+}  // namespace
 
 Checksum64::Checksum64() noexcept {
-    for (int k = 0; k < 4; ++k) lane_[k] = kFnvOffset + 0x9e3779b97f4a7c15ull * static_cast<std::uint64_t>(k); // distinct lane seeds
+    for (int k = 0; k < 4; ++k) lane_[k] = kFnvOffset + 0x9e3779b97f4a7c15ull * static_cast<std::uint64_t>(k);  // distinct lane seeds
 }
 
 void Checksum64::block(const unsigned char* p) noexcept {
@@ -33,7 +33,7 @@ void Checksum64::block(const unsigned char* p) noexcept {
 void Checksum64::update(const void* data, std::size_t bytes) noexcept {
     const auto* p = static_cast<const unsigned char*>(data);
     total_ += bytes;
-    if (pending_bytes_ > 0) { // complete the block a previous call left open
+    if (pending_bytes_ > 0) {  // complete the block a previous call left open
         const std::size_t take = bytes < 32 - pending_bytes_ ? bytes : 32 - pending_bytes_;
         std::memcpy(pending_ + pending_bytes_, p, take);
         pending_bytes_ += take;
@@ -49,8 +49,8 @@ void Checksum64::update(const void* data, std::size_t bytes) noexcept {
 }
 
 std::uint64_t Checksum64::value() const noexcept {
-    std::uint64_t h = kFnvOffset ^ total_; // the length separates inputs that differ only by trailing zeros
-    for (std::size_t i = 0; i < pending_bytes_; ++i) h = (h ^ pending_[i]) * kFnvPrime; // plain FNV-1a on the tail
+    std::uint64_t h = kFnvOffset ^ total_;  // the length separates inputs that differ only by trailing zeros
+    for (std::size_t i = 0; i < pending_bytes_; ++i) h = (h ^ pending_[i]) * kFnvPrime;  // plain FNV-1a on the tail
     for (int k = 0; k < 4; ++k) h = mix(h, lane_[k]);
     // splitmix64's finalizer: every output bit depends on every input bit.
     h ^= h >> 30;
@@ -61,4 +61,4 @@ std::uint64_t Checksum64::value() const noexcept {
     return h;
 }
 
-} // namespace spk::detail
+}  // namespace spk::detail

@@ -12,14 +12,14 @@ class Checksum64 {
 public:
     Checksum64() noexcept;
     void update(const void* data, std::size_t bytes) noexcept;
-    std::uint64_t value() const noexcept; // of everything passed to update() so far
+    std::uint64_t value() const noexcept;  // of everything passed to update() so far
 
 private:
-    void block(const unsigned char* p) noexcept; // 32 bytes, one word per lane
+    void block(const unsigned char* p) noexcept;  // 32 bytes, one word per lane
     std::uint64_t lane_[4];
     unsigned char pending_[32];
     std::size_t pending_bytes_ = 0;
     std::uint64_t total_ = 0;
 };
 
-} // namespace spk::detail
+}  // namespace spk::detail

@@ -50,7 +50,7 @@ std::optional<std::array<index_t, kModes>> parse_dims_comment(const TextCursor& 
     const auto is_word_char = [](char c) { return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '_'; };
     if (text.size() < 4 || !(text.substr(0, 4) == "dims" || text.substr(0, 4) == "DIMS") || (text.size() > 4 && is_word_char(text[4])))
         return std::nullopt;
-    text = text.substr(0, text.find(';')); // "# dims 3 x 4 x 5; other remarks"
+    text = text.substr(0, text.find(';'));  // "# dims 3 x 4 x 5; other remarks"
     const std::string shown = TextCursor::printable(cur.rest_of_line());
     std::vector<index_t> dims;
     constexpr std::string_view separators = " \t:=,xX";
@@ -61,7 +61,8 @@ std::optional<std::array<index_t, kModes>> parse_dims_comment(const TextCursor& 
         const std::size_t e = std::min(text.find_first_of(separators, i), text.size());
         index_t v = 0;
         const auto [ptr, ec] = std::from_chars(text.data() + i, text.data() + e, v);
-        if (ec != std::errc() || ptr != text.data() + e || v < 0) cur.fail("malformed dims comment '" + shown + "': expected '# dims I x J x K'");
+        if (ec != std::errc() || ptr != text.data() + e || v < 0)
+            cur.fail("malformed dims comment '" + shown + "': expected '# dims I x J x K'");
         dims.push_back(v);
         i = e;
     }
@@ -70,14 +71,15 @@ std::optional<std::array<index_t, kModes>> parse_dims_comment(const TextCursor& 
     return std::array<index_t, kModes>{dims[0], dims[1], dims[2]};
 }
 
-} // namespace
+}  // namespace
 
-template <class V, class I> CooTensor3<V, I> read_frostt(const std::string& path) {
+template <class V, class I>
+CooTensor3<V, I> read_frostt(const std::string& path) {
     using P = detail::real_parse_t<V>;
     const std::string text = detail::read_file(path);
     TextCursor cur(text, path);
     CooTensor3<V, I> t;
-    const std::size_t guess = text.size() / 16 + 1; // a typical line is 10-30 bytes
+    const std::size_t guess = text.size() / 16 + 1;  // a typical line is 10-30 bytes
     for (auto& idx : t.idx) idx.reserve(guess);
     t.values.reserve(guess);
     std::optional<DeclaredDims> declared;
@@ -107,11 +109,11 @@ template <class V, class I> CooTensor3<V, I> read_frostt(const std::string& path
             const index_t k = cur.parse_count(kIndexName[m]);
             if (k < 1) cur.fail(std::string(kIndexName[m]) + " " + std::to_string(k) + " is < 1 (FROSTT indices are 1-based)");
             if (declared && k > declared->dims[m])
-                cur.fail(std::string(kIndexName[m]) + " " + std::to_string(k) + " exceeds the dim " + std::to_string(declared->dims[m]) + " declared on line " +
-                         std::to_string(declared->line));
+                cur.fail(std::string(kIndexName[m]) + " " + std::to_string(k) + " exceeds the dim " + std::to_string(declared->dims[m]) +
+                         " declared on line " + std::to_string(declared->line));
             if (k > std::numeric_limits<I>::max())
-                invalid_argument(path + ":" + std::to_string(cur.line()) + ": " + kIndexName[m] + " " + std::to_string(k) + " does not fit " +
-                                 std::string(index_traits<I>::name) + " indices; read it with int64 indices");
+                invalid_argument(path + ":" + std::to_string(cur.line()) + ": " + kIndexName[m] + " " + std::to_string(k) +
+                                 " does not fit " + std::string(index_traits<I>::name) + " indices; read it with int64 indices");
             largest[m] = std::max(largest[m], k);
             t.idx[m].push_back(static_cast<I>(k - 1));
         }
@@ -131,4 +133,4 @@ template <class V, class I> CooTensor3<V, I> read_frostt(const std::string& path
 SPK_FOR_ALL_VALUES_AND_INDICES(SPK_INSTANTIATE)
 #undef SPK_INSTANTIATE
 
-} // namespace spk
+}  // namespace spk

@@ -4,7 +4,8 @@
 
 namespace spk {
 
-template <class V, class I> Csr<V, I> load_matrix(const std::string& path) {
+template <class V, class I>
+Csr<V, I> load_matrix(const std::string& path) {
     if (path.ends_with(".mtx") || path.ends_with(".mtx.gz")) return read_matrix_market<V, I>(path);
     if (path.ends_with(".spkb")) return read_binary<V, I>(path);
     invalid_argument(path + ": unknown matrix file extension (expected .mtx, .mtx.gz or .spkb)");
@@ -14,4 +15,4 @@ template <class V, class I> Csr<V, I> load_matrix(const std::string& path) {
 SPK_FOR_ALL_VALUES_AND_INDICES(SPK_INSTANTIATE)
 #undef SPK_INSTANTIATE
 
-} // namespace spk
+}  // namespace spk

@@ -17,7 +17,7 @@ inline bool next_entry_line(TextCursor& cur) {
     for (;;) {
         if (cur.at_end()) return false;
         const char c = cur.peek();
-        if (c >= '0' && c <= '9') return true; // the common case: an entry starts here
+        if (c >= '0' && c <= '9') return true;  // the common case: an entry starts here
         cur.skip_blanks();
         if (cur.at_end()) return false;
         if (cur.at_line_end()) {
@@ -33,7 +33,8 @@ inline bool next_entry_line(TextCursor& cur) {
 }
 
 [[noreturn]] inline void fail_truncated(const TextCursor& cur, const MmLayout& mm, std::int64_t found) {
-    cur.fail("truncated file: the size line declares " + std::to_string(mm.header.entries) + " entries but the file ends after " + std::to_string(found));
+    cur.fail("truncated file: the size line declares " + std::to_string(mm.header.entries) + " entries but the file ends after " +
+             std::to_string(found));
 }
 
 // After the declared entries only blank and comment lines may follow.
@@ -43,12 +44,14 @@ inline void expect_no_more_entries(TextCursor& cur, const MmLayout& mm) {
                  TextCursor::printable(cur.rest_of_line()) + "'");
 }
 
-template <class P> P parse_value(TextCursor& cur, MmField field) {
+template <class P>
+P parse_value(TextCursor& cur, MmField field) {
     if (field == MmField::integer) return static_cast<P>(cur.parse_integer("integer value"));
     return cur.template parse_real<P>("real value");
 }
 
-template <class P, class Sink> void for_each_coordinate_entry(TextCursor& cur, const MmLayout& mm, Sink&& sink) {
+template <class P, class Sink>
+void for_each_coordinate_entry(TextCursor& cur, const MmLayout& mm, Sink&& sink) {
     const std::int64_t rows = mm.header.rows, cols = mm.header.cols;
     const bool mirror = mm.symmetry != MmSymmetry::general;
     const bool skew = mm.symmetry == MmSymmetry::skew_symmetric;
@@ -60,7 +63,8 @@ template <class P, class Sink> void for_each_coordinate_entry(TextCursor& cur, c
         const std::int64_t c = cur.parse_count("column index");
         if (c < 1 || c > cols) cur.fail("column index " + std::to_string(c) + " is out of range [1, " + std::to_string(cols) + "]");
         if (skew && r == c)
-            cur.fail("diagonal entry (" + std::to_string(r) + ", " + std::to_string(c) + ") in a skew-symmetric matrix, which stores only entries off the diagonal");
+            cur.fail("diagonal entry (" + std::to_string(r) + ", " + std::to_string(c) +
+                     ") in a skew-symmetric matrix, which stores only entries off the diagonal");
         const P v = mm.field == MmField::pattern ? P(1) : parse_value<P>(cur, mm.field);
         cur.finish_line("the entry");
         sink(r - 1, c - 1, v, line);
@@ -71,7 +75,8 @@ template <class P, class Sink> void for_each_coordinate_entry(TextCursor& cur, c
 
 // Array files list values column by column; symmetric ones the lower triangle with the
 // diagonal, skew-symmetric ones the lower triangle without it.
-template <class P, class Sink> void for_each_array_entry(TextCursor& cur, const MmLayout& mm, Sink&& sink) {
+template <class P, class Sink>
+void for_each_array_entry(TextCursor& cur, const MmLayout& mm, Sink&& sink) {
     const std::int64_t rows = mm.header.rows, cols = mm.header.cols;
     const bool mirror = mm.symmetry != MmSymmetry::general;
     const bool skew = mm.symmetry == MmSymmetry::skew_symmetric;
@@ -90,4 +95,4 @@ template <class P, class Sink> void for_each_array_entry(TextCursor& cur, const 
     expect_no_more_entries(cur, mm);
 }
 
-} // namespace spk::detail
+}  // namespace spk::detail

@@ -19,8 +19,8 @@ struct MmLayout {
     MmFormat format = MmFormat::coordinate;
     MmField field = MmField::real;
     MmSymmetry symmetry = MmSymmetry::general;
-    std::size_t data_offset = 0; // where the first entry line starts in the text
-    std::int64_t data_line = 0;  // and its line number
+    std::size_t data_offset = 0;  // where the first entry line starts in the text
+    std::int64_t data_line = 0;   // and its line number
 };
 
 // Parses the header at the start of `text`. Throws Format ("path:line: ...") on a bad banner,
@@ -29,4 +29,4 @@ struct MmLayout {
 // nullopt so the caller can read more.
 std::optional<MmLayout> parse_matrix_market_header(std::string_view text, const std::string& path, bool complete);
 
-} // namespace spk::detail
+}  // namespace spk::detail

@@ -21,13 +21,16 @@ using detail::MmFormat;
 using detail::MmLayout;
 using detail::TextCursor;
 
-template <class V> using parse_t = detail::real_parse_t<V>;
+template <class V>
+using parse_t = detail::real_parse_t<V>;
 
 struct MmFile {
     std::string text;
     MmLayout mm;
     std::size_t data_bytes() const { return text.size() - mm.data_offset; }
-    TextCursor cursor(const std::string& path) const { return TextCursor(std::string_view(text).substr(mm.data_offset), path, mm.data_line); }
+    TextCursor cursor(const std::string& path) const {
+        return TextCursor(std::string_view(text).substr(mm.data_offset), path, mm.data_line);
+    }
 };
 
 MmFile load(const std::string& path) {
@@ -37,7 +40,8 @@ MmFile load(const std::string& path) {
     return f;
 }
 
-template <class I> void check_index_fits(const std::string& path, const MatrixMarketHeader& h) {
+template <class I>
+void check_index_fits(const std::string& path, const MatrixMarketHeader& h) {
     constexpr index_t max = std::numeric_limits<I>::max();
     if (h.rows > max || h.cols > max)
         invalid_argument(path + ": a " + std::to_string(h.rows) + " x " + std::to_string(h.cols) + " matrix does not fit " +
@@ -45,7 +49,8 @@ template <class I> void check_index_fits(const std::string& path, const MatrixMa
 }
 
 // Names the first repeated (row, column) with both lines, after coo_to_csr merged some entries.
-template <class V, class I> [[noreturn]] void report_duplicate(const Coo<V, I>& coo, const std::vector<std::int64_t>& lines, const std::string& path) {
+template <class V, class I>
+[[noreturn]] void report_duplicate(const Coo<V, I>& coo, const std::vector<std::int64_t>& lines, const std::string& path) {
     std::vector<std::size_t> order(coo.row_idx.size());
     std::iota(order.begin(), order.end(), std::size_t{0});
     std::stable_sort(order.begin(), order.end(), [&](std::size_t x, std::size_t y) {
@@ -54,13 +59,13 @@ template <class V, class I> [[noreturn]] void report_duplicate(const Coo<V, I>& 
     for (std::size_t k = 1; k < order.size(); ++k) {
         const std::size_t a = order[k - 1], b = order[k];
         if (coo.row_idx[a] == coo.row_idx[b] && coo.col_idx[a] == coo.col_idx[b])
-            format_error(path + ":" + std::to_string(lines[b]) + ": duplicate entry (row " + std::to_string(coo.row_idx[b] + 1) + ", column " +
-                         std::to_string(coo.col_idx[b] + 1) + "), first given on line " + std::to_string(lines[a]));
+            format_error(path + ":" + std::to_string(lines[b]) + ": duplicate entry (row " + std::to_string(coo.row_idx[b] + 1) +
+                         ", column " + std::to_string(coo.col_idx[b] + 1) + "), first given on line " + std::to_string(lines[a]));
     }
-    format_error(path + ": duplicate entries"); // not reached: coo_to_csr merged some pair
+    format_error(path + ": duplicate entries");  // not reached: coo_to_csr merged some pair
 }
 
-} // namespace
+}  // namespace
 
 MatrixMarketHeader read_matrix_market_header(const std::string& path) {
     // Read only as much of the file as the header needs (comment blocks can be long).
@@ -71,12 +76,13 @@ MatrixMarketHeader read_matrix_market_header(const std::string& path) {
     }
 }
 
-template <class V, class I> Csr<V, I> read_matrix_market(const std::string& path, Duplicates dup) {
+template <class V, class I>
+Csr<V, I> read_matrix_market(const std::string& path, Duplicates dup) {
     using P = parse_t<V>;
     const MmFile f = load(path);
     const MmLayout& mm = f.mm;
     check_index_fits<I>(path, mm.header);
-    const bool values = mm.field != MmField::pattern; // pattern: coo_to_csr sets every value to 1
+    const bool values = mm.field != MmField::pattern;  // pattern: coo_to_csr sets every value to 1
     const bool track_lines = dup == Duplicates::reject && mm.format == MmFormat::coordinate;
 
     Coo<V, I> coo;
@@ -85,7 +91,8 @@ template <class V, class I> Csr<V, I> read_matrix_market(const std::string& path
     std::vector<std::int64_t> lines;
     // Reserve for the declared entries, but never more than the text can hold (an entry line
     // takes at least 4 bytes), so a lying size line cannot make us allocate absurd amounts.
-    const auto stored = static_cast<std::size_t>(std::min<std::int64_t>(mm.header.entries, static_cast<std::int64_t>(f.data_bytes() / 4 + 1)));
+    const auto stored =
+        static_cast<std::size_t>(std::min<std::int64_t>(mm.header.entries, static_cast<std::int64_t>(f.data_bytes() / 4 + 1)));
     const std::size_t expected = mm.symmetry == detail::MmSymmetry::general ? stored : 2 * stored;
     coo.row_idx.reserve(expected);
     coo.col_idx.reserve(expected);
@@ -101,7 +108,7 @@ template <class V, class I> Csr<V, I> read_matrix_market(const std::string& path
     TextCursor cur = f.cursor(path);
     if (mm.format == MmFormat::coordinate) {
         detail::for_each_coordinate_entry<P>(cur, mm, add);
-    } else { // a dense file as CSR keeps its non-zeros
+    } else {  // a dense file as CSR keeps its non-zeros
         detail::for_each_array_entry<P>(cur, mm, [&](std::int64_t i, std::int64_t j, P v, std::int64_t line) {
             if (v != P(0)) add(i, j, v, line);
         });
@@ -114,7 +121,8 @@ template <class V, class I> Csr<V, I> read_matrix_market(const std::string& path
     return csr;
 }
 
-template <class V> Dense<V> read_matrix_market_dense(const std::string& path) {
+template <class V>
+Dense<V> read_matrix_market_dense(const std::string& path) {
     using P = parse_t<V>;
     const MmFile f = load(path);
     const MmLayout& mm = f.mm;
@@ -129,21 +137,24 @@ template <class V> Dense<V> read_matrix_market_dense(const std::string& path) {
         TextCursor probe = cur;
         detail::for_each_array_entry<P>(probe, mm, [](std::int64_t, std::int64_t, P, std::int64_t) {});
     }
-    std::vector<double> acc; // row-major; duplicates of a coordinate file are summed in double
+    std::vector<double> acc;  // row-major; duplicates of a coordinate file are summed in double
     try {
         acc.assign(static_cast<std::size_t>(size), 0.0);
-    } catch (const std::exception&) { // bad_alloc, or length_error beyond what a vector can address
+    } catch (const std::exception&) {  // bad_alloc, or length_error beyond what a vector can address
         out_of_memory(path + ": not enough memory for a dense " + std::to_string(rows) + " x " + std::to_string(cols) + " matrix");
     }
     const auto at = [&](std::int64_t i, std::int64_t j) -> double& { return acc[static_cast<std::size_t>(i * cols + j)]; };
     if (mm.format == MmFormat::coordinate) {
         const bool pattern = mm.field == MmField::pattern;
         detail::for_each_coordinate_entry<P>(cur, mm, [&](std::int64_t i, std::int64_t j, P v, std::int64_t) {
-            if (pattern) at(i, j) = 1.0;
-            else at(i, j) += static_cast<double>(v);
+            if (pattern)
+                at(i, j) = 1.0;
+            else
+                at(i, j) += static_cast<double>(v);
         });
     } else {
-        detail::for_each_array_entry<P>(cur, mm, [&](std::int64_t i, std::int64_t j, P v, std::int64_t) { at(i, j) = static_cast<double>(v); });
+        detail::for_each_array_entry<P>(cur, mm,
+                                        [&](std::int64_t i, std::int64_t j, P v, std::int64_t) { at(i, j) = static_cast<double>(v); });
     }
     std::vector<V> host(acc.size());
     for (std::size_t p = 0; p < acc.size(); ++p) host[p] = value_cast<V>(acc[p]);
@@ -158,4 +169,4 @@ template Dense<double> read_matrix_market_dense<double>(const std::string&);
 template Dense<f16> read_matrix_market_dense<f16>(const std::string&);
 template Dense<bf16> read_matrix_market_dense<bf16>(const std::string&);
 
-} // namespace spk
+}  // namespace spk

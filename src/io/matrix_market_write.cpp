@@ -27,9 +27,11 @@ public:
         buf_.append(tmp, r.ptr);
     }
     // precision > 0: that many significant digits; otherwise the shortest exact text.
-    template <class F> void real(F v, int precision) {
+    template <class F>
+    void real(F v, int precision) {
         char tmp[64];
-        const auto r = precision > 0 ? std::to_chars(tmp, tmp + sizeof tmp, v, std::chars_format::general, precision) : std::to_chars(tmp, tmp + sizeof tmp, v);
+        const auto r = precision > 0 ? std::to_chars(tmp, tmp + sizeof tmp, v, std::chars_format::general, precision)
+                                     : std::to_chars(tmp, tmp + sizeof tmp, v);
         buf_.append(tmp, r.ptr);
     }
     void end_line() {
@@ -56,8 +58,10 @@ private:
 
 // The float type a value is written as, and the digits that read it back exactly:
 // 17 for double, 9 for float (f16 and bf16 are written through float).
-template <class V> using write_t = std::conditional_t<std::is_same_v<V, double>, double, float>;
-template <class V> int digits_for(int requested) {
+template <class V>
+using write_t = std::conditional_t<std::is_same_v<V, double>, double, float>;
+template <class V>
+int digits_for(int requested) {
     if (requested <= 0 || std::is_same_v<V, double>) return requested;
     return requested < 9 ? requested : 9;
 }
@@ -67,12 +71,13 @@ void check_precision(int precision) {
     if (precision > 40) invalid_argument("MatrixMarketWriteOptions::precision: " + std::to_string(precision) + " is more than 40 digits");
 }
 
-} // namespace
+}  // namespace
 
-template <class V, class I> void write_matrix_market(const std::string& path, CsrView<const V, I> a, const MatrixMarketWriteOptions& options) {
+template <class V, class I>
+void write_matrix_market(const std::string& path, CsrView<const V, I> a, const MatrixMarketWriteOptions& options) {
     const std::string name = "matrix written to " + path;
     detail::check_csr(a, Executor::cpu(), name, /*need_values=*/false);
-    if (a.row_ptr != nullptr) validate(a, name); // a default-constructed 0 x 0 matrix has no row_ptr
+    if (a.row_ptr != nullptr) validate(a, name);  // a default-constructed 0 x 0 matrix has no row_ptr
     check_precision(options.precision);
     const bool pattern = options.pattern || a.values == nullptr;
     const int digits = digits_for<V>(options.precision);
@@ -100,7 +105,8 @@ template <class V, class I> void write_matrix_market(const std::string& path, Cs
     w.close();
 }
 
-template <class V> void write_matrix_market(const std::string& path, DenseView<const V> d, const MatrixMarketWriteOptions& options) {
+template <class V>
+void write_matrix_market(const std::string& path, DenseView<const V> d, const MatrixMarketWriteOptions& options) {
     detail::check_dense(d, Executor::cpu(), "matrix written to " + path);
     check_precision(options.precision);
     if (options.pattern) invalid_argument("write_matrix_market: a dense matrix cannot be written as pattern (" + path + ")");
@@ -111,7 +117,7 @@ template <class V> void write_matrix_market(const std::string& path, DenseView<c
     w.text(" ");
     w.integer(d.cols);
     w.end_line();
-    for (index_t j = 0; j < d.cols; ++j) // the array format lists values column by column
+    for (index_t j = 0; j < d.cols; ++j)  // the array format lists values column by column
         for (index_t i = 0; i < d.rows; ++i) {
             w.real(value_cast<write_t<V>>(d(i, j)), digits);
             w.end_line();
@@ -119,7 +125,8 @@ template <class V> void write_matrix_market(const std::string& path, DenseView<c
     w.close();
 }
 
-#define SPK_INSTANTIATE(V, I) template void write_matrix_market<V, I>(const std::string&, CsrView<const V, I>, const MatrixMarketWriteOptions&);
+#define SPK_INSTANTIATE(V, I) \
+    template void write_matrix_market<V, I>(const std::string&, CsrView<const V, I>, const MatrixMarketWriteOptions&);
 SPK_FOR_ALL_VALUES_AND_INDICES(SPK_INSTANTIATE)
 #undef SPK_INSTANTIATE
 template void write_matrix_market<float>(const std::string&, DenseView<const float>, const MatrixMarketWriteOptions&);
@@ -127,4 +134,4 @@ template void write_matrix_market<double>(const std::string&, DenseView<const do
 template void write_matrix_market<f16>(const std::string&, DenseView<const f16>, const MatrixMarketWriteOptions&);
 template void write_matrix_market<bf16>(const std::string&, DenseView<const bf16>, const MatrixMarketWriteOptions&);
 
-} // namespace spk
+}  // namespace spk

@@ -18,7 +18,8 @@ namespace spk::detail {
 
 // The type a reader parses values of type V into: double for double, float otherwise (so f32
 // is rounded once from the decimal text, and f16/bf16 go through float).
-template <class V> using real_parse_t = std::conditional_t<std::is_same_v<V, double>, double, float>;
+template <class V>
+using real_parse_t = std::conditional_t<std::is_same_v<V, double>, double, float>;
 
 class TextCursor {
 public:
@@ -29,7 +30,7 @@ public:
     const std::string& path() const noexcept { return *path_; }
     const char* position() const noexcept { return p_; }
     bool at_end() const noexcept { return p_ == end_; }
-    char peek() const noexcept { return *p_; } // only when !at_end()
+    char peek() const noexcept { return *p_; }  // only when !at_end()
     bool at_line_end() const noexcept { return p_ == end_ || *p_ == '\n' || *p_ == '\r'; }
 
     void skip_blanks() noexcept {
@@ -63,7 +64,7 @@ public:
             ++p_;
             if (p_ != end_ && *p_ == '\n') ++p_;
         } else {
-            ++p_; // '\n'
+            ++p_;  // '\n'
         }
         ++line_;
     }
@@ -100,29 +101,33 @@ public:
         if (at_line_end()) fail("missing " + std::string(what));
         const std::string_view tok = token();
         const char* s = tok.data();
-        if (*s == '+' && tok.size() > 1) ++s;
+        if (*s == '+' && tok.size() > 1 && s[1] != '-') ++s;  // from_chars rejects a leading '+'
         std::int64_t v = 0;
         const auto [ptr, ec] = std::from_chars(s, tok.data() + tok.size(), v);
         if (ec == std::errc::result_out_of_range) fail(std::string(what) + " '" + printable(tok) + "' does not fit a 64-bit integer");
-        if (ec != std::errc() || ptr != tok.data() + tok.size()) fail("non-numeric " + std::string(what) + " '" + printable(tok) + "' (expected an integer)");
+        if (ec != std::errc() || ptr != tok.data() + tok.size())
+            fail("non-numeric " + std::string(what) + " '" + printable(tok) + "' (expected an integer)");
         p_ = tok.data() + tok.size();
         return v;
     }
 
     // A real token as F (float or double), correctly rounded; overflow gives +-inf and
-    // underflow 0, as strtod does.
-    template <class F> F parse_real(std::string_view what) {
+    // underflow 0, as strtod does. from_chars finds the number's end itself, so the token is
+    // only measured when something is wrong.
+    template <class F>
+    F parse_real(std::string_view what) {
         skip_blanks();
         if (at_line_end()) fail("missing " + std::string(what));
-        const std::string_view tok = token();
-        const char* s = tok.data();
-        const char* e = tok.data() + tok.size();
-        if (*s == '+' && tok.size() > 1) ++s; // from_chars rejects a leading '+'
+        const char* s = p_;
+        if (*s == '+') {  // from_chars rejects a leading '+'; "+-1" stays an error
+            ++s;
+            if (s == end_ || *s == '-' || *s == '+') fail_non_numeric(what);
+        }
         F v{};
-        const auto [ptr, ec] = std::from_chars(s, e, v);
-        if (ptr != e || ec == std::errc::invalid_argument) fail("non-numeric " + std::string(what) + " '" + printable(tok) + "'");
-        if (ec == std::errc::result_out_of_range) v = out_of_range_real<F>(tok, what);
-        p_ = e;
+        const auto [ptr, ec] = std::from_chars(s, end_, v);
+        if (ec == std::errc::invalid_argument || (ptr != end_ && !is_delimiter(*ptr))) fail_non_numeric(what);
+        if (ec == std::errc::result_out_of_range) v = out_of_range_real<F>(token(), what);
+        p_ = ptr;
         return v;
     }
 
@@ -140,6 +145,10 @@ public:
 private:
     static bool is_delimiter(char c) noexcept { return c == ' ' || c == '\t' || c == '\n' || c == '\r'; }
 
+    [[noreturn]] void fail_non_numeric(std::string_view what) const {
+        fail("non-numeric " + std::string(what) + " '" + printable(token()) + "'");
+    }
+
     std::int64_t parse_count_slow(std::string_view what) {
         const std::string name(what);
         if (at_line_end()) fail("missing " + name);
@@ -155,13 +164,16 @@ private:
     }
 
     // from_chars reports out-of-range without a value; strtod/strtof give the IEEE result.
-    template <class F> F out_of_range_real(std::string_view tok, std::string_view what) const {
+    template <class F>
+    F out_of_range_real(std::string_view tok, std::string_view what) const {
         if (tok.size() > 200) fail(std::string(what) + " '" + printable(tok) + "' is too long");
         char buf[256];
         std::memcpy(buf, tok.data(), tok.size());
         buf[tok.size()] = '\0';
-        if constexpr (std::is_same_v<F, float>) return std::strtof(buf, nullptr);
-        else return std::strtod(buf, nullptr);
+        if constexpr (std::is_same_v<F, float>)
+            return std::strtof(buf, nullptr);
+        else
+            return std::strtod(buf, nullptr);
     }
 
     const char* p_;
@@ -170,4 +182,4 @@ private:
     const std::string* path_;
 };
 
-} // namespace spk::detail
+}  // namespace spk::detail

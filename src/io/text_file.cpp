@@ -10,6 +10,7 @@
 #include <algorithm>
 #include <cerrno>
 #include <climits>
+#include <cstdint>
 #include <cstring>
 #include <new>
 
@@ -39,7 +40,7 @@ public:
             ::close(fd);
             out_of_memory(path + ": cannot set up a zlib reader");
         }
-        gzbuffer(file_, 1u << 18); // fewer, larger reads: this is most of a reader's I/O cost
+        gzbuffer(file_, 1u << 18);  // fewer, larger reads: this is most of a reader's I/O cost
         compressed_ = gzdirect(file_) == 0;
     }
     GzReader(const GzReader&) = delete;
@@ -87,7 +88,7 @@ private:
     bool compressed_ = false;
 };
 
-} // namespace
+}  // namespace
 
 std::string read_file(const std::string& path) { return GzReader(path).read(SIZE_MAX); }
 
@@ -112,8 +113,10 @@ OutputFile::OutputFile(const std::string& path) : path_(path) {
 }
 
 OutputFile::~OutputFile() {
-    if (gz_) gzclose(static_cast<gzFile>(gz_));
-    else if (fd_ >= 0) ::close(fd_);
+    if (gz_)
+        gzclose(static_cast<gzFile>(gz_));
+    else if (fd_ >= 0)
+        ::close(fd_);
 }
 
 void OutputFile::fail(const std::string& what) {
@@ -141,7 +144,7 @@ void OutputFile::close() {
     if (gz_) {
         const int rc = gzclose(static_cast<gzFile>(gz_));
         gz_ = nullptr;
-        fd_ = -1; // gzclose closed it
+        fd_ = -1;  // gzclose closed it
         if (rc != Z_OK) fail("cannot finish the gzip stream");
     } else if (fd_ >= 0) {
         const int rc = ::close(fd_);
@@ -150,4 +153,4 @@ void OutputFile::close() {
     }
 }
 
-} // namespace spk::detail
+}  // namespace spk::detail

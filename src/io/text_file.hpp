@@ -31,7 +31,7 @@ private:
     [[noreturn]] void fail(const std::string& what);
     std::string path_;
     int fd_ = -1;
-    void* gz_ = nullptr; // gzFile when compressing (kept opaque so zlib.h stays private)
+    void* gz_ = nullptr;  // gzFile when compressing (kept opaque so zlib.h stays private)
 };
 
-} // namespace spk::detail
+}  // namespace spk::detail

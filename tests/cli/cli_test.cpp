@@ -176,6 +176,10 @@ TEST_F(Cli, GenThenInfoRoundTrip) {
         EXPECT_NE(i.out.find("shape        100 x 100"), std::string::npos) << i.out;
         EXPECT_NE(i.out.find("nnz          494 "), std::string::npos) << i.out;
         EXPECT_NE(i.out.find("bandwidth    lower 2, upper 2"), std::string::npos) << i.out;
+        // gen writes f64 values; the operations read the file as f32 (a .spkb converts on load).
+        const Result r = spk("run spmm '" + path + "' --n 2 --threads 1");
+        EXPECT_EQ(r.code, 0) << r.err;
+        EXPECT_NE(r.out.find("shape     100 x 2"), std::string::npos) << r.out;
     }
 }
 
@@ -211,6 +215,21 @@ TEST_F(Cli, VerifyAllOnKarate) {
     for (const char* op : {"spmm", "sddmm", "fusedmm gat", "spgemm", "tc"}) EXPECT_NE(r.out.find(op), std::string::npos) << op;
 }
 
+TEST_F(Cli, VerifyAllOnATensorRunsMttkrpAndTtmInEveryMode) {
+    const fs::path tns = dir_ / "t.tns";
+    std::ofstream(tns) << "# dims: 4 x 5 x 6\n1 1 1 1.0\n2 3 4 2.0\n4 5 6 -1.5\n3 3 3 0.5\n2 3 1 0.25\n";
+    const Result r = spk("verify all '" + tns.string() + "' --rank 3");
+    EXPECT_EQ(r.code, 0) << r.out << r.err;
+    for (const char* op : {"mttkrp mode=0", "mttkrp mode=2", "ttm mode=1"}) EXPECT_NE(r.out.find(op), std::string::npos) << op << "\n" << r.out;
+    EXPECT_EQ(r.out.find("FAIL"), std::string::npos) << r.out;
+}
+
+TEST_F(Cli, VerifyRejectsAnUnknownOperation) {
+    const Result r = spk("verify spmv banded:n=10,half_width=1");
+    EXPECT_EQ(r.code, 2);
+    EXPECT_NE(r.err.find("unknown operation 'spmv'"), std::string::npos) << r.err;
+}
+
 TEST_F(Cli, RunPrintsASummaryAndWritesTheResult) {
     const std::string out = (dir_ / "c.mtx").string();
     const Result r = spk("run spmm banded:n=50,half_width=1 --n 3 --threads 1 -o '" + out + "'");
@@ -225,7 +244,7 @@ TEST_F(Cli, RunPrintsASummaryAndWritesTheResult) {
 
 TEST_F(Cli, BenchExpandsRangesAndWritesJson) {
     const std::string json = (dir_ / "bench.json").string();
-    const Result r = spk("bench --op spmm,tc --matrix banded:n=200,half_width=3 --n 4:16:x2 --warmup 0 --reps 2 --threads 1 --json '" + json + "'");
+    const Result r = spk("bench --op spmm,tc --matrix banded:n=200,half_width=3 --n=4:16:x2 --warmup 0 --reps=2 --threads 1 --json '" + json + "'");
     ASSERT_EQ(r.code, 0) << r.err;
     for (const char* n : {"  4  ", "  8  ", "  16  "}) EXPECT_NE(r.out.find(n), std::string::npos) << n << " in\n" << r.out;
     EXPECT_NE(r.out.find("geomean spmm n=16"), std::string::npos) << r.out;

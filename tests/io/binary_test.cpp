@@ -6,7 +6,8 @@
 namespace spk::test {
 namespace {
 
-template <class Pair> class BinaryTyped : public ::testing::Test {};
+template <class Pair>
+class BinaryTyped : public ::testing::Test {};
 using ValueIndexPairs = ::testing::Types<std::pair<double, std::int32_t>, std::pair<double, std::int64_t>, std::pair<float, std::int32_t>,
                                          std::pair<float, std::int64_t>, std::pair<f16, std::int32_t>, std::pair<f16, std::int64_t>,
                                          std::pair<bf16, std::int32_t>, std::pair<bf16, std::int64_t>>;
@@ -33,7 +34,7 @@ TEST(Binary, PatternOnlyAndUnsortedMatrices) {
     const auto back = read_binary<float, std::int32_t>(dir.file("p.spkb"));
     EXPECT_FALSE(back.sorted());
     EXPECT_EQ(back.col_idx().to_vector(), (std::vector<std::int32_t>{2, 0, 1}));
-    EXPECT_EQ(back.values().to_vector(), (std::vector<float>{1, 1, 1})); // a pattern reads back with value 1
+    EXPECT_EQ(back.values().to_vector(), (std::vector<float>{1, 1, 1}));  // a pattern reads back with value 1
 }
 
 class BinaryDamage : public ::testing::Test {
@@ -55,8 +56,10 @@ protected:
 };
 
 TEST_F(BinaryDamage, WrongTypesAreFormatErrors) {
-    EXPECT_TRUE(throws_error([&] { read_binary<float, std::int32_t>(path_); }, ErrorKind::Format, {path_, "holds f64 values with int32 indices", "f32 values"}));
-    EXPECT_TRUE(throws_error([&] { read_binary<double, std::int64_t>(path_); }, ErrorKind::Format, {path_, "int64 indices were requested"}));
+    EXPECT_TRUE(throws_error([&] { read_binary<float, std::int32_t>(path_); }, ErrorKind::Format,
+                             {path_, "holds f64 values with int32 indices", "f32 values"}));
+    EXPECT_TRUE(
+        throws_error([&] { read_binary<double, std::int64_t>(path_); }, ErrorKind::Format, {path_, "int64 indices were requested"}));
 }
 
 TEST_F(BinaryDamage, EveryKindOfDamageIsCaught) {
@@ -66,16 +69,16 @@ TEST_F(BinaryDamage, EveryKindOfDamageIsCaught) {
     EXPECT_TRUE(rejects("%%MatrixMarket matrix coordinate real general\n", "bad magic"));
     EXPECT_TRUE(rejects("", "bad magic"));
     b = bytes_;
-    b[8] = 2; // version
+    b[8] = 2;  // version
     EXPECT_TRUE(rejects(b, "format version 2"));
     b = bytes_;
-    b[14] = static_cast<char>(0x80); // flags
+    b[14] = static_cast<char>(0x80);  // flags
     EXPECT_TRUE(rejects(b, "unknown flags"));
     b = bytes_;
-    b[23] = static_cast<char>(0x80); // rows < 0
+    b[23] = static_cast<char>(0x80);  // rows < 0
     EXPECT_TRUE(rejects(b, "negative shape"));
     b = bytes_;
-    b[22] = 0x7f; // rows = huge: the implied size cannot match
+    b[22] = 0x7f;  // rows = huge: the implied size cannot match
     EXPECT_TRUE(rejects(b, "do not fit"));
     EXPECT_TRUE(rejects(bytes_.substr(0, 30), "truncated file"));
     EXPECT_TRUE(rejects(bytes_.substr(0, bytes_.size() - 1), "truncated file"));
@@ -89,8 +92,9 @@ TEST_F(BinaryDamage, EveryKindOfDamageIsCaught) {
 
 TEST_F(BinaryDamage, MissingFile) {
     const std::string missing = dir_.file("missing.spkb");
-    EXPECT_TRUE(throws_error([&] { read_binary<double, std::int32_t>(missing); }, ErrorKind::InvalidArgument, {missing, "No such file or directory"}));
+    EXPECT_TRUE(throws_error([&] { read_binary<double, std::int32_t>(missing); }, ErrorKind::InvalidArgument,
+                             {missing, "No such file or directory"}));
 }
 
-} // namespace
-} // namespace spk::test
+}  // namespace
+}  // namespace spk::test

@@ -8,7 +8,8 @@
 namespace spk::test {
 namespace {
 
-template <class V, class I> std::vector<std::array<index_t, 4>> entries_of(const CooTensor3<V, I>& t) {
+template <class V, class I>
+std::vector<std::array<index_t, 4>> entries_of(const CooTensor3<V, I>& t) {
     std::vector<std::array<index_t, 4>> out;
     for (index_t p = 0; p < t.nnz(); ++p)
         out.push_back({t.idx[0][p], t.idx[1][p], t.idx[2][p], static_cast<index_t>(value_cast<double>(t.values[p]) * 10)});
@@ -25,7 +26,8 @@ TEST(Frostt, DimsFromTheLargestIndexPerMode) {
 
 TEST(Frostt, DimsCommentFixesTheDims) {
     TempDir dir;
-    for (const std::string comment : {"# dims 10 x 20 x 30", "# dims: 10 20 30", "#dims=10x20x30", "# dims 10 x 20 x 30; ids sorted -> 1..N"}) {
+    for (const std::string comment :
+         {"# dims 10 x 20 x 30", "# dims: 10 20 30", "#dims=10x20x30", "# dims 10 x 20 x 30; ids sorted -> 1..N"}) {
         SCOPED_TRACE(comment);
         const auto t = read_frostt<float, std::int64_t>(dir.write("d.tns", comment + "\n1 1 1 1\n"));
         EXPECT_EQ(t.dims, (std::array<index_t, 3>{10, 20, 30}));
@@ -90,17 +92,20 @@ TEST(Frostt, BadLinesNamePathLineAndReason) {
         EXPECT_TRUE(throws_error([&] { read_frostt<double, std::int32_t>(path); }, ErrorKind::Format, parts));
     }
     const std::string missing = dir.file("missing.tns");
-    EXPECT_TRUE(throws_error([&] { read_frostt<double, std::int32_t>(missing); }, ErrorKind::InvalidArgument, {missing, "No such file or directory"}));
+    EXPECT_TRUE(throws_error([&] { read_frostt<double, std::int32_t>(missing); }, ErrorKind::InvalidArgument,
+                             {missing, "No such file or directory"}));
 }
 
-template <class V, class I> double value_sum(const CooTensor3<V, I>& t) {
+template <class V, class I>
+double value_sum(const CooTensor3<V, I>& t) {
     return std::accumulate(t.values.begin(), t.values.end(), 0.0, [](double s, V v) { return s + value_cast<double>(v); });
 }
 
 TEST(Frostt, SharedTensorsHaveTheirStatedCounts) {
     const std::string college = matrix_dir() + "/collegemsg.tns";
     const std::string wn18rr = matrix_dir() + "/wn18rr.tns.gz";
-    if (!std::filesystem::exists(college) || !std::filesystem::exists(wn18rr)) GTEST_SKIP() << "shared tensors not found in " << matrix_dir();
+    if (!std::filesystem::exists(college) || !std::filesystem::exists(wn18rr))
+        GTEST_SKIP() << "shared tensors not found in " << matrix_dir();
 
     const auto c = read_frostt<double, std::int32_t>(college);
     EXPECT_EQ(c.dims, (std::array<index_t, 3>{1899, 1899, 194}));
@@ -122,5 +127,5 @@ TEST(Frostt, SharedTensorsHaveTheirStatedCounts) {
     }
 }
 
-} // namespace
-} // namespace spk::test
+}  // namespace
+}  // namespace spk::test

@@ -2,7 +2,6 @@
 // Helpers for the I/O tests: a private temporary folder, files written from strings, exact
 // matrix comparison, and a check that a call throws spk::Error of a kind with given message parts.
 #include <gtest/gtest.h>
-
 #include <zlib.h>
 
 #include <cstring>
@@ -39,7 +38,9 @@ public:
         if (name.ends_with(".gz")) {
             gzFile f = gzopen(p.c_str(), "wb");
             EXPECT_NE(f, nullptr);
-            if (!content.empty()) EXPECT_EQ(gzwrite(f, content.data(), static_cast<unsigned>(content.size())), static_cast<int>(content.size()));
+            if (!content.empty()) {
+                EXPECT_EQ(gzwrite(f, content.data(), static_cast<unsigned>(content.size())), static_cast<int>(content.size()));
+            }
             gzclose(f);
         } else {
             std::ofstream(p, std::ios::binary) << content;
@@ -56,7 +57,12 @@ inline std::string read_bytes(const std::string& path) {
     return {std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>()};
 }
 
-inline void write_bytes(const std::string& path, const std::string& bytes) { std::ofstream(path, std::ios::binary) << bytes; }
+// Replaces the file. Removing it first avoids truncating in place, which is slow on some file systems.
+inline void write_bytes(const std::string& path, const std::string& bytes) {
+    std::error_code ec;
+    std::filesystem::remove(path, ec);
+    std::ofstream(path, std::ios::binary) << bytes;
+}
 
 // The call throws spk::Error of `kind` whose message contains every one of `parts`.
 inline ::testing::AssertionResult throws_error(const std::function<void()>& call, ErrorKind kind, const std::vector<std::string>& parts) {
@@ -76,29 +82,38 @@ inline ::testing::AssertionResult throws_error(const std::function<void()>& call
 }
 
 // Bitwise equality of two values (so NaN == NaN and -0 != +0).
-template <class V> bool same_bits(const V& a, const V& b) { return std::memcmp(&a, &b, sizeof(V)) == 0; }
+template <class V>
+bool same_bits(const V& a, const V& b) {
+    return std::memcmp(&a, &b, sizeof(V)) == 0;
+}
 
 // Same shape, pattern and (bitwise) values.
-template <class V, class I> ::testing::AssertionResult csr_identical(const Csr<V, I>& a, const Csr<V, I>& b) {
+template <class V, class I>
+::testing::AssertionResult csr_identical(const Csr<V, I>& a, const Csr<V, I>& b) {
     if (a.rows() != b.rows() || a.cols() != b.cols() || a.nnz() != b.nnz())
-        return ::testing::AssertionFailure() << "shape " << a.rows() << "x" << a.cols() << " nnz " << a.nnz() << " vs " << b.rows() << "x" << b.cols() << " nnz "
-                                             << b.nnz();
+        return ::testing::AssertionFailure() << "shape " << a.rows() << "x" << a.cols() << " nnz " << a.nnz() << " vs " << b.rows() << "x"
+                                             << b.cols() << " nnz " << b.nnz();
     for (index_t i = 0; i <= a.rows(); ++i)
-        if (a.row_ptr()[i] != b.row_ptr()[i]) return ::testing::AssertionFailure() << "row_ptr[" << i << "] " << a.row_ptr()[i] << " vs " << b.row_ptr()[i];
+        if (a.row_ptr()[i] != b.row_ptr()[i])
+            return ::testing::AssertionFailure() << "row_ptr[" << i << "] " << a.row_ptr()[i] << " vs " << b.row_ptr()[i];
     for (index_t p = 0; p < a.nnz(); ++p) {
-        if (a.col_idx()[p] != b.col_idx()[p]) return ::testing::AssertionFailure() << "col_idx[" << p << "] " << a.col_idx()[p] << " vs " << b.col_idx()[p];
+        if (a.col_idx()[p] != b.col_idx()[p])
+            return ::testing::AssertionFailure() << "col_idx[" << p << "] " << a.col_idx()[p] << " vs " << b.col_idx()[p];
         if (!same_bits(a.values()[p], b.values()[p]))
-            return ::testing::AssertionFailure() << "values[" << p << "] " << value_cast<double>(a.values()[p]) << " vs " << value_cast<double>(b.values()[p]);
+            return ::testing::AssertionFailure()
+                   << "values[" << p << "] " << value_cast<double>(a.values()[p]) << " vs " << value_cast<double>(b.values()[p]);
     }
     return ::testing::AssertionSuccess();
 }
 
 // A CSR as a row-major dense table of doubles (duplicates cannot occur: CSR from readers is merged).
-template <class V, class I> std::vector<double> csr_to_dense(const Csr<V, I>& a) {
+template <class V, class I>
+std::vector<double> csr_to_dense(const Csr<V, I>& a) {
     std::vector<double> d(static_cast<std::size_t>(a.rows() * a.cols()), 0.0);
     for (index_t i = 0; i < a.rows(); ++i)
-        for (index_t p = a.row_ptr()[i]; p < a.row_ptr()[i + 1]; ++p) d[static_cast<std::size_t>(i * a.cols() + a.col_idx()[p])] = value_cast<double>(a.values()[p]);
+        for (index_t p = a.row_ptr()[i]; p < a.row_ptr()[i + 1]; ++p)
+            d[static_cast<std::size_t>(i * a.cols() + a.col_idx()[p])] = value_cast<double>(a.values()[p]);
     return d;
 }
 
-} // namespace spk::test
+}  // namespace spk::test

@@ -13,7 +13,7 @@ struct KnownFile {
     const char* name;
     const char* text;
     index_t rows, cols;
-    std::vector<double> dense; // row-major expected values
+    std::vector<double> dense;  // row-major expected values
 };
 
 // Every legal combination, each with a small matrix written out by hand.
@@ -34,11 +34,31 @@ const std::vector<KnownFile>& known_files() {
          3,
          3,
          {0, -3, 1.5, 3, 0, 0, -1.5, 0, 0}},
-        {"coordinate_integer_general", "%%MatrixMarket matrix coordinate integer general\n2 3 3\n1 2 7\n2 1 -4\n2 3 +12\n", 2, 3, {0, 7, 0, -4, 0, 12}},
-        {"coordinate_integer_symmetric", "%%MatrixMarket matrix coordinate integer symmetric\n2 2 2\n1 1 3\n2 1 -8\n", 2, 2, {3, -8, -8, 0}},
-        {"coordinate_integer_skew", "%%MatrixMarket matrix coordinate integer skew-symmetric\n3 3 1\n3 2 6\n", 3, 3, {0, 0, 0, 0, 0, -6, 0, 6, 0}},
-        {"coordinate_pattern_general", "%%MatrixMarket matrix coordinate pattern general\n3 2 3\n1 2\n3 1\n3 2\n", 3, 2, {0, 1, 0, 0, 1, 1}},
-        {"coordinate_pattern_symmetric", "%%MatrixMarket matrix coordinate pattern symmetric\n3 3 3\n1 1\n3 1\n3 2\n", 3, 3, {1, 0, 1, 0, 0, 1, 1, 1, 0}},
+        {"coordinate_integer_general",
+         "%%MatrixMarket matrix coordinate integer general\n2 3 3\n1 2 7\n2 1 -4\n2 3 +12\n",
+         2,
+         3,
+         {0, 7, 0, -4, 0, 12}},
+        {"coordinate_integer_symmetric",
+         "%%MatrixMarket matrix coordinate integer symmetric\n2 2 2\n1 1 3\n2 1 -8\n",
+         2,
+         2,
+         {3, -8, -8, 0}},
+        {"coordinate_integer_skew",
+         "%%MatrixMarket matrix coordinate integer skew-symmetric\n3 3 1\n3 2 6\n",
+         3,
+         3,
+         {0, 0, 0, 0, 0, -6, 0, 6, 0}},
+        {"coordinate_pattern_general",
+         "%%MatrixMarket matrix coordinate pattern general\n3 2 3\n1 2\n3 1\n3 2\n",
+         3,
+         2,
+         {0, 1, 0, 0, 1, 1}},
+        {"coordinate_pattern_symmetric",
+         "%%MatrixMarket matrix coordinate pattern symmetric\n3 3 3\n1 1\n3 1\n3 2\n",
+         3,
+         3,
+         {1, 0, 1, 0, 0, 1, 1, 1, 0}},
         {"array_real_general", "%%MatrixMarket matrix array real general\n2 3\n1\n4\n0\n5\n3.5\n-6\n", 2, 3, {1, 0, 3.5, 4, 5, -6}},
         {"array_real_symmetric", "%%MatrixMarket matrix array real symmetric\n3 3\n1\n2\n3\n4\n5\n6\n", 3, 3, {1, 2, 3, 2, 4, 5, 3, 5, 6}},
         {"array_real_skew", "%%MatrixMarket matrix array real skew-symmetric\n3 3\n1\n2\n3\n", 3, 3, {0, -1, -2, 1, 0, -3, 2, 3, 0}},
@@ -55,7 +75,8 @@ index_t count_nonzeros(const std::vector<double>& d) {
     return n;
 }
 
-template <class Pair> class MatrixMarketReadTyped : public ::testing::Test {};
+template <class Pair>
+class MatrixMarketReadTyped : public ::testing::Test {};
 using ValueIndexPairs = ::testing::Types<std::pair<double, std::int32_t>, std::pair<double, std::int64_t>, std::pair<float, std::int32_t>,
                                          std::pair<float, std::int64_t>, std::pair<f16, std::int32_t>, std::pair<f16, std::int64_t>,
                                          std::pair<bf16, std::int32_t>, std::pair<bf16, std::int64_t>>;
@@ -72,7 +93,7 @@ TYPED_TEST(MatrixMarketReadTyped, EveryCombinationGivesItsKnownMatrix) {
         const Csr<V, I> a = read_matrix_market<V, I>(path);
         EXPECT_EQ(a.rows(), f.rows);
         EXPECT_EQ(a.cols(), f.cols);
-        EXPECT_EQ(a.nnz(), count_nonzeros(f.dense)); // array files keep their non-zeros only
+        EXPECT_EQ(a.nnz(), count_nonzeros(f.dense));  // array files keep their non-zeros only
         EXPECT_TRUE(a.sorted());
         EXPECT_NO_THROW(validate(a.view()));
         EXPECT_EQ(csr_to_dense(a), f.dense);
@@ -105,10 +126,10 @@ TEST(MatrixMarketRead, HeaderAloneReportsTheBannerAndSizes) {
     EXPECT_EQ(h.symmetry, "symmetric");
     EXPECT_EQ(h.rows, 5);
     EXPECT_EQ(h.cols, 5);
-    EXPECT_EQ(h.entries, 7); // the header reader does not look at the entries
+    EXPECT_EQ(h.entries, 7);  // the header reader does not look at the entries
 
     const auto s = read_matrix_market_header(dir.write("s.mtx", "%%MatrixMarket matrix array real skew-symmetric\n4 4\n"));
-    EXPECT_EQ(s.entries, 6); // strict lower triangle of 4 x 4
+    EXPECT_EQ(s.entries, 6);  // strict lower triangle of 4 x 4
     const auto g = read_matrix_market_header(dir.write("g.mtx", "%%MatrixMarket matrix array integer general\n4 3\n"));
     EXPECT_EQ(g.entries, 12);
 }
@@ -130,7 +151,8 @@ TEST(MatrixMarketRead, LexicalVariationsAreAccepted) {
     // CRLF line ends, tabs, blank and comment lines between entries, trailing blanks, no final
     // newline, a '+' sign, exponents and upper-case banner words.
     const std::string text =
-        "%%MatrixMarket MATRIX Coordinate REAL General\r\n%\r\n\r\n  3\t3  3 \r\n1\t1\t+2.5E0\r\n\r\n% between entries\r\n 2 2 -1e-1  \r\n3 3 .5";
+        "%%MatrixMarket MATRIX Coordinate REAL General\r\n%\r\n\r\n  3\t3  3 \r\n1\t1\t+2.5E0\r\n\r\n% between entries\r\n 2 2 -1e-1  "
+        "\r\n3 3 .5";
     TempDir dir;
     const auto a = read_matrix_market<double, std::int32_t>(dir.write("v.mtx", text));
     EXPECT_EQ(csr_to_dense(a), (std::vector<double>{2.5, 0, 0, 0, -0.1, 0, 0, 0, 0.5}));
@@ -138,15 +160,16 @@ TEST(MatrixMarketRead, LexicalVariationsAreAccepted) {
 
 TEST(MatrixMarketRead, ValuesAreRoundedOnceIntoTheirType) {
     TempDir dir;
-    const std::string path = dir.write("r.mtx", "%%MatrixMarket matrix coordinate real general\n1 4 4\n1 1 0.1\n1 2 1e400\n1 3 -1e-400\n1 4 3.4e39\n");
+    const std::string path =
+        dir.write("r.mtx", "%%MatrixMarket matrix coordinate real general\n1 4 4\n1 1 0.1\n1 2 1e400\n1 3 -1e-400\n1 4 3.4e39\n");
     const auto d = read_matrix_market<double, std::int32_t>(path);
     EXPECT_EQ(d.values()[0], 0.1);
-    EXPECT_EQ(d.values()[1], std::numeric_limits<double>::infinity()); // overflow gives inf, as strtod does
-    EXPECT_EQ(d.values()[2], 0.0);                                     // underflow gives (negative) zero
+    EXPECT_EQ(d.values()[1], std::numeric_limits<double>::infinity());  // overflow gives inf, as strtod does
+    EXPECT_EQ(d.values()[2], 0.0);                                      // underflow gives (negative) zero
     EXPECT_TRUE(std::signbit(d.values()[2]));
     EXPECT_EQ(d.values()[3], 3.4e39);
     const auto f = read_matrix_market<float, std::int32_t>(path);
-    EXPECT_EQ(f.values()[0], 0.1f); // correctly rounded from the text, not through double
+    EXPECT_EQ(f.values()[0], 0.1f);  // correctly rounded from the text, not through double
     EXPECT_EQ(f.values()[3], std::numeric_limits<float>::infinity());
     const auto h = read_matrix_market<f16, std::int32_t>(path);
     EXPECT_EQ(h.values()[0].bits, f16(0.1f).bits);
@@ -156,7 +179,8 @@ TEST(MatrixMarketRead, ValuesAreRoundedOnceIntoTheirType) {
 
 TEST(MatrixMarketRead, NanAndInfinityValues) {
     TempDir dir;
-    const auto a = read_matrix_market<double, std::int32_t>(dir.write("n.mtx", "%%MatrixMarket matrix coordinate real general\n1 3 3\n1 1 nan\n1 2 inf\n1 3 -inf\n"));
+    const auto a = read_matrix_market<double, std::int32_t>(
+        dir.write("n.mtx", "%%MatrixMarket matrix coordinate real general\n1 3 3\n1 1 nan\n1 2 inf\n1 3 -inf\n"));
     EXPECT_TRUE(std::isnan(a.values()[0]));
     EXPECT_EQ(a.values()[1], std::numeric_limits<double>::infinity());
     EXPECT_EQ(a.values()[2], -std::numeric_limits<double>::infinity());
@@ -164,19 +188,22 @@ TEST(MatrixMarketRead, NanAndInfinityValues) {
 
 TEST(MatrixMarketRead, DuplicatesAreSummedOrRejected) {
     TempDir dir;
-    const std::string path = dir.write("dup.mtx", "%%MatrixMarket matrix coordinate real general\n2 2 4\n1 1 1\n2 2 5\n% c\n1 1 2.5\n2 1 1\n");
+    const std::string path =
+        dir.write("dup.mtx", "%%MatrixMarket matrix coordinate real general\n2 2 4\n1 1 1\n2 2 5\n% c\n1 1 2.5\n2 1 1\n");
     const auto a = read_matrix_market<double, std::int32_t>(path);
     EXPECT_EQ(a.nnz(), 3);
     EXPECT_EQ(csr_to_dense(a), (std::vector<double>{3.5, 0, 1, 5}));
     EXPECT_TRUE(throws_error([&] { read_matrix_market<double, std::int32_t>(path, Duplicates::reject); }, ErrorKind::Format,
                              {path + ":6:", "duplicate entry (row 1, column 1)", "first given on line 3"}));
     // Pattern duplicates merge into one entry of value 1.
-    const auto p = read_matrix_market<float, std::int64_t>(dir.write("pdup.mtx", "%%MatrixMarket matrix coordinate pattern general\n2 2 3\n1 2\n1 2\n2 1\n"));
+    const auto p = read_matrix_market<float, std::int64_t>(
+        dir.write("pdup.mtx", "%%MatrixMarket matrix coordinate pattern general\n2 2 3\n1 2\n1 2\n2 1\n"));
     EXPECT_EQ(csr_to_dense(p), (std::vector<double>{0, 1, 1, 0}));
     // In a symmetric file, an entry given in both triangles is a duplicate after expansion.
     const std::string sym = dir.write("sdup.mtx", "%%MatrixMarket matrix coordinate real symmetric\n2 2 2\n2 1 1\n1 2 2\n");
     EXPECT_EQ(csr_to_dense(read_matrix_market<double, std::int32_t>(sym)), (std::vector<double>{0, 3, 3, 0}));
-    EXPECT_TRUE(throws_error([&] { read_matrix_market<double, std::int32_t>(sym, Duplicates::reject); }, ErrorKind::Format, {sym + ":4:", "duplicate entry"}));
+    EXPECT_TRUE(throws_error([&] { read_matrix_market<double, std::int32_t>(sym, Duplicates::reject); }, ErrorKind::Format,
+                             {sym + ":4:", "duplicate entry"}));
 }
 
 TEST(MatrixMarketRead, EmptyMatricesAndEmptyRows) {
@@ -196,7 +223,8 @@ TEST(MatrixMarketRead, EmptyMatricesAndEmptyRows) {
 
 TEST(MatrixMarketRead, Int64IndicesBeyondInt32) {
     TempDir dir;
-    const std::string path = dir.write("wide.mtx", "%%MatrixMarket matrix coordinate real general\n2 3000000000 2\n2 2999999999 1.5\n1 1 2\n");
+    const std::string path =
+        dir.write("wide.mtx", "%%MatrixMarket matrix coordinate real general\n2 3000000000 2\n2 2999999999 1.5\n1 1 2\n");
     const auto a = read_matrix_market<double, std::int64_t>(path);
     EXPECT_EQ(a.cols(), 3000000000LL);
     EXPECT_EQ(a.col_idx()[1], 2999999998LL);
@@ -206,7 +234,8 @@ TEST(MatrixMarketRead, Int64IndicesBeyondInt32) {
 
 TEST(MatrixMarketRead, DenseReaderSumsCoordinateDuplicates) {
     TempDir dir;
-    const auto d = read_matrix_market_dense<float>(dir.write("dd.mtx", "%%MatrixMarket matrix coordinate real general\n2 2 3\n1 2 1\n1 2 0.5\n2 1 4\n"));
+    const auto d = read_matrix_market_dense<float>(
+        dir.write("dd.mtx", "%%MatrixMarket matrix coordinate real general\n2 2 3\n1 2 1\n1 2 0.5\n2 1 4\n"));
     EXPECT_EQ(to_doubles(d), (std::vector<double>{0, 1.5, 4, 0}));
 }
 
@@ -219,5 +248,5 @@ TEST(MatrixMarketRead, LoadMatrixDispatchesOnTheExtension) {
     EXPECT_TRUE(throws_error([&] { load_matrix<double, std::int32_t>(other); }, ErrorKind::InvalidArgument, {other, "extension"}));
 }
 
-} // namespace
-} // namespace spk::test
+}  // namespace
+}  // namespace spk::test

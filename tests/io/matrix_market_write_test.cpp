@@ -9,7 +9,8 @@
 namespace spk::test {
 namespace {
 
-template <class Pair> class MatrixMarketWriteTyped : public ::testing::Test {};
+template <class Pair>
+class MatrixMarketWriteTyped : public ::testing::Test {};
 using ValueIndexPairs = ::testing::Types<std::pair<double, std::int32_t>, std::pair<double, std::int64_t>, std::pair<float, std::int32_t>,
                                          std::pair<float, std::int64_t>, std::pair<f16, std::int32_t>, std::pair<bf16, std::int64_t>>;
 TYPED_TEST_SUITE(MatrixMarketWriteTyped, ValueIndexPairs);
@@ -67,7 +68,7 @@ TEST(MatrixMarketWrite, FloatValuesUseNineDigits) {
 }
 
 TEST(MatrixMarketWrite, TextLayoutOfADenseMatrixIsColumnByColumn) {
-    const Dense<float> d(Executor::cpu(), 2, 2, std::vector<float>{1, 2, 3, 4}); // [[1, 2], [3, 4]]
+    const Dense<float> d(Executor::cpu(), 2, 2, std::vector<float>{1, 2, 3, 4});  // [[1, 2], [3, 4]]
     TempDir dir;
     write_matrix_market(dir.file("d.mtx"), d.view());
     EXPECT_EQ(read_bytes(dir.file("d.mtx")), "%%MatrixMarket matrix array real general\n2 2\n1\n3\n2\n4\n");
@@ -94,15 +95,17 @@ TEST(MatrixMarketWrite, PatternOnlyMatrixIsWrittenAsPattern) {
 
 TEST(MatrixMarketWrite, BadArgumentsAreRejected) {
     TempDir dir;
-    const Csr<double, std::int32_t> bad(Executor::cpu(), 2, 2, {0, 1, 2}, {1, 5}, {1.0, 2.0}); // column 5 of 2
+    const Csr<double, std::int32_t> bad(Executor::cpu(), 2, 2, {0, 1, 2}, {1, 5}, {1.0, 2.0});  // column 5 of 2
     const std::string path = dir.file("bad.mtx");
     EXPECT_TRUE(throws_error([&] { write_matrix_market(path, bad.view()); }, ErrorKind::InvalidArgument, {path, "column 5"}));
     const Csr<double, std::int32_t> ok(Executor::cpu(), 1, 1, {0, 1}, {0}, {1.0});
     const std::string nowhere = dir.file("no/such/dir/a.mtx");
-    EXPECT_TRUE(throws_error([&] { write_matrix_market(nowhere, ok.view()); }, ErrorKind::InvalidArgument, {nowhere, "No such file or directory"}));
+    EXPECT_TRUE(
+        throws_error([&] { write_matrix_market(nowhere, ok.view()); }, ErrorKind::InvalidArgument, {nowhere, "No such file or directory"}));
     const Dense<double> d(Executor::cpu(), 1, 1, std::vector<double>{1.0});
-    EXPECT_TRUE(throws_error([&] { write_matrix_market(path, d.view(), {.pattern = true}); }, ErrorKind::InvalidArgument, {path, "pattern"}));
+    EXPECT_TRUE(
+        throws_error([&] { write_matrix_market(path, d.view(), {.pattern = true}); }, ErrorKind::InvalidArgument, {path, "pattern"}));
 }
 
-} // namespace
-} // namespace spk::test
+}  // namespace
+}  // namespace spk::test

@@ -42,9 +42,12 @@ const Manifest& manifest() {
 
 index_t manifest_number(const std::string& file, const std::string& column) {
     const auto row = manifest().find(file);
-    if (row == manifest().end()) ADD_FAILURE() << file << " is not in MANIFEST.tsv";
-    else if (auto it = row->second.find(column); it != row->second.end() && !it->second.empty()) return std::stoll(it->second);
-    else ADD_FAILURE() << "MANIFEST.tsv has no " << column << " for " << file;
+    if (row == manifest().end())
+        ADD_FAILURE() << file << " is not in MANIFEST.tsv";
+    else if (auto it = row->second.find(column); it != row->second.end() && !it->second.empty())
+        return std::stoll(it->second);
+    else
+        ADD_FAILURE() << "MANIFEST.tsv has no " << column << " for " << file;
     return -1;
 }
 
@@ -107,5 +110,5 @@ TEST(SharedMatrices, TheFolderAndItsManifestArePresent) {
     EXPECT_GE(shared_matrix_files().size(), 30u);
 }
 
-} // namespace
-} // namespace spk::test
+}  // namespace
+}  // namespace spk::test

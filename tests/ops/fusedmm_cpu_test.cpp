@@ -47,6 +47,7 @@ template <class V, class I> void expect_matches_reference(const Problem<V, I>& p
 }
 
 // f64, so that the winners of max aggregations are the same as the reference's (no near ties).
+// Sizes put about half the cases above the cpu backend's serial cutoff, so both paths run.
 TEST(FusedmmCpu, MatchesReferenceForEveryCombination) {
     const auto s = seed("fusedmm_cpu_combinations");
     const index_t widths[] = {1, 3, 17, 8};
@@ -56,8 +57,8 @@ TEST(FusedmmCpu, MatchesReferenceForEveryCombination) {
             o.heads = heads;
             o.save_attention = k % 2 == 1;
             const index_t d = widths[k % 4], dz = widths[(k + 1) % 4];
-            if (k % 3 == 0) expect_matches_reference(fused::random_problem<double, std::int64_t>(60, 45, 4.0, d, dz, o, s + k), s + k + 1, 1e-10, 1e-12);
-            else expect_matches_reference(fused::random_problem<double, std::int32_t>(60, 45, 4.0, d, dz, o, s + k), s + k + 1, 1e-10, 1e-12);
+            if (k % 3 == 0) expect_matches_reference(fused::random_problem<double, std::int64_t>(300, 200, 8.0, d, dz, o, s + k), s + k + 1, 1e-10, 1e-12);
+            else expect_matches_reference(fused::random_problem<double, std::int32_t>(300, 200, 8.0, d, dz, o, s + k), s + k + 1, 1e-10, 1e-12);
             ++k;
         }
 }

@@ -14,12 +14,12 @@ int run_tc(std::span<const std::string> args);
 
 std::span<const Command> commands() {
     static const std::array<Command, 6> table{{
-        {"info", "shape, nnz, row-length statistics and histogram, symmetry, bandwidth of a matrix file", run_info},
+        {"info", "shape, nnz, row-length statistics and histogram, symmetry, bandwidth of a matrix", run_info},
         {"gen", "generate a matrix (random, rmat, powerlaw, banded, blockdiag, AMG problems) into a file", run_gen},
-        {"run", "compute an operation on given or generated inputs and write the result", run_run},
+        {"run", "compute an operation on one backend and write or summarise the result", run_run},
         {"verify", "check every available backend against the reference", run_verify},
-        {"bench", "time operations (and vendor baselines where present)", run_bench},
-        {"tc", "count the triangles of the undirected graph under a matrix file", run_tc},
+        {"bench", "time operations over matrices and widths: median time, GFLOP/s, GB/s, geometric means", run_bench},
+        {"tc", "count the triangles of the undirected graph under a matrix", run_tc},
     }};
     return table;
 }

@@ -1,7 +1,11 @@
 #include "matrix_source.hpp"
 
+#include <algorithm>
 #include <cstdint>
 #include <cstdlib>
+#include <limits>
+#include <optional>
+#include <type_traits>
 #include <filesystem>
 #include <fstream>
 
@@ -41,6 +45,43 @@ std::string find_shared_above(fs::path start) {
     return {};
 }
 
+template <class V, class I, class V2, class I2> Csr<V, I> convert_types(const Csr<V2, I2>& m, const std::string& path) {
+    if constexpr (sizeof(I) < sizeof(I2))
+        if (m.nnz() > std::numeric_limits<I>::max())
+            invalid_argument(path + ": " + std::to_string(m.nnz()) + " non-zeros do not fit 32-bit indices");
+    const auto rp = m.row_ptr().to_vector();
+    const auto ci = m.col_idx().to_vector();
+    const auto vals = m.values().to_vector();
+    std::vector<V> v(vals.size());
+    std::transform(vals.begin(), vals.end(), v.begin(), [](V2 x) { return static_cast<V>(x); });
+    return Csr<V, I>(Executor::cpu(), m.rows(), m.cols(), std::vector<I>(rp.begin(), rp.end()), std::vector<I>(ci.begin(), ci.end()), v,
+                     m.sorted());
+}
+
+// A .spkb file stores its own value and index types: read whichever f32/f64, i32/i64 it holds.
+template <class V, class I> Csr<V, I> read_binary_any(const std::string& path) {
+    try {
+        return read_binary<V, I>(path);
+    } catch (const Error& e) {
+        if (e.kind() != ErrorKind::Format) throw;
+        const Error first = e;
+        auto attempt = [&]<class V2, class I2>(std::optional<Csr<V, I>>& out) {
+            if (out || (std::is_same_v<V, V2> && std::is_same_v<I, I2>)) return;
+            try {
+                out = convert_types<V, I>(read_binary<V2, I2>(path), path);
+            } catch (const Error&) {
+            }
+        };
+        std::optional<Csr<V, I>> out;
+        attempt.template operator()<float, std::int32_t>(out);
+        attempt.template operator()<double, std::int32_t>(out);
+        attempt.template operator()<float, std::int64_t>(out);
+        attempt.template operator()<double, std::int64_t>(out);
+        if (!out) throw first;
+        return std::move(*out);
+    }
+}
+
 } // namespace
 
 MatrixSource classify_matrix_arg(std::string_view arg) {
@@ -61,7 +102,7 @@ MatrixSource classify_matrix_arg(std::string_view arg) {
 }
 
 template <class V, class I> Csr<V, I> load_matrix_source(const MatrixSource& source) {
-    if (!source.is_spec) return load_matrix<V, I>(source.path);
+    if (!source.is_spec) return source.path.ends_with(".spkb") ? read_binary_any<V, I>(source.path) : load_matrix<V, I>(source.path);
     try {
         return generate<V, I>(source.spec);
     } catch (const Error& e) {

@@ -47,11 +47,12 @@ std::string op_list() {
     return s;
 }
 
-std::vector<OptionSpec> op_parameter_options(bool with_n) {
+std::vector<OptionSpec> op_parameter_options(bool with_widths) {
     std::vector<OptionSpec> o;
-    if (with_n) o.push_back({.name = "n", .value_name = "N", .help = "spmm: columns of the dense B and C", .default_value = "32"});
+    if (with_widths)
+        o.insert(o.end(), {{.name = "n", .value_name = "N", .help = "spmm: columns of the dense B and C", .default_value = "32"},
+                           {.name = "k", .value_name = "K", .help = "sddmm, fusedmm: feature width per head", .default_value = "32"}});
     o.insert(o.end(), {
-        {.name = "k", .value_name = "K", .help = "sddmm, fusedmm: feature width per head", .default_value = "32"},
         {.name = "heads", .value_name = "H", .help = "sddmm, fusedmm: heads", .default_value = "1"},
         {.name = "reduce", .value_name = "R", .help = "spmm: sum, mean, max or min", .default_value = "sum"},
         {.name = "preset", .value_name = "P", .help = "fusedmm: gcn, attention, gat or force2vec", .default_value = "gcn"},
@@ -66,11 +67,13 @@ std::vector<OptionSpec> op_parameter_options(bool with_n) {
     return o;
 }
 
-OpConfig read_op_config(const ParsedArgs& args, const std::string& op, bool with_n) {
+OpConfig read_op_config(const ParsedArgs& args, const std::string& op, bool with_widths) {
     OpConfig c;
     c.op = op;
-    if (with_n) c.n = positive(args, "n", 32);
-    c.k = positive(args, "k", 32);
+    if (with_widths) {
+        c.n = positive(args, "n", 32);
+        c.k = positive(args, "k", 32);
+    }
     c.heads = static_cast<int>(positive(args, "heads", 1));
     c.reduce = to_reduce(args.get_choice("reduce", "sum", reduce_names));
     c.preset = args.get_choice("preset", "gcn", fused_presets);

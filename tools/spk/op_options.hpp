@@ -9,11 +9,11 @@
 
 namespace spk::cli {
 
-// --k, --heads, --reduce, --preset, --semiring, --b, --mask, --complement-mask, --mode, --rank,
-// --seed (and --n unless the command declares its own, as bench does with a list).
-std::vector<OptionSpec> op_parameter_options(bool with_n);
-// The OpConfig for `op` from those options (defaults as their help says); with_n as above.
-OpConfig read_op_config(const ParsedArgs& args, const std::string& op, bool with_n = true);
+// --heads, --reduce, --preset, --semiring, --b, --mask, --complement-mask, --mode, --rank, --seed,
+// and with_widths --n and --k (bench declares its own --n list, which sets n or k per op).
+std::vector<OptionSpec> op_parameter_options(bool with_widths);
+// The OpConfig for `op` from those options (defaults as their help says); with_widths as above.
+OpConfig read_op_config(const ParsedArgs& args, const std::string& op, bool with_widths = true);
 
 // Loads the inputs `op` needs: the matrix (file or spec) or, for tensor ops, a FROSTT file;
 // --b and --mask for spgemm ("--mask self" uses A).
