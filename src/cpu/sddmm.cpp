@@ -1,8 +1,6 @@
 // OpenMP SDDMM forward: rows of A in nnz-balanced chunks handed out dynamically; row i's X row
 // is read once and reused for all of its non-zeros; each (entry, head) is one vectorised dot
 // product over the head's d features, accumulated in f32 (f64 for f64).
-#include <omp.h>
-
 #include "core/instantiate.hpp"
 #include "core/sddmm_kernels.hpp"
 #include "cpu/row_partition.hpp"

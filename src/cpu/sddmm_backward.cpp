@@ -8,8 +8,6 @@
 // large graphs), it runs the same row kernel over Aᵀ's pattern, built here with a permutation
 // back to A's entries (O(nnz) indices, deterministic sums, no write conflicts). spk::transpose
 // is not used because it carries values, not entry positions.
-#include <omp.h>
-
 #include <numeric>
 
 #include "core/instantiate.hpp"

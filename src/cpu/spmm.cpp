@@ -4,8 +4,6 @@
 // contiguous pieces of B's rows (row-major B); B rows a few non-zeros ahead are prefetched
 // because they are scattered. Column-major B is read in place, a panel of columns per pass (no
 // transpose, no allocation); column-major C costs strided stores in the epilogue only.
-#include <omp.h>
-
 #include <algorithm>
 #include <cmath>
 

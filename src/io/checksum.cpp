@@ -31,6 +31,7 @@ void Checksum64::block(const unsigned char* p) noexcept {
 }
 
 void Checksum64::update(const void* data, std::size_t bytes) noexcept {
+    if (bytes == 0) return;  // data may be null then (an empty array)
     const auto* p = static_cast<const unsigned char*>(data);
     total_ += bytes;
     if (pending_bytes_ > 0) {  // complete the block a previous call left open

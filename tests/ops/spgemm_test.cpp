@@ -58,10 +58,11 @@ TYPED_TEST(SpgemmBackend, RandomProductsMatchReference) {
     using I = typename TypeParam::index;
     const std::uint64_t seed = test::seed("spgemm_backend_random");
     // Few columns: rows fill a large share of them (dense accumulator). Many columns: rows stay
-    // sparse (hash accumulator).
-    for (const auto& [m, k, n] : std::vector<std::tuple<index_t, index_t, index_t>>{{67, 45, 91}, {90, 150, 20000}}) {
-        const auto a = test::random_with_zeros<V, I>(m, k, 5.0, seed + static_cast<std::uint64_t>(n));
-        const auto b = test::random_with_zeros<V, I>(k, n, 6.0, seed + static_cast<std::uint64_t>(n) + 1);
+    // sparse (hash accumulator; short rows sorted by insertion, longer ones by std::sort).
+    for (const auto& [m, k, n, per_row] :
+         std::vector<std::tuple<index_t, index_t, index_t, double>>{{67, 45, 91, 5.0}, {90, 150, 20000, 5.0}, {30, 200, 40000, 12.0}}) {
+        const auto a = test::random_with_zeros<V, I>(m, k, per_row, seed + static_cast<std::uint64_t>(n));
+        const auto b = test::random_with_zeros<V, I>(k, n, per_row + 1.0, seed + static_cast<std::uint64_t>(n) + 1);
         const auto mask = mask_overlapping_product(a, b);
         for (const Semiring s : test::all_semirings())
             for (const MaskMode mode : {MaskMode::none, MaskMode::mask, MaskMode::complement})

@@ -48,11 +48,9 @@ std::string op_list() {
 }
 
 std::vector<OptionSpec> op_parameter_options(bool with_widths) {
-    std::vector<OptionSpec> o;
-    if (with_widths)
-        o.insert(o.end(), {{.name = "n", .value_name = "N", .help = "spmm: columns of the dense B and C", .default_value = "32"},
-                           {.name = "k", .value_name = "K", .help = "sddmm, fusedmm: feature width per head", .default_value = "32"}});
-    o.insert(o.end(), {
+    static const OptionSpec all[] = {
+        {.name = "n", .value_name = "N", .help = "spmm: columns of the dense B and C", .default_value = "32"},
+        {.name = "k", .value_name = "K", .help = "sddmm, fusedmm: feature width per head", .default_value = "32"},
         {.name = "heads", .value_name = "H", .help = "sddmm, fusedmm: heads", .default_value = "1"},
         {.name = "reduce", .value_name = "R", .help = "spmm: sum, mean, max or min", .default_value = "sum"},
         {.name = "preset", .value_name = "P", .help = "fusedmm: gcn, attention, gat or force2vec", .default_value = "gcn"},
@@ -63,8 +61,11 @@ std::vector<OptionSpec> op_parameter_options(bool with_widths) {
         {.name = "mode", .value_name = "M", .help = "mttkrp, ttm: the mode (0, 1 or 2)", .default_value = "0"},
         {.name = "rank", .value_name = "R", .help = "mttkrp, ttm: columns of the factor matrices", .default_value = "16"},
         {.name = "seed", .value_name = "S", .help = "seed of the random dense inputs", .default_value = "1"},
-    });
-    return o;
+    };
+    std::vector<OptionSpec> out;
+    for (const auto& o : all)
+        if (with_widths || (o.name != "n" && o.name != "k")) out.push_back(o);
+    return out;
 }
 
 OpConfig read_op_config(const ParsedArgs& args, const std::string& op, bool with_widths) {
