@@ -18,9 +18,13 @@ template <class V, class I>
 void sddmm(const Executor& exec, CsrView<const V, I> a, std::type_identity_t<DenseView<const V>> x, std::type_identity_t<DenseView<const V>> y,
            std::type_identity_t<DenseView<V>> out, const SddmmOptions& options = {});
 
-// Gradients of sddmm given d_out (nnz x heads). Any of dx (like X), dy (like Y), da (nnz x 1)
-// may be empty to skip it; those given are overwritten. da is the gradient for A's values
-// (meaningful when scale_by_a).
+// Gradients of sddmm given d_out (nnz x heads), with s_p = A.values[p] if scale_by_a else 1:
+//   dX(i, block h) = sum over entries p = (i, j) of d_out(p, h) * s_p * Y(j, block h)
+//   dY(j, block h) = sum over entries p = (i, j) of d_out(p, h) * s_p * X(i, block h)
+//   da(p, 0)       = sum_h d_out(p, h) * <X(i, block h), Y(j, block h)>
+// Any of dx (like X), dy (like Y), da (nnz x 1) may be a default (empty) view to skip it; those
+// given are overwritten. da is the gradient for A's values when scale_by_a (the same formula is
+// computed otherwise). A may be pattern-only unless scale_by_a and dx or dy is wanted.
 template <class V, class I>
 void sddmm_backward(const Executor& exec, CsrView<const V, I> a, std::type_identity_t<DenseView<const V>> x,
                     std::type_identity_t<DenseView<const V>> y, std::type_identity_t<DenseView<const V>> d_out,

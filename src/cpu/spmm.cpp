@@ -120,15 +120,18 @@ inline void row_tile(const Operands<V, I>& o, index_t i, index_t k0, int width) 
     } else {
         sum_tile<W, Full, BRow>(o, begin, end, k0, w, acc);
     }
+    // acc is 0 for empty rows, which therefore give 0 (plus beta C).
     const Acc scale = static_cast<Acc>(R == Reduce::mean && len > 0 ? o.alpha / static_cast<double>(len) : o.alpha);
     const Acc beta = static_cast<Acc>(o.beta);
-    V* c = o.c_row_major ? o.c + i * o.ldc + k0 : o.c + k0 * o.ldc + i;
-    const index_t c_step = o.c_row_major ? 1 : o.ldc;
-    for (int l = 0; l < w; ++l) {
-        Acc r = (len == 0 ? Acc(0) : acc[l]) * scale;
-        if (o.beta != 0.0) r += beta * load_as<Acc>(c[l * c_step]);
-        c[l * c_step] = store_as<V>(r);
-    }
+    // Called with a literal step 1 for row-major C, so that the stores vectorise.
+    const auto write = [&](V* c, index_t step) {
+        if (o.beta == 0.0)
+            for (int l = 0; l < w; ++l) c[l * step] = store_as<V>(acc[l] * scale);
+        else
+            for (int l = 0; l < w; ++l) c[l * step] = store_as<V>(acc[l] * scale + beta * load_as<Acc>(c[l * step]));
+    };
+    if (o.c_row_major) write(o.c + i * o.ldc + k0, 1);
+    else write(o.c + k0 * o.ldc + i, o.ldc);
     if (o.arg != nullptr) {
         I* out = o.arg_row_major ? o.arg + i * o.ld_arg + k0 : o.arg + k0 * o.ld_arg + i;
         const index_t step = o.arg_row_major ? 1 : o.ld_arg;

@@ -31,7 +31,7 @@ std::string to_string(const RbShape& s) {
 
 std::string to_string(const SpmmConfig& c) {
     std::string out = to_string(c.shape);
-    if (c.long_shape) out += "+" + to_string(*c.long_shape) + "@" + std::to_string(c.long_threshold);
+    if (c.long_shape) out += "+" + to_string(*c.long_shape) + "@" + std::to_string(c.long_threshold) + (c.split_long ? ":split" : "");
     return out;
 }
 
@@ -100,7 +100,12 @@ SpmmConfig parse_spmm_config(std::string_view text) {
         const std::size_t at = rest.find('@');
         if (at == std::string_view::npos) bad_config(text, "the long-row shape needs '@<row length>'");
         c.long_shape = parse_shape(text, rest.substr(0, at));
-        const std::string_view num = rest.substr(at + 1);
+        std::string_view num = rest.substr(at + 1);
+        if (num.ends_with(":split")) {
+            c.split_long = true;
+            num.remove_suffix(6);
+            if (c.long_shape->g != 32) bad_config(text, "split long rows need a 32-lane shape");
+        }
         const auto [ptr, ec] = std::from_chars(num.data(), num.data() + num.size(), c.long_threshold);
         if (ec != std::errc() || ptr != num.data() + num.size() || c.long_threshold < 1) bad_config(text, "bad row length '" + std::string(num) + "'");
     }
@@ -133,7 +138,7 @@ SpmmConfig select_spmm_config(const SpmmFeatures& f) {
     std::optional<RbShape> shape = best_shape(column_lanes, vec, want_r);
     for (int v = vec; !shape && v >= 1; v /= 2) shape = best_shape(column_lanes, v, want_r);
     if (!shape) shape = RbShape{32, 1, 1};
-    SpmmConfig c{*shape, std::nullopt, 0};
+    SpmmConfig c{*shape, std::nullopt, 0, false};
 
     const index_t threshold = std::max<index_t>(256, static_cast<index_t>(16 * mean));
     const int threshold_bits = 64 - __builtin_clzll(static_cast<unsigned long long>(threshold));
@@ -141,6 +146,7 @@ SpmmConfig select_spmm_config(const SpmmFeatures& f) {
         if (auto long_shape = best_shape(shape->column_lanes(), shape->vec, 32 / shape->column_lanes()); long_shape && !(*long_shape == *shape)) {
             c.long_shape = long_shape;
             c.long_threshold = threshold;
+            c.split_long = f.atomics_allowed && long_shape->g == 32;
         }
     }
     return c;
@@ -153,9 +159,12 @@ std::vector<SpmmConfig> spmm_candidates(const SpmmFeatures& f) {
     for (const auto& s : compiled_rb_shapes()) {
         if (n % s.vec != 0) continue;
         if (s.tile() > 2 * pow2_ceil(n) && s.tile() > 32) continue; // most lanes would idle
-        SpmmConfig c{s, pick.long_shape, pick.long_threshold};
+        SpmmConfig c{s, pick.long_shape, pick.long_threshold, pick.split_long};
         if (c.long_shape && c.long_shape->vec != s.vec) c.long_shape.reset();
-        if (!c.long_shape) c.long_threshold = 0;
+        if (!c.long_shape) {
+            c.long_threshold = 0;
+            c.split_long = false;
+        }
         if (std::find(out.begin(), out.end(), c) == out.end()) out.push_back(c);
     }
     return out;

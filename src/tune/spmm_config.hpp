@@ -2,7 +2,8 @@
 // CUDA SpMM kernel configurations: what the selector picks, the tuner measures and users write.
 // Readable form: "rb.g<G>.r<R>.v<VEC>" for one kernel over all rows, or
 // "rb.g8.r1.v4+rb.g32.r32.v4@256": rows with more than 256 non-zeros (the long-row bin) run the
-// second kernel.
+// second kernel; "...@256:split" cuts those rows into chunks of 256 non-zeros whose partial sums
+// are added atomically (sum and mean in f32/f64, not deterministic).
 #include <array>
 #include <optional>
 #include <string>
@@ -26,6 +27,7 @@ struct SpmmConfig {
     RbShape shape;
     std::optional<RbShape> long_shape; // rows longer than long_threshold use it
     index_t long_threshold = 0;
+    bool split_long = false;
     friend bool operator==(const SpmmConfig&, const SpmmConfig&) = default;
 };
 
@@ -44,6 +46,7 @@ struct SpmmFeatures {
     index_t max_row = 0;
     std::array<index_t, 34> log2_histogram{}; // [k]: rows whose length has bit width k (0: empty)
     int value_bytes = 4;
+    bool atomics_allowed = false; // sum or mean, f32 or f64, and not asked to be deterministic
     double mean_row() const { return rows ? static_cast<double>(nnz) / static_cast<double>(rows) : 0.0; }
     // Rows with more than `len` non-zeros, from the histogram (rounded to powers of two).
     index_t rows_longer_than_pow2(int bits) const;

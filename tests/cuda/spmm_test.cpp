@@ -107,6 +107,27 @@ TEST_F(CudaSpmm, LongRowBinMatchesTheReference) {
     const auto a = skewed_matrix<float, std::int32_t>(2000, 700, seed);
     for (const char* config : {"rb.g8.r1.v4+rb.g32.r8.v4@16", "rb.g32.r1.v1+rb.g32.r32.v1@8", "rb.g1.r1.v4+rb.g32.r32.v4@4"})
         for (Reduce r : {Reduce::sum, Reduce::mean, Reduce::min}) check(a, 32, Case{.reduce = r, .config = config}, seed);
+    // Long rows cut into chunks whose sums meet in C through atomic adds (beta scaling first).
+    for (const char* config : {"rb.g8.r1.v4+rb.g32.r8.v4@16:split", "rb.g32.r1.v1+rb.g32.r32.v1@7:split"})
+        for (Reduce r : {Reduce::sum, Reduce::mean}) {
+            check(a, 32, Case{.reduce = r, .alpha = 2.0, .beta = 0.5, .config = config}, seed);
+            check(convert_values<double>(a.view()), 64, Case{.reduce = r, .c_layout = Layout::col_major, .config = config}, seed);
+        }
+}
+
+TEST_F(CudaSpmm, SplitRowsRefuseWhatAtomicsCannotDo) {
+    const Executor gpu = Executor::cuda(0);
+    const auto a = skewed_matrix<float, std::int32_t>(100, 100, 3).to(gpu);
+    for (SpmmOptions opt : {SpmmOptions{.reduce = Reduce::max, .config = "rb.g8.r1.v4+rb.g32.r8.v4@16:split"},
+                            SpmmOptions{.deterministic = true, .config = "rb.g8.r1.v4+rb.g32.r8.v4@16:split"}}) {
+        try {
+            SpmmPlan<float, std::int32_t> plan(gpu, a.view(), 32, opt);
+            FAIL() << "expected an error";
+        } catch (const Error& e) {
+            EXPECT_EQ(e.kind(), ErrorKind::InvalidArgument);
+            EXPECT_NE(std::string(e.what()).find("split long rows"), std::string::npos) << e.what();
+        }
+    }
 }
 
 TEST_F(CudaSpmm, SelectorOnEveryReductionAndLayout) {
@@ -170,7 +191,11 @@ TEST_F(CudaSpmm, HostOperandIsAnErrorNamingIt) {
 TEST(SpmmConfig, ParsesPrintsAndRejects) {
     const auto c = detail::parse_spmm_config("rb.g8.r1.v4+rb.g32.r8.v4@300");
     EXPECT_EQ(detail::to_string(c), "rb.g8.r1.v4+rb.g32.r8.v4@300");
-    for (const char* bad : {"rb.g8.r1", "rb.g3.r1.v1", "eb.g8.r1.v4", "rb.g8.r1.v4+rb.g32.r8.v4", "rb.g8.r1.v4+rb.g32.r8.v4@x"}) {
+    const auto split = detail::parse_spmm_config("rb.g8.r1.v4+rb.g32.r8.v4@256:split");
+    EXPECT_TRUE(split.split_long);
+    EXPECT_EQ(detail::to_string(split), "rb.g8.r1.v4+rb.g32.r8.v4@256:split");
+    for (const char* bad : {"rb.g8.r1", "rb.g3.r1.v1", "eb.g8.r1.v4", "rb.g8.r1.v4+rb.g32.r8.v4", "rb.g8.r1.v4+rb.g32.r8.v4@x",
+                            "rb.g8.r1.v4+rb.g16.r4.v4@64:split"}) {
         try {
             (void)detail::parse_spmm_config(bad);
             FAIL() << bad;

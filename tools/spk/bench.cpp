@@ -4,6 +4,7 @@
 #include <cstdio>
 #include <map>
 
+#include "bench_baseline.hpp"
 #include "command.hpp"
 #include "format.hpp"
 #include "json.hpp"
@@ -61,6 +62,7 @@ struct Measurement {
     double median = 0, flops = 0, bytes = 0;
     double checksum = 0;     // of the result (the count for tc), to compare with other tools
     index_t result_nnz = -1; // sparse results only
+    std::optional<BaselineTime> baseline = {}; // the vendor's fastest, same inputs, same process
 };
 
 double median(std::vector<double> v) {
@@ -128,13 +130,17 @@ void bench_op(const Executor& exec, const OpConfig& base, const MatrixSource& sr
             m.cols = inputs.a->cols();
             m.nnz = inputs.a->nnz();
         }
-        m.times = time_runs([&] { op->run(); }, s.warmup, s.reps);
+        // On a device, CUDA events around each run; on the host, a wall clock.
+        if (exec.backend() == Backend::cuda) m.times = {device_seconds(exec, *op, s.warmup, s.reps)};
+        else m.times = time_runs([&] { op->run(); }, s.warmup, s.reps);
+        m.baseline = vendor_baseline(exec, c, inputs, s.warmup, s.reps);
         m.flops = op->flops();
         m.bytes = op->bytes(); // after the runs: spgemm knows its output's size only then
         const OpOutput result = op->output();
         m.checksum = result.checksum();
         if (result.sparse) m.result_nnz = static_cast<index_t>(result.values.size());
-        std::fprintf(stderr, "spk bench: %s %s: %s ms\n", m.config.c_str(), m.matrix.c_str(), millis(median(m.times)).c_str());
+        std::fprintf(stderr, "spk bench: %s %s: %s ms%s\n", m.config.c_str(), m.matrix.c_str(), millis(median(m.times)).c_str(),
+                     m.baseline ? ("; " + m.baseline->all).c_str() : "");
         out.push_back(std::move(m));
     }
 }
@@ -152,6 +158,7 @@ Json to_json(const std::vector<Measurement>& ms, const Executor& exec, const Set
         r.set("median_s", m.median).set("min_s", *std::min_element(m.times.begin(), m.times.end())).set("times_s", std::move(times));
         r.set("flops", m.flops).set("bytes", m.bytes).set("checksum", m.checksum);
         if (m.result_nnz >= 0) r.set("result_nnz", m.result_nnz);
+        if (m.baseline) r.set("baseline", m.baseline->name).set("baseline_s", m.baseline->seconds).set("baselines", m.baseline->all);
         if (m.op == "read") r.set("mb_per_s", rate(m.bytes, m.median) / 1e6);
         else r.set("gflops", rate(m.flops, m.median) / 1e9).set("gb_per_s", rate(m.bytes, m.median) / 1e9);
         results.push(std::move(r));
@@ -212,14 +219,22 @@ int run_bench(std::span<const std::string> args) {
     }
     for (auto& m : ms) m.median = median(m.times);
 
-    Table table({"op", "matrix", "rows", "nnz", "n", "median ms", "GFLOP/s", "GB/s"});
+    const bool with_baseline = std::any_of(ms.begin(), ms.end(), [](const Measurement& m) { return m.baseline.has_value(); });
+    std::vector<std::string> columns{"op", "matrix", "rows", "nnz", "n", "median ms", "GFLOP/s", "GB/s"};
+    if (with_baseline) columns.insert(columns.end(), {"vendor best", "vendor ms", "speedup"});
+    Table table(columns);
     std::map<std::string, std::vector<const Measurement*>> groups;
     std::vector<std::string> group_order;
     for (const auto& m : ms) {
         const bool read = m.op == "read";
-        table.add_row({m.op, m.matrix, count(m.rows), count(m.nnz), m.n ? count(m.n) : "-", millis(m.median),
-                       read || m.flops == 0 ? "-" : fixed(rate(m.flops, m.median) / 1e9, 2),
-                       read ? fixed(rate(m.bytes, m.median) / 1e6, 1) + " MB/s" : fixed(rate(m.bytes, m.median) / 1e9, 2)});
+        std::vector<std::string> row{m.op, m.matrix, count(m.rows), count(m.nnz), m.n ? count(m.n) : "-", millis(m.median),
+                                     read || m.flops == 0 ? "-" : fixed(rate(m.flops, m.median) / 1e9, 2),
+                                     read ? fixed(rate(m.bytes, m.median) / 1e6, 1) + " MB/s" : fixed(rate(m.bytes, m.median) / 1e9, 2)};
+        if (with_baseline) {
+            if (m.baseline) row.insert(row.end(), {m.baseline->name, millis(m.baseline->seconds), fixed(m.baseline->seconds / m.median, 2) + "x"});
+            else row.insert(row.end(), {"-", "-", "-"});
+        }
+        table.add_row(row);
         const std::string key = width_key(m);
         if (!groups.contains(key)) group_order.push_back(key);
         groups[key].push_back(&m);
@@ -247,6 +262,19 @@ int run_bench(std::span<const std::string> args) {
         else
             std::printf("geomean %s: %s GFLOP/s, %s GB/s over %zu matrices\n", key.c_str(), with_flops ? fixed(gf, 2).c_str() : "-",
                         fixed(gb, 2).c_str(), g.size());
+        // The goal lines the results files end with: geomean <op> <case> vs <baseline>: <ratio>x
+        double log_ratio = 0, worst = 0;
+        int with_vendor = 0;
+        for (const auto* m : g)
+            if (m->baseline) {
+                const double r = m->baseline->seconds / m->median;
+                log_ratio += std::log(r);
+                worst = with_vendor == 0 ? r : std::min(worst, r);
+                ++with_vendor;
+            }
+        if (with_vendor)
+            std::printf("geomean %s vs cusparse-best: %sx (worst case %sx, %d matrices)\n", key.c_str(), fixed(std::exp(log_ratio / with_vendor), 2).c_str(),
+                        fixed(worst, 2).c_str(), with_vendor);
     }
     if (const auto path = parsed->value("json")) write_json_file(*path, to_json(ms, exec, settings, geo));
     return 0;

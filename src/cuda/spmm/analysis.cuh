@@ -4,6 +4,7 @@
 #include <cuda_runtime.h>
 
 #include "cuda/common/segment_group.cuh"
+#include "cuda/common/values.cuh"
 
 namespace spk::detail::cuda {
 
@@ -49,6 +50,24 @@ __global__ void split_rows(const I* row_ptr, long long rows, long long threshold
     const unsigned below = (1u << lane) - 1u;
     if (is_long) long_rows[long_base + __popc(long_votes & below)] = static_cast<I>(i);
     else if (valid) short_rows[short_base + __popc(short_votes & below)] = static_cast<I>(i);
+}
+
+// The non-zero range of each row in a list (for cutting long rows into chunks on the host).
+template <class I> __global__ void gather_row_ranges(const I* row_ptr, const I* rows, long long count, long long* begin, long long* end) {
+    const long long k = static_cast<long long>(blockIdx.x) * blockDim.x + threadIdx.x;
+    if (k >= count) return;
+    begin[k] = row_ptr[rows[k]];
+    end[k] = row_ptr[rows[k] + 1];
+}
+
+// C(row, :) = beta * C(row, :) for the rows in a list (beta == 0 writes zeros: C may hold NaN).
+template <class T> __global__ void scale_rows(const void* rows, bool wide_index, long long count, T* c, long long ldc, long long n, accum_t<T> beta) {
+    for (long long e = static_cast<long long>(blockIdx.x) * blockDim.x + threadIdx.x; e < count * n; e += static_cast<long long>(gridDim.x) * blockDim.x) {
+        const long long k = e / n, col = e % n;
+        const long long row = wide_index ? static_cast<const long long*>(rows)[k] : static_cast<const int*>(rows)[k];
+        T* out = c + row * ldc + col;
+        *out = beta == accum_t<T>(0) ? from_accum<T>(accum_t<T>(0)) : from_accum<T>(beta * to_accum(*out));
+    }
 }
 
 } // namespace spk::detail::cuda

@@ -5,5 +5,7 @@ namespace spk::detail::cuda {
 
 template void launch_rb<float, std::int32_t>(const RbShape&, Fold, const SpmmKernelArgs<float, std::int32_t>&, cudaStream_t);
 template void launch_rb<float, std::int64_t>(const RbShape&, Fold, const SpmmKernelArgs<float, std::int64_t>&, cudaStream_t);
+template void launch_rb_split<float, std::int32_t>(const RbShape&, const SpmmKernelArgs<float, std::int32_t>&, cudaStream_t);
+template void launch_rb_split<float, std::int64_t>(const RbShape&, const SpmmKernelArgs<float, std::int64_t>&, cudaStream_t);
 
 } // namespace spk::detail::cuda

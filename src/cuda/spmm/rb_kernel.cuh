@@ -24,14 +24,19 @@ template <class T, class I> struct SpmmKernelArgs {
     I* arg; // null unless max/min with arg
     long long ldarg;
     const I* row_list; // rows this launch covers (a row bin), or null for rows 0..num_rows-1
-    long long num_rows;
+    long long num_rows; // work items: rows, or row chunks when split
+    // Split long rows (sum and mean only): item k covers non-zeros [chunk_begin[k], + chunk) of
+    // row row_list[k] and adds its part to C atomically; C's rows were scaled by beta first.
+    const long long* chunk_begin;
+    long long chunk;
     long long n;
     accum_t<T> alpha, beta;
     bool mean;
 };
 
-template <class T, class I, int G, int R, int VEC, Fold F>
+template <class T, class I, int G, int R, int VEC, Fold F, bool Split = false>
 __global__ void __launch_bounds__(256) spmm_rb_kernel(const SpmmKernelArgs<T, I> p) {
+    static_assert(!Split || (F == Fold::sum && (sizeof(T) >= 4)), "only f32/f64 sums split rows (atomic adds in the value type)");
     static_assert(G >= 1 && G <= 32 && (G & (G - 1)) == 0 && R >= 1 && R <= G && G % R == 0, "bad group shape");
     using A = accum_t<T>;
     constexpr int column_lanes = G / R;
@@ -47,7 +52,12 @@ __global__ void __launch_bounds__(256) spmm_rb_kernel(const SpmmKernelArgs<T, I>
     const long long row = p.row_list ? static_cast<long long>(p.row_list[group]) : group;
     const long long col0 = static_cast<long long>(blockIdx.y) * tile + static_cast<long long>(column_lane) * VEC;
     const bool full_vector = col0 + VEC <= p.n;
-    const long long begin = p.row_ptr[row], end = p.row_ptr[row + 1];
+    const long long row_begin = p.row_ptr[row], row_end = p.row_ptr[row + 1];
+    long long begin = row_begin, end = row_end;
+    if constexpr (Split) {
+        begin = p.chunk_begin[group];
+        end = begin + p.chunk < row_end ? begin + p.chunk : row_end;
+    }
 
     A acc[VEC];
     I win[VEC];
@@ -109,7 +119,7 @@ __global__ void __launch_bounds__(256) spmm_rb_kernel(const SpmmKernelArgs<T, I>
     }
     if (r != 0 || col0 >= p.n) return;
 
-    const long long len = end - begin;
+    const long long len = row_end - row_begin;
 #pragma unroll
     for (int q = 0; q < VEC; ++q) {
         const long long col = col0 + q;
@@ -118,6 +128,10 @@ __global__ void __launch_bounds__(256) spmm_rb_kernel(const SpmmKernelArgs<T, I>
         if (p.mean && len > 0) v /= static_cast<A>(len);
         v *= p.alpha;
         T* out = p.c + row * p.ldc + col;
+        if constexpr (Split) {
+            atomicAdd(out, v);
+            continue;
+        }
         if (p.beta != A(0)) v += p.beta * to_accum(*out);
         *out = from_accum<T>(v);
         if (extremum && p.arg) p.arg[row * p.ldarg + col] = len == 0 ? I(-1) : win[q];

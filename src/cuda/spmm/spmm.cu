@@ -14,6 +14,7 @@
 namespace spk::detail::cuda {
 
 template <class T, class I> void launch_rb(const RbShape& s, Fold fold, const SpmmKernelArgs<T, I>& args, cudaStream_t stream);
+template <class T, class I> void launch_rb_split(const RbShape& s, const SpmmKernelArgs<T, I>& args, cudaStream_t stream);
 
 namespace {
 
@@ -52,6 +53,33 @@ template <class I> void bin_rows(const Executor& exec, const I* row_ptr, index_t
     state.num_long = static_cast<index_t>(host[1]);
 }
 
+// Cuts each long row into chunks of config.long_threshold non-zeros. Long rows are few (at most
+// nnz / threshold), so their ranges come to the host and the chunk list goes back.
+template <class I> void chunk_long_rows(const Executor& exec, const I* row_ptr, SpmmState& state) {
+    const index_t count = state.num_long;
+    Array<long long> begin(exec, static_cast<std::size_t>(count)), end(exec, static_cast<std::size_t>(count));
+    if (count > 0) {
+        gather_row_ranges<I><<<static_cast<unsigned>((count + 255) / 256), 256, 0, stream_of(exec)>>>(
+            row_ptr, reinterpret_cast<const I*>(state.long_rows.data()), count, begin.data(), end.data());
+        SPK_CUDA_CHECK_LAUNCH();
+    }
+    SPK_CUDA_CHECK(cudaStreamSynchronize(stream_of(exec)));
+    const std::vector<long long> b = begin.to_vector(), e = end.to_vector();
+    std::vector<I> rows;
+    std::vector<I> long_rows(static_cast<std::size_t>(count));
+    copy_bytes(long_rows.data(), MemorySpace::host(), state.long_rows.data(), state.long_rows.space(), sizeof(I) * long_rows.size());
+    std::vector<long long> starts;
+    const long long chunk = state.config.long_threshold;
+    for (index_t k = 0; k < count; ++k)
+        for (long long p = b[k]; p < e[k]; p += chunk) {
+            rows.push_back(long_rows[k]);
+            starts.push_back(p);
+        }
+    state.num_chunks = static_cast<index_t>(rows.size());
+    state.chunk_rows = Array<std::byte>(exec, std::span<const std::byte>(reinterpret_cast<const std::byte*>(rows.data()), rows.size() * sizeof(I)));
+    state.chunk_begin = Array<long long>(exec, starts);
+}
+
 bool aligned_for(const void* p, index_t ld, int vec, std::size_t elem) {
     return reinterpret_cast<std::uintptr_t>(p) % (static_cast<std::size_t>(vec) * elem) == 0 && ld % vec == 0;
 }
@@ -74,8 +102,13 @@ std::shared_ptr<const SpmmState> spmm_analyse(const Executor& exec, CsrView<cons
     state->features.nnz = a.nnz;
     state->features.n = n;
     state->features.value_bytes = static_cast<int>(sizeof(V));
+    state->features.atomics_allowed =
+        (options.reduce == Reduce::sum || options.reduce == Reduce::mean) && !options.deterministic && sizeof(V) >= 4;
     state->config = options.config.empty() ? select_spmm_config(state->features) : parse_spmm_config(options.config);
+    if (state->config.split_long && !state->features.atomics_allowed)
+        invalid_argument("spmm config '" + options.config + "': split long rows need sum or mean, f32 or f64, and deterministic = false");
     if (state->config.long_shape) bin_rows<I>(exec, a.row_ptr, a.rows, *state);
+    if (state->config.split_long) chunk_long_rows<I>(exec, a.row_ptr, *state);
     return state;
 }
 
@@ -109,8 +142,13 @@ template <class V, class I> void spmm(const Executor& exec, const SpmmState& sta
         ldc = n;
     }
 
+    const auto finish = [&] {
+        if (c_transposed) transpose<T>(c, rows, n, n, reinterpret_cast<T*>(args.c.data), args.c.ld, stream);
+        // Workspaces are freed on return: wait for the kernels that read them.
+        if (c_transposed || !b_rm.empty()) SPK_CUDA_CHECK(cudaStreamSynchronize(stream));
+    };
     SpmmKernelArgs<T, I> kargs{args.a.row_ptr, args.a.col_idx, reinterpret_cast<const T*>(args.a.values), b, ldb, c, ldc, args.arg.data, args.arg.ld,
-                               nullptr, rows, n, static_cast<A>(args.alpha), static_cast<A>(args.beta), args.reduce == Reduce::mean};
+                               nullptr, rows, nullptr, 0, n, static_cast<A>(args.alpha), static_cast<A>(args.beta), args.reduce == Reduce::mean};
     const Fold fold = args.reduce == Reduce::max ? Fold::max : args.reduce == Reduce::min ? Fold::min : Fold::sum;
     const bool vector_ok = aligned_for(b, ldb, state.config.shape.vec, sizeof(T)) &&
                            (!state.config.long_shape || aligned_for(b, ldb, state.config.long_shape->vec, sizeof(T)));
@@ -120,13 +158,27 @@ template <class V, class I> void spmm(const Executor& exec, const SpmmState& sta
         kargs.row_list = reinterpret_cast<const I*>(state.short_rows.data());
         kargs.num_rows = state.num_short;
         launch_rb<T, I>(shape_for(state.config.shape), fold, kargs, stream);
+        if constexpr (sizeof(T) >= 4) {
+            if (state.config.split_long) {
+                if (state.num_long > 0) {
+                    const long long total = state.num_long * n;
+                    scale_rows<T><<<static_cast<unsigned>(std::min<long long>((total + 255) / 256, 65535)), 256, 0, stream>>>(
+                        state.long_rows.data(), sizeof(I) == 8, state.num_long, c, ldc, n, static_cast<A>(args.beta));
+                    SPK_CUDA_CHECK_LAUNCH();
+                }
+                kargs.row_list = reinterpret_cast<const I*>(state.chunk_rows.data());
+                kargs.num_rows = state.num_chunks;
+                kargs.chunk_begin = state.chunk_begin.data();
+                kargs.chunk = state.config.long_threshold;
+                launch_rb_split<T, I>(shape_for(*state.config.long_shape), kargs, stream);
+                return finish();
+            }
+        }
         kargs.row_list = reinterpret_cast<const I*>(state.long_rows.data());
         kargs.num_rows = state.num_long;
         launch_rb<T, I>(shape_for(*state.config.long_shape), fold, kargs, stream);
     }
-    if (c_transposed) transpose<T>(c, rows, n, n, reinterpret_cast<T*>(args.c.data), args.c.ld, stream);
-    // Workspaces are freed on return: wait for the kernels that read them.
-    if (c_transposed || !b_rm.empty()) SPK_CUDA_CHECK(cudaStreamSynchronize(stream));
+    finish();
 }
 
 #define SPK_INSTANTIATE(V, I)                                                                                                  \

@@ -1,0 +1,25 @@
+#pragma once
+// Vendor baselines that `spk bench` runs beside spk, in the same process on the same inputs.
+#include <cstdint>
+#include <optional>
+#include <string>
+
+#include "operation.hpp"
+
+namespace spk::cli {
+
+struct BaselineTime {
+    std::string name; // the fastest algorithm, e.g. "cusparse.alg2"
+    double seconds = 0;
+    std::string all;  // every algorithm tried: "cusparse.default=0.412ms alg1=... alg3=n/a(...)"
+};
+
+// The fastest vendor time for this operation and backend, or nothing where there is no baseline
+// (CPU backends compare with SciPy and GraphBLAS outside the binary: scripts/bench-cpu.sh).
+std::optional<BaselineTime> vendor_baseline(const Executor& exec, const OpConfig& config, const OpInputs& inputs, std::int64_t warmup,
+                                            std::int64_t reps);
+
+// Median seconds of `reps` runs after `warmup`, with CUDA events on the executor's stream.
+double device_seconds(const Executor& exec, Operation& op, std::int64_t warmup, std::int64_t reps);
+
+} // namespace spk::cli
