@@ -143,10 +143,15 @@ SpmmConfig select_spmm_config(const SpmmFeatures& f) {
     const index_t threshold = std::max<index_t>(256, static_cast<index_t>(16 * mean));
     const int threshold_bits = 64 - __builtin_clzll(static_cast<unsigned long long>(threshold));
     if (f.max_row > threshold && f.rows_longer_than_pow2(threshold_bits - 1) > 0) {
-        if (auto long_shape = best_shape(shape->column_lanes(), shape->vec, 32 / shape->column_lanes()); long_shape && !(*long_shape == *shape)) {
+        // Full-warp shapes for the long rows; cut them into chunks where atomics are allowed
+        // (then even a shape equal to the short rows' one gains: a long row no longer holds
+        // one warp for its whole length).
+        const auto long_shape = best_shape(shape->column_lanes(), shape->vec, 32 / shape->column_lanes());
+        const bool split = f.atomics_allowed && long_shape && long_shape->g == 32;
+        if (long_shape && (split || !(*long_shape == *shape))) {
             c.long_shape = long_shape;
             c.long_threshold = threshold;
-            c.split_long = f.atomics_allowed && long_shape->g == 32;
+            c.split_long = split;
         }
     }
     return c;

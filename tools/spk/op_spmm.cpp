@@ -19,8 +19,9 @@ public:
           c_(exec, a.rows(), config.n), plan_(exec, a_.view(), config.n, options(config)) {}
 
     std::string describe() const override { return "spmm n=" + std::to_string(config_.n) + " reduce=" + std::string(to_string(config_.reduce)); }
+    void enqueue() override { plan_.run(b_.view(), c_.view()); }
     void run() override {
-        plan_.run(b_.view(), c_.view());
+        enqueue();
         exec_.synchronize();
     }
     OpOutput output() const override { return dense_output(c_); }

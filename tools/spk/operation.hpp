@@ -65,6 +65,9 @@ public:
     virtual std::string describe() const = 0;
     // Computes (and waits for the device): the part that benchmarks time.
     virtual void run() = 0;
+    // Queues the computation without waiting, where the backend allows it (device timing with
+    // events around it then excludes the host's wait); by default the same as run().
+    virtual void enqueue() { run(); }
     // The last run's result, on the host.
     virtual OpOutput output() const = 0;
     // Writes the last run's result (.mtx; sparse results also .spkb).

@@ -120,21 +120,45 @@ __global__ void __launch_bounds__(256) spmm_rb_kernel(const SpmmKernelArgs<T, I>
     if (r != 0 || col0 >= p.n) return;
 
     const long long len = row_end - row_begin;
+    A out_v[VEC];
 #pragma unroll
     for (int q = 0; q < VEC; ++q) {
-        const long long col = col0 + q;
-        if (col >= p.n) break;
-        A v = len == 0 ? A(0) : acc[q];
-        if (p.mean && len > 0) v /= static_cast<A>(len);
-        v *= p.alpha;
-        T* out = p.c + row * p.ldc + col;
-        if constexpr (Split) {
-            atomicAdd(out, v);
-            continue;
+        out_v[q] = len == 0 ? A(0) : acc[q];
+        if (p.mean && len > 0) out_v[q] /= static_cast<A>(len);
+        out_v[q] *= p.alpha;
+    }
+    T* out = p.c + row * p.ldc + col0;
+    if constexpr (Split) {
+#pragma unroll
+        for (int q = 0; q < VEC; ++q)
+            if (col0 + q < p.n) atomicAdd(out + q, out_v[q]);
+        return;
+    }
+    // One 16-byte store where the row of C allows it (the common case), else element by element.
+    const bool vector_store = full_vector && (reinterpret_cast<unsigned long long>(out) % (sizeof(T) * VEC)) == 0;
+    if (vector_store) {
+        if (p.beta != A(0)) {
+            A old[VEC];
+            load_vec<T, VEC>(out, old);
+#pragma unroll
+            for (int q = 0; q < VEC; ++q) out_v[q] += p.beta * old[q];
         }
-        if (p.beta != A(0)) v += p.beta * to_accum(*out);
-        *out = from_accum<T>(v);
-        if (extremum && p.arg) p.arg[row * p.ldarg + col] = len == 0 ? I(-1) : win[q];
+        store_vec<T, VEC>(out, out_v);
+    } else {
+#pragma unroll
+        for (int q = 0; q < VEC; ++q) {
+            if (col0 + q >= p.n) break;
+            A v = out_v[q];
+            if (p.beta != A(0)) v += p.beta * to_accum(out[q]);
+            out[q] = from_accum<T>(v);
+        }
+    }
+    if constexpr (extremum) {
+        if (p.arg) {
+#pragma unroll
+            for (int q = 0; q < VEC; ++q)
+                if (col0 + q < p.n) p.arg[row * p.ldarg + col0 + q] = len == 0 ? I(-1) : win[q];
+        }
     }
 }
 
