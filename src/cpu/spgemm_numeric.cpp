@@ -17,9 +17,19 @@ namespace {
 
 // A row uses the dense accumulator when reading its touched-bit words (columns / 64) costs no
 // more than kDenseWordsPerEntry per entry of the row: the words then replace hashing and sorting.
-// Beyond kDenseMaxColumns the per-thread dense array (8-16 bytes a column) costs more memory than it saves.
+// While the dense array stays in L2 (kCachedColumns), a word read is far cheaper than hashing and
+// sorting one entry, so the bar is lower there. Beyond kDenseMaxColumns the per-thread dense array
+// (8-16 bytes a column) costs more memory than it saves.
 constexpr index_t kDenseWordsPerEntry = 2;
+constexpr index_t kCachedWordsPerEntry = 16;
+constexpr index_t kCachedColumns = index_t{1} << 16;
 constexpr index_t kDenseMaxColumns = index_t{1} << 24;
+
+bool use_dense(index_t ncols, index_t row_len) {
+    if (ncols > kDenseMaxColumns) return false;
+    const index_t per_entry = ncols <= kCachedColumns ? kCachedWordsPerEntry : kDenseWordsPerEntry;
+    return ncols <= 64 * per_entry * row_len;
+}
 
 // Short rows are sorted with their values by insertion: first-touch order is a merge of sorted
 // rows of B, often nearly sorted, and no second hash probe is needed.
@@ -74,7 +84,7 @@ void numeric_rows(const SpgemmProblem<V, I>& p, const SpgemmAnalysis& s, index_t
                 }
             }
         };
-        if (ncols <= 64 * kDenseWordsPerEntry * len && ncols <= kDenseMaxColumns) {
+        if (use_dense(ncols, len)) {
             ws.dense.prepare(ncols);
             for_each_product([&](I j, T prod) { ws.dense.template add<Op>(j, prod); });
             index_t q = 0;

@@ -4,15 +4,7 @@
 namespace spk {
 namespace {
 
-template <class F> void expect_error(F&& f, ErrorKind kind, const std::string& fragment) {
-    try {
-        f();
-        FAIL() << "expected an error containing '" << fragment << "'";
-    } catch (const Error& e) {
-        EXPECT_EQ(e.kind(), kind) << e.what();
-        EXPECT_NE(std::string(e.what()).find(fragment), std::string::npos) << e.what();
-    }
-}
+using test::expect_error;
 
 Coo<double, std::int32_t> sample_coo() {
     // 3 x 4 with an unsorted row and a duplicate (0,1) entry.

@@ -10,6 +10,8 @@
 namespace spk {
 namespace {
 
+using test::expect_error;
+
 using test::identical;
 using test::with_threads;
 
@@ -32,17 +34,6 @@ void expect_deterministic(F make) {
     EXPECT_TRUE(identical(one, two)) << "1 vs 2 threads";
     EXPECT_TRUE(identical(one, again)) << "same seed";
     EXPECT_FALSE(identical(one, other)) << "different seeds";
-}
-
-template <class E>
-void expect_error(E&& call, ErrorKind kind, const std::string& fragment) {
-    try {
-        call();
-        ADD_FAILURE() << "no error, expected one mentioning '" << fragment << "'";
-    } catch (const Error& e) {
-        EXPECT_EQ(e.kind(), kind) << e.what();
-        EXPECT_NE(std::string(e.what()).find(fragment), std::string::npos) << e.what();
-    }
 }
 
 TEST(Uniform, DeterministicBySeedAndThreads) {

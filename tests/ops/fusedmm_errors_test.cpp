@@ -9,16 +9,6 @@ namespace {
 
 using P = fused::Problem<float, std::int32_t>;
 
-template <class F> void expect_error(F&& f, ErrorKind kind, const std::string& needle) {
-    try {
-        f();
-        ADD_FAILURE() << "no error thrown, expected " << to_string(kind) << " mentioning '" << needle << "'";
-    } catch (const Error& e) {
-        EXPECT_EQ(e.kind(), kind) << e.what();
-        EXPECT_NE(std::string(e.what()).find(needle), std::string::npos) << "message '" << e.what() << "' does not mention '" << needle << "'";
-    }
-}
-
 FusedOptions options(Score score, int heads, Normalize n = Normalize::none, Aggregate g = Aggregate::sum) {
     FusedOptions o;
     o.score = score;

@@ -11,12 +11,7 @@ namespace spk::test {
 namespace {
 
 template <class VI> class MttkrpTest : public ::testing::Test {};
-template <class V_, class I_> struct Types {
-    using V = V_;
-    using I = I_;
-};
-using AllTypes = ::testing::Types<Types<float, std::int32_t>, Types<float, std::int64_t>, Types<double, std::int32_t>, Types<double, std::int64_t>>;
-TYPED_TEST_SUITE(MttkrpTest, AllTypes);
+TYPED_TEST_SUITE(MttkrpTest, FloatBackendTypes);
 
 const index_t kRanks[] = {1, 3, 16, 33};
 const index_t kFixedRanks[] = {8, 32}; // the cpu kernel's other compile-time ranks
@@ -51,8 +46,8 @@ template <class V, class I> void expect_backends_match_reference(const CooTensor
 }
 
 TYPED_TEST(MttkrpTest, KnownValuesOnATinyTensor) {
-    using V = typename TypeParam::V;
-    using I = typename TypeParam::I;
+    using V = typename TypeParam::value;
+    using I = typename TypeParam::index;
     CooTensor3<V, I> x;
     x.dims = {2, 3, 2};
     push_entry(x, 1, 1, 1, 4.0); // unsorted on purpose
@@ -75,8 +70,8 @@ TYPED_TEST(MttkrpTest, KnownValuesOnATinyTensor) {
 }
 
 TYPED_TEST(MttkrpTest, ReferenceMatchesBruteForce) {
-    using V = typename TypeParam::V;
-    using I = typename TypeParam::I;
+    using V = typename TypeParam::value;
+    using I = typename TypeParam::index;
     const std::uint64_t s = seed("mttkrp reference");
     const CooTensor3<V, I> x = random_tensor<V, I>({7, 5, 9}, 120, s); // repeats coordinates
     const MttkrpPlan<V, I> plan(Executor::reference(), x);
@@ -90,8 +85,8 @@ TYPED_TEST(MttkrpTest, ReferenceMatchesBruteForce) {
 }
 
 TYPED_TEST(MttkrpTest, BackendsMatchReference) {
-    using V = typename TypeParam::V;
-    using I = typename TypeParam::I;
+    using V = typename TypeParam::value;
+    using I = typename TypeParam::index;
     const std::uint64_t s = seed("mttkrp backends");
     const CooTensor3<V, I> x = random_tensor<V, I>({40, 23, 57}, 3000, s);
     for (index_t rank : kRanks) expect_backends_match_reference(x, rank, s + 10);
@@ -99,8 +94,8 @@ TYPED_TEST(MttkrpTest, BackendsMatchReference) {
 }
 
 TYPED_TEST(MttkrpTest, SliceHoldingMostNonZeros) {
-    using V = typename TypeParam::V;
-    using I = typename TypeParam::I;
+    using V = typename TypeParam::value;
+    using I = typename TypeParam::index;
     const std::uint64_t s = seed("mttkrp skewed");
     for (int heavy_mode = 0; heavy_mode < 3; ++heavy_mode) {
         SCOPED_TRACE("heavy slice in mode " + std::to_string(heavy_mode));
@@ -209,16 +204,6 @@ TEST(Mttkrp, OneShotCallMatchesPlan) {
     EXPECT_EQ(to_doubles(out), run(plan, 1, views(factors), 5));
 }
 
-template <class F> void expect_error(F&& call, ErrorKind kind, const std::vector<std::string>& words) {
-    try {
-        call();
-        ADD_FAILURE() << "no error thrown";
-    } catch (const Error& e) {
-        EXPECT_EQ(e.kind(), kind) << e.what();
-        for (const auto& w : words) EXPECT_NE(std::string(e.what()).find(w), std::string::npos) << "'" << w << "' not in: " << e.what();
-    }
-}
-
 TEST(Mttkrp, BadInputIsRejectedWithItsName) {
     CooTensor3<double, std::int32_t> x;
     x.dims = {3, 4, 5};
@@ -228,28 +213,28 @@ TEST(Mttkrp, BadInputIsRejectedWithItsName) {
     const MttkrpPlan<double, std::int32_t> plan(cpu, x, {0, 2});
     auto factors = random_factors<double>(x.dims, 2, 1);
     Dense<double> out0(cpu, 3, 2), out1(cpu, 4, 2);
-    expect_error([&] { plan.run(3, views(factors), out0.view()); }, ErrorKind::InvalidArgument, {"mode 3", "0..2"});
-    expect_error([&] { plan.run(-1, views(factors), out0.view()); }, ErrorKind::InvalidArgument, {"mode -1"});
-    expect_error([&] { plan.run(1, views(factors), out1.view()); }, ErrorKind::InvalidArgument, {"mode 1", "not planned"});
+    expect_error_all([&] { plan.run(3, views(factors), out0.view()); }, ErrorKind::InvalidArgument, {"mode 3", "0..2"});
+    expect_error_all([&] { plan.run(-1, views(factors), out0.view()); }, ErrorKind::InvalidArgument, {"mode -1"});
+    expect_error_all([&] { plan.run(1, views(factors), out1.view()); }, ErrorKind::InvalidArgument, {"mode 1", "not planned"});
     const auto wrong = random_factors<double>({3, 4, 6}, 2, 1);
-    expect_error([&] { plan.run(0, {factors[0].view(), factors[1].view(), wrong[2].view()}, out0.view()); }, ErrorKind::ShapeMismatch,
+    expect_error_all([&] { plan.run(0, {factors[0].view(), factors[1].view(), wrong[2].view()}, out0.view()); }, ErrorKind::ShapeMismatch,
                  {"factors[2]", "mode 0", "6 x 2", "5 x 2"});
     const auto rank3 = random_factors<double>(x.dims, 3, 1);
-    expect_error([&] { plan.run(2, {rank3[0].view(), factors[1].view(), factors[2].view()}, Dense<double>(cpu, 5, 2).view()); },
+    expect_error_all([&] { plan.run(2, {rank3[0].view(), factors[1].view(), factors[2].view()}, Dense<double>(cpu, 5, 2).view()); },
                  ErrorKind::ShapeMismatch, {"factors[0]", "mode 2"});
-    expect_error([&] { plan.run(0, views(factors), out1.view()); }, ErrorKind::ShapeMismatch, {"out", "4 x 2", "3 x 2"});
+    expect_error_all([&] { plan.run(0, views(factors), out1.view()); }, ErrorKind::ShapeMismatch, {"out", "4 x 2", "3 x 2"});
     // factors[mode] is not read, so it may be left empty.
     EXPECT_NO_THROW(plan.run(0, {DenseView<const double>{}, factors[1].view(), factors[2].view()}, out0.view()));
 
     CooTensor3<double, std::int32_t> outside = x;
     outside.idx[1][1] = 4;
-    expect_error([&] { MttkrpPlan<double, std::int32_t>(cpu, outside); }, ErrorKind::InvalidArgument, {"entry 1", "(2, 4, 4)", "mode 1", "0..3"});
+    expect_error_all([&] { MttkrpPlan<double, std::int32_t>(cpu, outside); }, ErrorKind::InvalidArgument, {"entry 1", "(2, 4, 4)", "mode 1", "0..3"});
     CooTensor3<double, std::int32_t> short_index = x;
     short_index.idx[2].pop_back();
-    expect_error([&] { MttkrpPlan<double, std::int32_t>(cpu, short_index); }, ErrorKind::InvalidArgument, {"idx[2]", "1 entries", "2 values"});
-    expect_error([&] { MttkrpPlan<double, std::int32_t>(cpu, x, {0, 7}); }, ErrorKind::InvalidArgument, {"mode 7"});
-    expect_error([&] { MttkrpPlan<double, std::int32_t>(cpu, x, {}); }, ErrorKind::InvalidArgument, {"modes is empty"});
-    expect_error([&] { mttkrp(cpu, x, 5, views(factors), out0.view()); }, ErrorKind::InvalidArgument, {"mode 5"});
+    expect_error_all([&] { MttkrpPlan<double, std::int32_t>(cpu, short_index); }, ErrorKind::InvalidArgument, {"idx[2]", "1 entries", "2 values"});
+    expect_error_all([&] { MttkrpPlan<double, std::int32_t>(cpu, x, {0, 7}); }, ErrorKind::InvalidArgument, {"mode 7"});
+    expect_error_all([&] { MttkrpPlan<double, std::int32_t>(cpu, x, {}); }, ErrorKind::InvalidArgument, {"modes is empty"});
+    expect_error_all([&] { mttkrp(cpu, x, 5, views(factors), out0.view()); }, ErrorKind::InvalidArgument, {"mode 5"});
 }
 
 } // namespace

@@ -9,6 +9,8 @@
 namespace spk {
 namespace {
 
+using test::expect_error;
+
 using test::Strided;
 
 SddmmOptions options(bool scale_by_a, int heads) {
@@ -157,14 +159,8 @@ TEST(SddmmReference, BackwardMatchesFiniteDifferences) {
 }
 
 // ---------------------------------------------------------------------------------------------
-template <class V, class I> struct Types {
-    using value = V;
-    using index = I;
-};
 template <class T> class SddmmBackend : public ::testing::Test {};
-using TypeList = ::testing::Types<Types<float, std::int32_t>, Types<float, std::int64_t>, Types<double, std::int32_t>, Types<f16, std::int32_t>,
-                                  Types<bf16, std::int64_t>>;
-TYPED_TEST_SUITE(SddmmBackend, TypeList);
+TYPED_TEST_SUITE(SddmmBackend, test::BackendTypes);
 
 TYPED_TEST(SddmmBackend, HeadsScalingAndLayouts) {
     using V = typename TypeParam::value;
@@ -276,16 +272,6 @@ TYPED_TEST(SddmmBackend, NanAndInfPropagateLikeTheReference) {
 }
 
 // ---------------------------------------------------------------------------------------------
-template <class F> void expect_error(F&& f, ErrorKind kind, const std::string& fragment) {
-    try {
-        f();
-        ADD_FAILURE() << "no error thrown, expected " << to_string(kind) << " mentioning '" << fragment << "'";
-    } catch (const Error& e) {
-        EXPECT_EQ(e.kind(), kind) << e.what();
-        EXPECT_NE(std::string(e.what()).find(fragment), std::string::npos) << e.what();
-    }
-}
-
 class SddmmBadInput : public ::testing::Test {
 protected:
     Executor exec = Executor::cpu(1);

@@ -10,14 +10,8 @@ namespace {
 
 using test::MaskMode;
 
-template <class V, class I> struct Types {
-    using value = V;
-    using index = I;
-};
-
 template <class T> class SpgemmBackend : public ::testing::Test {};
-using TypeList = ::testing::Types<Types<double, std::int32_t>, Types<double, std::int64_t>, Types<float, std::int32_t>, Types<float, std::int64_t>>;
-TYPED_TEST_SUITE(SpgemmBackend, TypeList);
+TYPED_TEST_SUITE(SpgemmBackend, test::FloatBackendTypes);
 
 // Runs A·B on every backend under test and compares with the reference.
 template <class V, class I>

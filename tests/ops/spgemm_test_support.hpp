@@ -117,14 +117,4 @@ template <class V, class I> Csr<V, I> shuffled_rows(const Csr<V, I>& m, std::uin
     return Csr<V, I>(Executor::cpu(), m.rows(), m.cols(), ptr, col, val, false);
 }
 
-template <class F> void expect_error(F&& f, ErrorKind kind, const std::string& fragment) {
-    try {
-        f();
-        ADD_FAILURE() << "expected an error containing '" << fragment << "'";
-    } catch (const Error& e) {
-        EXPECT_EQ(e.kind(), kind) << e.what();
-        EXPECT_NE(std::string(e.what()).find(fragment), std::string::npos) << e.what();
-    }
-}
-
 } // namespace spk::test

@@ -11,6 +11,8 @@
 namespace spk {
 namespace {
 
+using test::expect_error;
+
 using test::Strided;
 
 constexpr Reduce kAllReduces[] = {Reduce::sum, Reduce::mean, Reduce::max, Reduce::min};
@@ -88,14 +90,8 @@ TEST(SpmmReference, MatchesDenseOracle) {
 
 // ---------------------------------------------------------------------------------------------
 // Backends against the reference, typed over value and index types.
-template <class V, class I> struct Types {
-    using value = V;
-    using index = I;
-};
 template <class T> class SpmmBackend : public ::testing::Test {};
-using TypeList = ::testing::Types<Types<float, std::int32_t>, Types<float, std::int64_t>, Types<double, std::int32_t>, Types<f16, std::int32_t>,
-                                  Types<bf16, std::int64_t>>;
-TYPED_TEST_SUITE(SpmmBackend, TypeList);
+TYPED_TEST_SUITE(SpmmBackend, test::BackendTypes);
 
 TYPED_TEST(SpmmBackend, RandomSmallEveryWidthAndLayout) {
     using V = typename TypeParam::value;
@@ -328,16 +324,6 @@ TEST(SpmmPlan, RunsManyTimesAndFollowsNewValues) {
 
 // ---------------------------------------------------------------------------------------------
 // Bad input: the error kind and the argument named in the message.
-template <class F> void expect_error(F&& f, ErrorKind kind, const std::string& fragment) {
-    try {
-        f();
-        ADD_FAILURE() << "no error thrown, expected " << to_string(kind) << " mentioning '" << fragment << "'";
-    } catch (const Error& e) {
-        EXPECT_EQ(e.kind(), kind) << e.what();
-        EXPECT_NE(std::string(e.what()).find(fragment), std::string::npos) << e.what();
-    }
-}
-
 class SpmmBadInput : public ::testing::Test {
 protected:
     Executor exec = Executor::cpu(1);

@@ -11,12 +11,7 @@ namespace spk::test {
 namespace {
 
 template <class VI> class TtmTest : public ::testing::Test {};
-template <class V_, class I_> struct Types {
-    using V = V_;
-    using I = I_;
-};
-using AllTypes = ::testing::Types<Types<float, std::int32_t>, Types<float, std::int64_t>, Types<double, std::int32_t>, Types<double, std::int64_t>>;
-TYPED_TEST_SUITE(TtmTest, AllTypes);
+TYPED_TEST_SUITE(TtmTest, FloatBackendTypes);
 
 const index_t kRanks[] = {1, 3, 16, 33};
 
@@ -47,8 +42,8 @@ template <class V, class I>
 }
 
 TYPED_TEST(TtmTest, KnownValuesOnATinyTensor) {
-    using V = typename TypeParam::V;
-    using I = typename TypeParam::I;
+    using V = typename TypeParam::value;
+    using I = typename TypeParam::index;
     CooTensor3<V, I> x;
     x.dims = {2, 3, 2};
     push_entry(x, 1, 1, 1, 4.0);
@@ -71,8 +66,8 @@ TYPED_TEST(TtmTest, KnownValuesOnATinyTensor) {
 }
 
 TYPED_TEST(TtmTest, ReferenceMatchesBruteForce) {
-    using V = typename TypeParam::V;
-    using I = typename TypeParam::I;
+    using V = typename TypeParam::value;
+    using I = typename TypeParam::index;
     const std::uint64_t s = seed("ttm reference");
     const CooTensor3<V, I> x = random_tensor<V, I>({7, 5, 9}, 120, s);
     for (index_t rank : kRanks)
@@ -98,16 +93,16 @@ template <class V, class I> void expect_backends_match_reference(const CooTensor
 }
 
 TYPED_TEST(TtmTest, BackendsMatchReference) {
-    using V = typename TypeParam::V;
-    using I = typename TypeParam::I;
+    using V = typename TypeParam::value;
+    using I = typename TypeParam::index;
     const std::uint64_t s = seed("ttm backends");
     const CooTensor3<V, I> x = random_tensor<V, I>({40, 23, 57}, 3000, s);
     for (index_t rank : kRanks) expect_backends_match_reference(x, rank, s + 10);
 }
 
 TYPED_TEST(TtmTest, FiberHoldingMostNonZeros) {
-    using V = typename TypeParam::V;
-    using I = typename TypeParam::I;
+    using V = typename TypeParam::value;
+    using I = typename TypeParam::index;
     const std::uint64_t s = seed("ttm skewed");
     // 90% of the entries in the mode-2 fiber (0, 0), and a heavy slice in each mode.
     CooTensor3<V, I> x = random_tensor<V, I>({3, 4, 800}, 800, s);
@@ -172,16 +167,6 @@ TEST(Ttm, EmptyTensorAndRankZero) {
     }
 }
 
-template <class F> void expect_error(F&& call, ErrorKind kind, const std::vector<std::string>& words) {
-    try {
-        call();
-        ADD_FAILURE() << "no error thrown";
-    } catch (const Error& e) {
-        EXPECT_EQ(e.kind(), kind) << e.what();
-        for (const auto& w : words) EXPECT_NE(std::string(e.what()).find(w), std::string::npos) << "'" << w << "' not in: " << e.what();
-    }
-}
-
 TEST(Ttm, BadInputIsRejectedWithItsName) {
     CooTensor3<double, std::int32_t> x;
     x.dims = {3, 4, 5};
@@ -189,15 +174,15 @@ TEST(Ttm, BadInputIsRejectedWithItsName) {
     push_entry(x, 2, 3, 4, 2.0);
     const Executor cpu = Executor::cpu(1);
     const Dense<double> u(cpu, 2, 4);
-    expect_error([&] { ttm(cpu, x, 3, u.view()); }, ErrorKind::InvalidArgument, {"mode 3", "0..2"});
-    expect_error([&] { ttm(cpu, x, 0, u.view()); }, ErrorKind::ShapeMismatch, {"U", "mode 0", "2 x 4", "R x 3"});
+    expect_error_all([&] { ttm(cpu, x, 3, u.view()); }, ErrorKind::InvalidArgument, {"mode 3", "0..2"});
+    expect_error_all([&] { ttm(cpu, x, 0, u.view()); }, ErrorKind::ShapeMismatch, {"U", "mode 0", "2 x 4", "R x 3"});
     const TtmPlan<double, std::int32_t> plan(cpu, x, 1);
     EXPECT_EQ(plan.fibers(), 2);
     Dense<double> y(cpu, 3, 2);
-    expect_error([&] { plan.run(u.view(), y.view()); }, ErrorKind::ShapeMismatch, {"Y", "mode 1", "3 x 2", "2 x 2"});
+    expect_error_all([&] { plan.run(u.view(), y.view()); }, ErrorKind::ShapeMismatch, {"Y", "mode 1", "3 x 2", "2 x 2"});
     CooTensor3<double, std::int32_t> outside = x;
     outside.idx[0][0] = 3;
-    expect_error([&] { TtmPlan<double, std::int32_t>(cpu, outside, 1); }, ErrorKind::InvalidArgument, {"entry 0", "mode 0", "0..2"});
+    expect_error_all([&] { TtmPlan<double, std::int32_t>(cpu, outside, 1); }, ErrorKind::InvalidArgument, {"entry 0", "mode 0", "0..2"});
 }
 
 } // namespace

@@ -40,4 +40,29 @@ template <class V> std::vector<double> to_doubles(DenseView<const V> d);
 // Tolerances by value type for results accumulated over k products.
 template <class V> double rtol_for();
 
+// A (value, index) type pair for typed tests, and the pairs the backend tests run over.
+template <class V, class I> struct ValueIndex {
+    using value = V;
+    using index = I;
+};
+using BackendTypes = ::testing::Types<ValueIndex<float, std::int32_t>, ValueIndex<float, std::int64_t>, ValueIndex<double, std::int32_t>,
+                                      ValueIndex<f16, std::int32_t>, ValueIndex<bf16, std::int64_t>>;
+using FloatBackendTypes = ::testing::Types<ValueIndex<float, std::int32_t>, ValueIndex<float, std::int64_t>, ValueIndex<double, std::int32_t>,
+                                           ValueIndex<double, std::int64_t>>;
+
+// f must throw spk::Error of the given kind whose message contains the fragment (or every one of
+// the fragments): the tests of bad input check both what went wrong and which argument it names.
+template <class F> void expect_error_all(F&& f, ErrorKind kind, const std::vector<std::string>& fragments) {
+    try {
+        f();
+        ADD_FAILURE() << "no error thrown, expected " << to_string(kind) << " mentioning '" << fragments.front() << "'";
+    } catch (const Error& e) {
+        EXPECT_EQ(e.kind(), kind) << e.what();
+        for (const auto& w : fragments) EXPECT_NE(std::string(e.what()).find(w), std::string::npos) << "'" << w << "' not in: " << e.what();
+    }
+}
+template <class F> void expect_error(F&& f, ErrorKind kind, const std::string& fragment) {
+    expect_error_all(std::forward<F>(f), kind, std::vector<std::string>{fragment});
+}
+
 } // namespace spk::test
