@@ -5,6 +5,7 @@
 
 #include "spk/executor.hpp"
 #include "spk/matrix.hpp"
+#include "spk/tune.hpp"
 
 namespace spk {
 
@@ -19,7 +20,8 @@ struct SpmmOptions {
     double beta = 0.0; // C is not read when beta == 0 (it may hold NaN)
     bool transpose_a = false;   // use Aᵀ in place of A
     bool deterministic = false; // only kernels whose sums do not depend on timing
-    std::string config;         // explicit kernel configuration (backend-specific); empty: the selector picks
+    std::string config = {};    // explicit kernel configuration (backend-specific); empty: `tune` decides
+    Tune tune = Tune::select;   // how the CUDA plan picks a configuration (the CPU backend has one)
 };
 
 // Analyses A once (transposes it if asked, bins rows, picks a kernel) and runs many times.

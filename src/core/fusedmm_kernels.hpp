@@ -4,6 +4,7 @@
 #include <string>
 #include <vector>
 
+#include "core/transposed_pattern.hpp"
 #include "spk/executor.hpp"
 #include "spk/fusedmm.hpp"
 #include "spk/matrix.hpp"
@@ -23,14 +24,6 @@ template <class V, class I> struct FusedForwardArgs {
     DenseView<fused_stat_t<V>> row_max, row_sum;
     DenseView<I> argmax;
     DenseView<V> attention;
-};
-
-// Aᵀ's pattern with, for every entry of Aᵀ, the number of the matching entry of A: the cpu
-// backward pass walks it to gather column gradients (dY, dZ) without atomics.
-template <class I> struct TransposedPattern {
-    std::vector<I> col_ptr; // cols(A) + 1
-    std::vector<I> row_idx; // nnz: the row i of A
-    std::vector<I> entry;   // nnz: the entry p of A (A.col_idx[p] is this column)
 };
 
 template <class V, class I> struct FusedBackwardArgs {

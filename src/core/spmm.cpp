@@ -6,6 +6,7 @@
 #include "core/check.hpp"
 #include "core/instantiate.hpp"
 #include "core/spmm_kernels.hpp"
+#include "core/spmm_tune.hpp"
 
 namespace spk {
 
@@ -48,7 +49,7 @@ SpmmPlan<V, I>::SpmmPlan(const Executor& exec, CsrView<const V, I> a, index_t n,
         }
         impl_->a = impl_->transposed->view();
     }
-    if (exec.backend() == Backend::cuda) impl_->cuda = detail::cuda::spmm_analyse(exec, impl_->a, n, options);
+    if (exec.backend() == Backend::cuda) impl_->cuda = detail::plan_cuda_spmm(exec, impl_->a, n, options);
 }
 
 template <class V, class I> SpmmPlan<V, I>::~SpmmPlan() = default;

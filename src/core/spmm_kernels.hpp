@@ -7,6 +7,7 @@
 #include "spk/executor.hpp"
 #include "spk/matrix.hpp"
 #include "spk/spmm.hpp"
+#include "tune/spmm_config.hpp"
 
 namespace spk::detail {
 
@@ -28,6 +29,8 @@ template <class V, class I>
 std::shared_ptr<const SpmmState> spmm_analyse(const Executor& exec, CsrView<const V, I> a, index_t n, const SpmmOptions& options);
 template <class V, class I> void spmm(const Executor& exec, const SpmmState& state, const SpmmArgs<V, I>& args);
 std::string spmm_describe(const SpmmState& state);
+// What the analysis measured (row-length histogram, ...), for the tuner.
+const SpmmFeatures& spmm_features(const SpmmState& state);
 } // namespace cuda
 
 } // namespace spk::detail

@@ -4,6 +4,8 @@
 // The softmax is online (as in flash attention): a running max m and sum l per head, and the
 // accumulator rescaled by exp(m_old - m_new) whenever the max grows. The rescale is a positive
 // factor, so it serves the max aggregation as well as sum and mean.
+// Without scores or softmax (GCN: s = a_ij, identity or scale edge, sum or mean), E = c A Z is
+// an SpMM, and runs as one: its register-tile loop beats the per-row accumulator buffer here.
 #include <omp.h>
 
 #include <algorithm>
@@ -14,6 +16,7 @@
 #include "core/fusedmm_kernels.hpp"
 #include "core/fusedmm_math.hpp"
 #include "core/instantiate.hpp"
+#include "core/spmm_kernels.hpp"
 #include "cpu/fusedmm_vector.hpp"
 #include "cpu/row_partition.hpp"
 
@@ -114,9 +117,36 @@ private:
     std::vector<Acc> weights_; // row length x heads: w kept until the row's final m, l (softmax + save_attention)
 };
 
+// E = c A Z (c: the scale edge's factor, else 1): the weights are A's values, the same for every
+// head, so the heads' outputs are one SpMM over all of Z's columns.
+bool is_spmm(const FusedOptions& o) {
+    return o.score == Score::value && o.normalize == Normalize::none && o.aggregate != Aggregate::max &&
+           (o.edge.kind == Edge::Kind::identity || o.edge.kind == Edge::Kind::scale);
+}
+
+template <class V, class I> void forward_as_spmm(const Executor& exec, const FusedForwardArgs<V, I>& args) {
+    const FusedOptions& o = args.options;
+    const double c = o.edge.kind == Edge::Kind::scale ? static_cast<double>(o.edge.param) : 1.0;
+    const SpmmArgs<V, I> spmm_args{args.a, args.z, args.e, DenseView<I>{}, o.aggregate == Aggregate::mean ? Reduce::mean : Reduce::sum, c, 0.0};
+    spmm(exec, spmm_args);
+    if (args.attention.data == nullptr) return;
+    using Acc = accum_t<V>;
+    const auto& a = args.a;
+    const int threads = fused::threads_for(static_cast<double>(a.nnz) * o.heads, exec.threads());
+#pragma omp parallel for schedule(static) num_threads(threads)
+    for (index_t p = 0; p < a.nnz; ++p) {
+        const V w = store_as<V>(edge_apply(o.edge, load_as<Acc>(a.values[p])));
+        for (index_t h = 0; h < o.heads; ++h) args.attention.data[p * args.attention.ld + h] = w;
+    }
+}
+
 } // namespace
 
 template <class V, class I> void fusedmm_forward(const Executor& exec, const FusedForwardArgs<V, I>& args) {
+    if (is_spmm(args.options)) {
+        forward_as_spmm(exec, args);
+        return;
+    }
     const auto& a = args.a;
     const double work = static_cast<double>(a.nnz) * static_cast<double>(args.options.heads * (args.d + args.dz)) + static_cast<double>(a.rows);
     const int threads = fused::threads_for(work, exec.threads());

@@ -6,14 +6,16 @@
 // columns: instead of atomics (float CAS loops, contention on hub columns, results that depend
 // on timing) or per-thread copies of dY (threads x cols x features of memory, too much for
 // large graphs), it runs the same row kernel over Aᵀ's pattern, built here with a permutation
-// back to A's entries (O(nnz) indices, deterministic sums, no write conflicts). spk::transpose
-// is not used because it carries values, not entry positions.
-#include <numeric>
-
+// back to A's entries (O(nnz) indices, deterministic sums, no write conflicts).
+// The pattern is built on every call, in parallel (cpu/transposed_pattern.hpp), not cached:
+// sddmm_backward is a free function with no plan to keep it in, and a cache keyed by A's arrays
+// would be stale whenever a caller reuses the memory for another pattern; checking it would read
+// all of A, and keeping it would hold O(nnz) memory after the call.
 #include "core/instantiate.hpp"
 #include "core/sddmm_kernels.hpp"
 #include "cpu/row_partition.hpp"
 #include "cpu/sddmm_rows.hpp"
+#include "cpu/transposed_pattern.hpp"
 
 namespace spk::detail::cpu {
 
@@ -21,26 +23,6 @@ namespace {
 
 constexpr double kSerialWork = 32768;    // multiply-adds below which threads cost more than they give
 constexpr index_t kPrefetchDistance = 8; // entries ahead whose dense row is prefetched
-
-// Aᵀ's pattern: for column j of A, its entries' rows (row) and positions in A (entry), in row order.
-template <class I> struct TransposedPattern {
-    std::vector<I> ptr, row, entry;
-};
-
-template <class V, class I> TransposedPattern<I> transposed_pattern(CsrView<const V, I> a) {
-    TransposedPattern<I> t{std::vector<I>(static_cast<std::size_t>(a.cols + 1), 0), std::vector<I>(static_cast<std::size_t>(a.nnz)),
-                           std::vector<I>(static_cast<std::size_t>(a.nnz))};
-    for (index_t p = 0; p < a.nnz; ++p) ++t.ptr[static_cast<std::size_t>(a.col_idx[p]) + 1];
-    std::partial_sum(t.ptr.begin(), t.ptr.end(), t.ptr.begin());
-    std::vector<I> next(t.ptr.begin(), t.ptr.end() - 1);
-    for (index_t i = 0; i < a.rows; ++i)
-        for (index_t p = a.row_ptr[i]; p < a.row_ptr[i + 1]; ++p) {
-            const I q = next[static_cast<std::size_t>(a.col_idx[p])]++;
-            t.row[static_cast<std::size_t>(q)] = static_cast<I>(i);
-            t.entry[static_cast<std::size_t>(q)] = static_cast<I>(p);
-        }
-    return t;
-}
 
 template <class V, class I> int thread_count(const Executor& exec, const SddmmBackwardArgs<V, I>& args) {
     const double work = static_cast<double>(args.a.nnz) * static_cast<double>(args.x.cols + 1);
@@ -89,10 +71,10 @@ template <class V, class I> void rows_pass(const Executor& exec, const SddmmBack
 // dY over Aᵀ's rows.
 template <class V, class I> void columns_pass(const Executor& exec, const SddmmBackwardArgs<V, I>& args) {
     using Acc = accum_t<V>;
-    const TransposedPattern<I> at = transposed_pattern(args.a);
     const index_t d = args.x.cols / args.heads, cols = args.a.cols;
     const int threads = thread_count(exec, args);
-    const std::vector<index_t> bounds = balanced_row_splits(at.ptr.data(), cols, chunk_count(cols, threads));
+    const TransposedPattern<I> at = transposed_pattern(args.a, threads);
+    const std::vector<index_t> bounds = balanced_row_splits(at.col_ptr.data(), cols, chunk_count(cols, threads));
     const index_t chunks = static_cast<index_t>(bounds.size()) - 1;
 #pragma omp parallel num_threads(threads)
     {
@@ -102,10 +84,10 @@ template <class V, class I> void columns_pass(const Executor& exec, const SddmmB
         for (index_t t = 0; t < chunks; ++t)
             for (index_t j = bounds[t]; j < bounds[t + 1]; ++j) {
                 std::fill(acc.begin(), acc.end(), Acc(0));
-                for (index_t q = at.ptr[j]; q < at.ptr[j + 1]; ++q) {
-                    if (q + kPrefetchDistance < args.a.nnz) x_rows.prefetch(at.row[q + kPrefetchDistance]);
+                for (index_t q = at.col_ptr[j]; q < at.col_ptr[j + 1]; ++q) {
+                    if (q + kPrefetchDistance < args.a.nnz) x_rows.prefetch(at.row_idx[q + kPrefetchDistance]);
                     const index_t p = at.entry[q];
-                    const Acc* xi = x_rows(at.row[q]);
+                    const Acc* xi = x_rows(at.row_idx[q]);
                     const Acc scale = entry_scale<Acc>(args, p);
                     for (index_t h = 0; h < args.heads; ++h) axpy(acc.data() + h * d, load_as<Acc>(args.d_out(p, h)) * scale, xi + h * d, d);
                 }

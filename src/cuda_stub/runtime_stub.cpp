@@ -10,6 +10,7 @@ namespace {
 
 bool built_with_cuda() noexcept { return false; }
 int device_count() { return 0; }
+std::string device_name(int) { no_cuda(); }
 void* device_allocate(int, std::size_t) { no_cuda(); }
 void device_free(int, void*) noexcept {}
 void memcpy_bytes(void*, const void*, std::size_t, int) { no_cuda(); }

@@ -14,6 +14,7 @@ std::shared_ptr<const SpmmState> spmm_analyse(const Executor&, CsrView<const V, 
 }
 template <class V, class I> void spmm(const Executor&, const SpmmState&, const SpmmArgs<V, I>&) { missing_kernel("spmm"); }
 std::string spmm_describe(const SpmmState&) { return "none"; }
+const SpmmFeatures& spmm_features(const SpmmState&) { missing_kernel("spmm"); }
 
 #define SPK_INSTANTIATE(V, I)                                                                                                       \
     template std::shared_ptr<const SpmmState> spmm_analyse(const Executor&, CsrView<const V, I>, index_t, const SpmmOptions&); \

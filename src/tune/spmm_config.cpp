@@ -118,6 +118,22 @@ index_t SpmmFeatures::rows_longer_than_pow2(int bits) const {
     return count;
 }
 
+std::uint64_t fingerprint(const SpmmFeatures& f) {
+    std::uint64_t h = 1469598103934665603ull; // FNV-1a over the features that describe the matrix
+    const auto mix = [&](std::uint64_t v) {
+        for (int b = 0; b < 8; ++b) {
+            h ^= (v >> (8 * b)) & 0xffu;
+            h *= 1099511628211ull;
+        }
+    };
+    mix(static_cast<std::uint64_t>(f.rows));
+    mix(static_cast<std::uint64_t>(f.cols));
+    mix(static_cast<std::uint64_t>(f.nnz));
+    mix(static_cast<std::uint64_t>(f.max_row));
+    for (const index_t count : f.log2_histogram) mix(static_cast<std::uint64_t>(count));
+    return h;
+}
+
 // Rules (third paper, §5-6; tuned on the H200): give each lane VEC consecutive columns with the
 // widest vector that divides n, spread column lanes across n, then let the remaining lanes of a
 // group (up to 32) split the row's non-zeros when rows are long enough to keep them busy. Rows

@@ -5,6 +5,7 @@
 // second kernel; "...@256:split" cuts those rows into chunks of 256 non-zeros whose partial sums
 // are added atomically (sum and mean in f32/f64, not deterministic).
 #include <array>
+#include <cstdint>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -51,6 +52,10 @@ struct SpmmFeatures {
     // Rows with more than `len` non-zeros, from the histogram (rounded to powers of two).
     index_t rows_longer_than_pow2(int bits) const;
 };
+
+// A 64-bit digest of the features: the tuning cache's key for "this matrix". Matrices with the
+// same shape, nnz and row-length histogram share it, and so share their tuned configuration.
+std::uint64_t fingerprint(const SpmmFeatures& f);
 
 // The fast selector: a table of rules over the features (DESIGN.md §4).
 SpmmConfig select_spmm_config(const SpmmFeatures& f);

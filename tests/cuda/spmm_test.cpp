@@ -2,10 +2,12 @@
 // row bins, edge cases and the shared real matrices. Skips without a device.
 #include <algorithm>
 #include <cmath>
+#include <filesystem>
 
 #include "spk/io.hpp"
 #include "support/test_support.hpp"
 #include "tune/spmm_config.hpp"
+#include "tune/tuning_cache.hpp"
 
 namespace spk {
 namespace {
@@ -186,6 +188,24 @@ TEST_F(CudaSpmm, HostOperandIsAnErrorNamingIt) {
         EXPECT_EQ(e.kind(), ErrorKind::InvalidArgument);
         EXPECT_NE(std::string(e.what()).find("B: lives in host memory"), std::string::npos) << e.what();
     }
+}
+
+TEST_F(CudaSpmm, MeasureRecordsTheWinnerAndCacheReusesIt) {
+    const std::string path = std::filesystem::temp_directory_path() / ("spk-cuda-tuning-" + std::to_string(::getpid()) + ".json");
+    std::filesystem::remove(path);
+    ::setenv("SPK_TUNING_CACHE", path.c_str(), 1);
+    const std::uint64_t seed = test::seed("cuda_spmm_tune");
+    const auto a_host = skewed_matrix<float, std::int32_t>(3000, 2000, seed);
+    const Executor gpu = Executor::cuda(0);
+    const auto a = a_host.to(gpu);
+    const SpmmPlan<float, std::int32_t> measured(gpu, a.view(), 32, SpmmOptions{.tune = Tune::measure});
+    const detail::TuningCache cache(path);
+    EXPECT_EQ(cache.size(), 1u);
+    const SpmmPlan<float, std::int32_t> cached(gpu, a.view(), 32, SpmmOptions{.tune = Tune::cache});
+    EXPECT_EQ(cached.config(), measured.config());
+    check(a_host, 32, Case{.config = measured.config()}, seed);
+    ::unsetenv("SPK_TUNING_CACHE");
+    std::filesystem::remove(path);
 }
 
 TEST(SpmmConfig, ParsesPrintsAndRejects) {

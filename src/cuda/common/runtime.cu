@@ -14,6 +14,12 @@ int device_count() {
     return n;
 }
 
+std::string device_name(int device) {
+    cudaDeviceProp prop{};
+    SPK_CUDA_CHECK(cudaGetDeviceProperties(&prop, device));
+    return prop.name;
+}
+
 void* device_allocate(int device, std::size_t bytes) {
     SPK_CUDA_CHECK(cudaSetDevice(device));
     void* p = nullptr;

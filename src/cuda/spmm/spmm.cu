@@ -113,6 +113,7 @@ std::shared_ptr<const SpmmState> spmm_analyse(const Executor& exec, CsrView<cons
 }
 
 std::string spmm_describe(const SpmmState& state) { return to_string(state.config); }
+const SpmmFeatures& spmm_features(const SpmmState& state) { return state.features; }
 
 template <class V, class I> void spmm(const Executor& exec, const SpmmState& state, const SpmmArgs<V, I>& args) {
     using T = device_t<V>;

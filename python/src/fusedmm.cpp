@@ -1,0 +1,156 @@
+// FusedMM forward and backward. Stateless across calls: the forward pass copies the O(rows x
+// heads) statistics it saved into caller arrays (so PyTorch can keep them as tensors), and the
+// backward pass copies them back into a FusedSaved.
+#include <nanobind/stl/optional.h>
+#include <nanobind/stl/string.h>
+
+#include "arrays.hpp"
+#include "bindings.hpp"
+
+namespace spk::python {
+
+namespace {
+
+FusedOptions make_options(const std::string& score, const std::string& edge, double edge_param, const std::string& normalize,
+                          const std::string& aggregate, int heads) {
+    FusedOptions o;
+    if (score == "dot") o.score = Score::dot;
+    else if (score == "add") o.score = Score::add;
+    else if (score == "neg_sqdist") o.score = Score::neg_sqdist;
+    else if (score == "value") o.score = Score::value;
+    else unknown_option("score", score, "dot, add, neg_sqdist, value");
+    const auto p = static_cast<float>(edge_param);
+    if (edge == "identity") o.edge = Edge::identity();
+    else if (edge == "sigmoid") o.edge = Edge::sigmoid();
+    else if (edge == "exp") o.edge = Edge::exp();
+    else if (edge == "leaky_relu") o.edge = Edge::leaky_relu(p);
+    else if (edge == "tanh") o.edge = Edge::tanh();
+    else if (edge == "scale") o.edge = Edge::scale(p);
+    else unknown_option("edge", edge, "identity, sigmoid, exp, leaky_relu, tanh, scale");
+    if (normalize == "none") o.normalize = Normalize::none;
+    else if (normalize == "softmax") o.normalize = Normalize::softmax;
+    else unknown_option("normalize", normalize, "none, softmax");
+    if (aggregate == "sum") o.aggregate = Aggregate::sum;
+    else if (aggregate == "mean") o.aggregate = Aggregate::mean;
+    else if (aggregate == "max") o.aggregate = Aggregate::max;
+    else unknown_option("aggregate", aggregate, "sum, mean, max");
+    o.heads = heads;
+    return o;
+}
+
+// Device-or-host copy of a tight rows x cols block between spk memory and a caller array.
+template <class T> void copy_out(const Dense<T>& from, T* to, MemorySpace space) {
+    if (!from.values().empty()) copy_bytes(to, space, from.values().data(), from.values().space(), from.values().size() * sizeof(T));
+}
+template <class T> Dense<T> copy_in(const Executor& exec, const T* from, std::int64_t rows, std::int64_t cols, MemorySpace space) {
+    Dense<T> d(exec, rows, cols);
+    if (rows > 0 && cols > 0) copy_bytes(d.values().data(), d.values().space(), from, space, static_cast<std::size_t>(rows * cols) * sizeof(T));
+    return d;
+}
+
+void forward(const SparseMatrix& a, const MaybeIn& x, const MaybeIn& y, const InArray& z, const OutArray& e, const std::string& score,
+             const std::string& edge, double edge_param, const std::string& normalize, const std::string& aggregate, int heads, const MaybeOut& row_max,
+             const MaybeOut& row_sum, const MaybeOut& argmax, std::uintptr_t stream, int threads) {
+    const FusedOptions options = make_options(score, edge, edge_param, normalize, aggregate, heads);
+    Placement place;
+    place.add(a.indptr(), "A");
+    place.add(x, "X");
+    place.add(y, "Y");
+    place.add(z, "Z");
+    place.add(e, "E");
+    place.add(row_max, "row_max");
+    place.add(row_sum, "row_sum");
+    place.add(argmax, "argmax");
+    const Executor exec = place.executor(stream, threads);
+    dispatch_all(a.value_type(), a.index_type(), [&]<class V, class I>() {
+        using Stat = typename FusedSaved<V, I>::Stat;
+        const auto xv = dense_in<V>(x, "X");
+        const auto yv = dense_in<V>(y, "Y");
+        const auto zv = dense_in<V>(z, "Z");
+        const auto ev = dense_out<V>(e, "E");
+        // Where the statistics go (checked before the work starts).
+        Stat* max_to = nullptr;
+        Stat* sum_to = nullptr;
+        I* arg_to = nullptr;
+        if (options.normalize == Normalize::softmax) {
+            if (!row_max || !row_sum) throw nb::value_error("row_max and row_sum are needed for normalize='softmax'");
+            max_to = tight_out<Stat>(*row_max, "row_max", a.rows(), heads);
+            sum_to = tight_out<Stat>(*row_sum, "row_sum", a.rows(), heads);
+        }
+        if (options.aggregate == Aggregate::max) {
+            if (!argmax) throw nb::value_error("argmax is needed for aggregate='max'");
+            arg_to = tight_out<I>(*argmax, "argmax", a.rows(), zv.cols);
+        }
+        nb::gil_scoped_release nogil;
+        const FusedSaved<V, I> saved = FusedPlan<V, I>(exec, a.view<V, I>(), options).forward(xv, yv, zv, ev);
+        // copy_bytes does not order itself after the caller's stream: wait for the kernels first.
+        if (max_to || arg_to) exec.synchronize();
+        if (max_to) copy_out(saved.row_max, max_to, place.space());
+        if (sum_to) copy_out(saved.row_sum, sum_to, place.space());
+        if (arg_to) copy_out(saved.argmax, arg_to, place.space());
+    });
+}
+
+void backward(const SparseMatrix& a, const InArray& de, const MaybeIn& x, const MaybeIn& y, const InArray& z, const MaybeIn& row_max,
+              const MaybeIn& row_sum, const MaybeIn& argmax, const MaybeOut& dx, const MaybeOut& dy, const MaybeOut& dz, const MaybeOut& da,
+              const std::string& score, const std::string& edge, double edge_param, const std::string& normalize, const std::string& aggregate,
+              int heads, std::uintptr_t stream, int threads) {
+    const FusedOptions options = make_options(score, edge, edge_param, normalize, aggregate, heads);
+    Placement place;
+    place.add(a.indptr(), "A");
+    place.add(de, "dE");
+    place.add(x, "X");
+    place.add(y, "Y");
+    place.add(z, "Z");
+    place.add(row_max, "row_max");
+    place.add(row_sum, "row_sum");
+    place.add(argmax, "argmax");
+    place.add(dx, "dX");
+    place.add(dy, "dY");
+    place.add(dz, "dZ");
+    place.add(da, "dA");
+    const Executor exec = place.executor(stream, threads);
+    dispatch_all(a.value_type(), a.index_type(), [&]<class V, class I>() {
+        using Stat = typename FusedSaved<V, I>::Stat;
+        const auto dev = dense_in<V>(de, "dE");
+        const auto xv = dense_in<V>(x, "X");
+        const auto yv = dense_in<V>(y, "Y");
+        const auto zv = dense_in<V>(z, "Z");
+        const auto dxv = dense_out<V>(dx, "dX");
+        const auto dyv = dense_out<V>(dy, "dY");
+        const auto dzv = dense_out<V>(dz, "dZ");
+        const auto dav = dense_out<V>(da, "dA");
+        const Stat* max_from = nullptr;
+        const Stat* sum_from = nullptr;
+        const I* arg_from = nullptr;
+        if (options.normalize == Normalize::softmax) {
+            if (!row_max || !row_sum) throw nb::value_error("row_max and row_sum (from the forward pass) are needed for normalize='softmax'");
+            max_from = tight_in<Stat>(*row_max, "row_max", a.rows(), heads);
+            sum_from = tight_in<Stat>(*row_sum, "row_sum", a.rows(), heads);
+        }
+        if (options.aggregate == Aggregate::max) {
+            if (!argmax) throw nb::value_error("argmax (from the forward pass) is needed for aggregate='max'");
+            arg_from = tight_in<I>(*argmax, "argmax", a.rows(), zv.cols);
+        }
+        nb::gil_scoped_release nogil;
+        FusedSaved<V, I> saved;
+        if (max_from || arg_from) exec.synchronize(); // the statistics may still be in flight on the caller's stream
+        if (max_from) saved.row_max = copy_in(exec, max_from, a.rows(), heads, place.space());
+        if (sum_from) saved.row_sum = copy_in(exec, sum_from, a.rows(), heads, place.space());
+        if (arg_from) saved.argmax = copy_in(exec, arg_from, a.rows(), zv.cols, place.space());
+        FusedPlan<V, I>(exec, a.view<V, I>(), options).backward(dev, saved, xv, yv, zv, dxv, dyv, dzv, dav);
+    });
+}
+
+} // namespace
+
+void bind_fusedmm(nb::module_& m) {
+    using namespace nb::literals;
+    m.def("fusedmm_forward", &forward, "a"_a, "x"_a.none(), "y"_a.none(), "z"_a, "e"_a, "score"_a, "edge"_a, "edge_param"_a, "normalize"_a,
+          "aggregate"_a, "heads"_a, "row_max"_a.none(), "row_sum"_a.none(), "argmax"_a.none(), "stream"_a, "threads"_a);
+    m.def("fusedmm_backward", &backward, "a"_a, "de"_a, "x"_a.none(), "y"_a.none(), "z"_a, "row_max"_a.none(), "row_sum"_a.none(),
+          "argmax"_a.none(), "dx"_a.none(), "dy"_a.none(), "dz"_a.none(), "da"_a.none(), "score"_a, "edge"_a, "edge_param"_a, "normalize"_a,
+          "aggregate"_a, "heads"_a, "stream"_a, "threads"_a);
+}
+
+} // namespace spk::python

@@ -1,0 +1,106 @@
+// spmm and SpmmPlan: C = alpha * reduce(A B) + beta * C into a caller-allocated C.
+#include <nanobind/stl/optional.h>
+#include <nanobind/stl/string.h>
+
+#include <memory>
+
+#include "arrays.hpp"
+#include "bindings.hpp"
+
+namespace spk::python {
+
+namespace {
+
+Reduce parse_reduce(const std::string& r) {
+    if (r == "sum") return Reduce::sum;
+    if (r == "mean") return Reduce::mean;
+    if (r == "max") return Reduce::max;
+    if (r == "min") return Reduce::min;
+    unknown_option("reduce", r, "sum, mean, max, min");
+}
+
+SpmmOptions make_options(const std::string& reduce, double alpha, double beta, bool transpose_a, bool deterministic, const std::string& config) {
+    SpmmOptions o;
+    o.reduce = parse_reduce(reduce);
+    o.alpha = alpha;
+    o.beta = beta;
+    o.transpose_a = transpose_a;
+    o.deterministic = deterministic;
+    o.config = config;
+    return o;
+}
+
+void spmm(const SparseMatrix& a, const InArray& b, const OutArray& c, const std::string& reduce, double alpha, double beta, bool transpose_a,
+          const MaybeOut& arg, bool deterministic, const std::string& config, std::uintptr_t stream, int threads) {
+    const SpmmOptions options = make_options(reduce, alpha, beta, transpose_a, deterministic, config);
+    Placement place;
+    place.add(a.indptr(), "A");
+    place.add(b, "B");
+    place.add(c, "C");
+    place.add(arg, "arg");
+    const Executor exec = place.executor(stream, threads);
+    dispatch_all(a.value_type(), a.index_type(), [&]<class V, class I>() {
+        const auto bv = dense_in<V>(b, "B");
+        const auto cv = dense_out<V>(c, "C");
+        const auto argv = dense_out<I>(arg, "arg");
+        nb::gil_scoped_release nogil;
+        spk::spmm(exec, a.view<V, I>(), bv, cv, options, argv);
+    });
+}
+
+// The plan keeps a view of A's arrays: the Python object keeps A (and so its arrays) alive.
+class AnySpmmPlan {
+public:
+    AnySpmmPlan(const SparseMatrix& a, std::int64_t n, const std::string& reduce, double alpha, double beta, bool transpose_a, bool deterministic,
+                const std::string& config, std::uintptr_t stream, int threads)
+        : a_(a) {
+        Placement place;
+        place.add(a.indptr(), "A");
+        exec_ = std::make_unique<Executor>(place.executor(stream, threads));
+        const SpmmOptions options = make_options(reduce, alpha, beta, transpose_a, deterministic, config);
+        dispatch_all(a.value_type(), a.index_type(), [&]<class V, class I>() {
+            nb::gil_scoped_release nogil;
+            plan_ = std::make_shared<SpmmPlan<V, I>>(*exec_, a.view<V, I>(), n, options);
+        });
+    }
+
+    void run(const InArray& b, const OutArray& c, const MaybeOut& arg) const {
+        Placement place;
+        place.add(a_.indptr(), "A");
+        place.add(b, "B");
+        place.add(c, "C");
+        place.add(arg, "arg");
+        dispatch_all(a_.value_type(), a_.index_type(), [&]<class V, class I>() {
+            const auto bv = dense_in<V>(b, "B");
+            const auto cv = dense_out<V>(c, "C");
+            const auto argv = dense_out<I>(arg, "arg");
+            nb::gil_scoped_release nogil;
+            static_cast<const SpmmPlan<V, I>*>(plan_.get())->run(bv, cv, argv);
+        });
+    }
+
+    std::string config() const {
+        return dispatch_all(a_.value_type(), a_.index_type(), [&]<class V, class I>() { return static_cast<const SpmmPlan<V, I>*>(plan_.get())->config(); });
+    }
+
+private:
+    const SparseMatrix& a_;
+    std::unique_ptr<Executor> exec_;
+    std::shared_ptr<void> plan_; // SpmmPlan<V, I> for A's types; shared_ptr<void> keeps the right deleter
+};
+
+} // namespace
+
+void bind_spmm(nb::module_& m) {
+    using namespace nb::literals;
+    m.def("spmm", &spmm, "a"_a, "b"_a, "c"_a, "reduce"_a, "alpha"_a, "beta"_a, "transpose_a"_a, "arg"_a.none(), "deterministic"_a, "config"_a,
+          "stream"_a, "threads"_a);
+    nb::class_<AnySpmmPlan>(m, "SpmmPlan")
+        .def(nb::init<const SparseMatrix&, std::int64_t, const std::string&, double, double, bool, bool, const std::string&, std::uintptr_t, int>(),
+             "a"_a, "n"_a, "reduce"_a, "alpha"_a, "beta"_a, "transpose_a"_a, "deterministic"_a, "config"_a, "stream"_a, "threads"_a,
+             nb::keep_alive<1, 2>())
+        .def("run", &AnySpmmPlan::run, "b"_a, "c"_a, "arg"_a.none())
+        .def_prop_ro("config", &AnySpmmPlan::config);
+}
+
+} // namespace spk::python
