@@ -22,6 +22,10 @@ struct Timing {
 // the executor's stream.
 double time_device_ms(const Executor& exec, const std::function<void()>& fn, int warmup, int reps);
 
+// Device-to-device copy bandwidth in bytes per second, counting bytes read plus bytes written
+// (median of several 1 GiB copies): the memory-bound floor of a kernel is its minimum bytes over it.
+double copy_bandwidth(const Executor& exec);
+
 // cuSPARSE CSR SpMM, C = A·B (sum), with every algorithm that accepts the case; C is overwritten.
 template <class V, class I>
 std::vector<Timing> cusparse_spmm(const Executor& exec, CsrView<const V, I> a, DenseView<const V> b, DenseView<V> c, int warmup, int reps);

@@ -7,6 +7,8 @@ namespace spk::baselines {
 
 double time_device_ms(const Executor&, const std::function<void()>&, int, int) { unsupported("device timing: spk was built without CUDA"); }
 
+double copy_bandwidth(const Executor&) { unsupported("copy bandwidth: spk was built without CUDA"); }
+
 template <class V, class I> std::vector<Timing> cusparse_spmm(const Executor&, CsrView<const V, I>, DenseView<const V>, DenseView<V>, int, int) {
     unsupported("cuSPARSE baseline: spk was built without CUDA");
 }

@@ -31,4 +31,28 @@ double time_device_ms(const Executor& exec, const std::function<void()>& fn, int
     return times[times.size() / 2];
 }
 
+double copy_bandwidth(const Executor& exec) {
+    constexpr std::size_t bytes = std::size_t{1} << 30;
+    void *src = nullptr, *dst = nullptr;
+    SPK_CUDA_CHECK(cudaMalloc(&src, bytes));
+    const cudaError_t err = cudaMalloc(&dst, bytes);
+    if (err != cudaSuccess) {
+        cudaFree(src);
+        SPK_CUDA_CHECK(err);
+    }
+    double ms = 0;
+    try {
+        SPK_CUDA_CHECK(cudaMemset(src, 1, bytes)); // never time a copy of untouched pages
+        const auto stream = static_cast<cudaStream_t>(exec.stream());
+        ms = time_device_ms(exec, [&] { SPK_CUDA_CHECK(cudaMemcpyAsync(dst, src, bytes, cudaMemcpyDeviceToDevice, stream)); }, 2, 9);
+    } catch (...) {
+        cudaFree(src);
+        cudaFree(dst);
+        throw;
+    }
+    cudaFree(src);
+    cudaFree(dst);
+    return 2.0 * static_cast<double>(bytes) / (ms / 1e3);
+}
+
 } // namespace spk::baselines

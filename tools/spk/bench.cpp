@@ -203,6 +203,10 @@ int run_bench(std::span<const std::string> args) {
         if (w < 1) throw UsageError("--n: widths must be >= 1, got " + std::to_string(w));
     const Executor exec = make_executor(parsed->get("backend", "cpu"), read_threads(*parsed));
 
+    // On a GPU, each row also says how close it comes to the memory-bound floor.
+    const double bandwidth = exec.backend() == Backend::cuda ? device_copy_bandwidth(exec) : 0.0;
+    if (bandwidth > 0) std::fprintf(stderr, "spk bench: device copy bandwidth %s GB/s (read + write)\n", fixed(bandwidth / 1e9, 1).c_str());
+
     std::vector<Measurement> ms;
     for (const auto& src : sources) {
         OpInputs matrix_inputs, tensor_inputs;
@@ -221,6 +225,7 @@ int run_bench(std::span<const std::string> args) {
 
     const bool with_baseline = std::any_of(ms.begin(), ms.end(), [](const Measurement& m) { return m.baseline.has_value(); });
     std::vector<std::string> columns{"op", "matrix", "rows", "nnz", "n", "median ms", "GFLOP/s", "GB/s"};
+    if (bandwidth > 0) columns.push_back("of floor");
     if (with_baseline) columns.insert(columns.end(), {"vendor best", "vendor ms", "speedup"});
     Table table(columns);
     std::map<std::string, std::vector<const Measurement*>> groups;
@@ -230,6 +235,7 @@ int run_bench(std::span<const std::string> args) {
         std::vector<std::string> row{m.op, m.matrix, count(m.rows), count(m.nnz), m.n ? count(m.n) : "-", millis(m.median),
                                      read || m.flops == 0 ? "-" : fixed(rate(m.flops, m.median) / 1e9, 2),
                                      read ? fixed(rate(m.bytes, m.median) / 1e6, 1) + " MB/s" : fixed(rate(m.bytes, m.median) / 1e9, 2)};
+        if (bandwidth > 0) row.push_back(read ? "-" : fixed(100.0 * m.bytes / bandwidth / m.median, 1) + "%");
         if (with_baseline) {
             if (m.baseline) row.insert(row.end(), {m.baseline->name, millis(m.baseline->seconds), fixed(m.baseline->seconds / m.median, 2) + "x"});
             else row.insert(row.end(), {"-", "-", "-"});

@@ -19,6 +19,9 @@ struct BaselineTime {
 std::optional<BaselineTime> vendor_baseline(const Executor& exec, const OpConfig& config, const OpInputs& inputs, std::int64_t warmup,
                                             std::int64_t reps);
 
+// Device-to-device copy bandwidth in bytes per second (read + write), the floor's denominator.
+double device_copy_bandwidth(const Executor& exec);
+
 // Median seconds of `reps` runs after `warmup`, with CUDA events on the executor's stream.
 double device_seconds(const Executor& exec, Operation& op, std::int64_t warmup, std::int64_t reps);
 
