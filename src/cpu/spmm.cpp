@@ -197,6 +197,22 @@ void dispatch_reduce(const Executor& exec, const Operands<V, I>& o, Reduce reduc
     }
 }
 
+// B (rows x cols, column-major, leading dimension ld) copied to row-major, in 64 x 64 blocks so
+// that both sides of the copy move whole cache lines.
+template <class V> std::vector<V> row_major_copy(const Executor& exec, const V* b, index_t rows, index_t cols, index_t ld) {
+    std::vector<V> out(static_cast<std::size_t>(rows * cols));
+    constexpr index_t block = 64;
+    const index_t row_blocks = (rows + block - 1) / block;
+#pragma omp parallel for schedule(static) num_threads(exec.threads())
+    for (index_t rb = 0; rb < row_blocks; ++rb) {
+        const index_t r_end = std::min(rows, (rb + 1) * block);
+        for (index_t c0 = 0; c0 < cols; c0 += block)
+            for (index_t c = c0; c < std::min(cols, c0 + block); ++c)
+                for (index_t r = rb * block; r < r_end; ++r) out[static_cast<std::size_t>(r * cols + c)] = b[c * ld + r];
+    }
+    return out;
+}
+
 } // namespace
 
 template <class V, class I> void spmm(const Executor& exec, const SpmmArgs<V, I>& args) {
@@ -216,8 +232,19 @@ template <class V, class I> void spmm(const Executor& exec, const SpmmArgs<V, I>
                            args.arg.layout == Layout::row_major,
                            args.alpha,
                            args.beta};
-    if (args.b.layout == Layout::row_major) dispatch_reduce<true>(exec, o, args.reduce, rows, n, args.b.rows);
-    else dispatch_reduce<false>(exec, o, args.reduce, rows, n, args.b.rows);
+    if (args.b.layout == Layout::row_major) {
+        dispatch_reduce<true>(exec, o, args.reduce, rows, n, args.b.rows);
+    } else if (args.b.rows * n * index_t(sizeof(V)) <= kColumnPanelBytes) {
+        dispatch_reduce<false>(exec, o, args.reduce, rows, n, args.b.rows); // B fits in cache: read it in place
+    } else {
+        // A large column-major B: rows of A gather scattered rows of B, so one pass to make B
+        // row-major (read and write it once) is far cheaper than gathering across columns.
+        const std::vector<V> b = row_major_copy(exec, args.b.data, args.b.rows, n, args.b.ld);
+        Operands<V, I> row_major = o;
+        row_major.b = b.data();
+        row_major.ldb = n;
+        dispatch_reduce<true>(exec, row_major, args.reduce, rows, n, args.b.rows);
+    }
 }
 
 #define SPK_INSTANTIATE(V, I) template void spmm(const Executor&, const SpmmArgs<V, I>&);
