@@ -80,8 +80,8 @@ def stream_of(x):
 
 
 def adopt(arr, like):
-    """An array the extension created (spk memory, DLPack) as `like`'s array type, without copying."""
-    lib = library_of(like)
+    """An array the extension created (spk memory, DLPack) as `like`'s array type (NumPy for None), without copying."""
+    lib = "numpy" if like is None else library_of(like)
     if lib == "torch":
         import torch
 
@@ -90,4 +90,4 @@ def adopt(arr, like):
         import cupy
 
         return cupy.from_dlpack(arr)
-    return np.asarray(arr)
+    return np.from_dlpack(arr)

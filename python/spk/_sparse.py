@@ -24,7 +24,9 @@ class csr_array:
                 data, indices, indptr = arg
             except (TypeError, ValueError) as e:
                 raise TypeError("csr_array: expected (data, indices, indptr) or a SciPy sparse matrix") from e
-        self.data = _backend.as_array(data, "data")
+        # A torch tensor keeps its autograd history here (spk.torch_ops differentiates through it);
+        # the extension gets a detached view of the same memory.
+        self.data = data if _backend.library_of(data) == "torch" else _backend.as_array(data, "data")
         self.indices = _backend.as_array(indices, "indices")
         self.indptr = _backend.as_array(indptr, "indptr")
         if shape is None:
@@ -33,7 +35,7 @@ class csr_array:
             cols = int(self.indices.max()) + 1 if self.indices.shape[0] else 0
             shape = (self.indptr.shape[0] - 1, cols)
         rows, cols = (int(s) for s in shape)
-        self._handle = _core.SparseMatrix(self.indptr, self.indices, self.data, rows, cols, bool(check), False)
+        self._handle = _core.SparseMatrix(self.indptr, self.indices, _backend.as_array(self.data, "data"), rows, cols, bool(check), False)
         self.shape = (rows, cols)
 
     @classmethod
@@ -42,7 +44,8 @@ class csr_array:
         self = cls.__new__(cls)
         self.data, self.indices, self.indptr = data, indices, indptr
         self.shape = (int(shape[0]), int(shape[1]))
-        self._handle = _core.SparseMatrix(indptr, indices, data, self.shape[0], self.shape[1], False, bool(sorted_rows))
+        self._handle = _core.SparseMatrix(indptr, indices, _backend.as_array(data, "data"), self.shape[0], self.shape[1], False,
+                                           bool(sorted_rows))
         return self
 
     @property
@@ -63,7 +66,7 @@ class csr_array:
 
     def with_data(self, data):
         """The same pattern with new values (e.g. the result of sddmm)."""
-        return csr_array._trusted(_backend.as_array(data, "data"), self.indices, self.indptr, self.shape, self.has_sorted_indices)
+        return csr_array._trusted(data if _backend.library_of(data) == "torch" else _backend.as_array(data, "data"), self.indices, self.indptr, self.shape, self.has_sorted_indices)
 
     def to_scipy(self):
         return to_scipy(self)
@@ -140,7 +143,7 @@ def from_edge_index(edge_index, num_nodes=None, values=None, dtype=None):
     if lib == "torch":
         import torch
 
-        perm = torch.argsort(dst * n + src, stable=True)
+        perm = torch.argsort(dst.to(torch.int64) * n + src, stable=True)
         counts = torch.bincount(dst, minlength=n)
         indptr = torch.zeros(n + 1, dtype=edge_index.dtype, device=edge_index.device)
         indptr[1:] = torch.cumsum(counts, 0)
@@ -152,7 +155,7 @@ def from_edge_index(edge_index, num_nodes=None, values=None, dtype=None):
     else:
         edge_index = np.asarray(edge_index)
         src, dst = edge_index[0], edge_index[1]
-        perm = np.argsort(dst * n + src, kind="stable")
+        perm = np.argsort(dst.astype(np.int64) * n + src, kind="stable")
         indptr = np.zeros(n + 1, dtype=edge_index.dtype)
         np.cumsum(np.bincount(dst, minlength=n), out=indptr[1:])
         indices = np.ascontiguousarray(src[perm])

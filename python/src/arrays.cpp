@@ -132,12 +132,12 @@ template <class T> const T* tight_in(const InArray& a, std::string_view name, st
 }
 
 template <class T>
-nb::ndarray<> export_array(const T* data, std::int64_t rows, std::int64_t cols, int ndim, MemorySpace space, nb::handle owner) {
+nb::ndarray<nb::array_api> export_array(const T* data, std::int64_t rows, std::int64_t cols, int ndim, MemorySpace space, nb::handle owner) {
     const std::size_t shape[2] = {static_cast<std::size_t>(rows), static_cast<std::size_t>(cols)};
     // A valid pointer even for empty arrays: consumers (NumPy's buffer protocol) reject null.
     static T empty_placeholder{};
     const T* p = data ? data : &empty_placeholder;
-    return nb::ndarray<>(const_cast<T*>(p), static_cast<std::size_t>(ndim), shape, owner, nullptr, dlpack_dtype<T>(),
+    return nb::ndarray<nb::array_api>(const_cast<T*>(p), static_cast<std::size_t>(ndim), shape, owner, nullptr, dlpack_dtype<T>(),
                          space.is_host() ? dl_cpu : dl_cuda, space.is_host() ? 0 : space.device);
 }
 
@@ -147,7 +147,7 @@ nb::ndarray<> export_array(const T* data, std::int64_t rows, std::int64_t cols, 
     template const T* vector_in<T>(const InArray&, std::string_view, std::int64_t);                                \
     template T* tight_out<T>(const OutArray&, std::string_view, std::int64_t, std::int64_t);                       \
     template const T* tight_in<T>(const InArray&, std::string_view, std::int64_t, std::int64_t);                   \
-    template nb::ndarray<> export_array<T>(const T*, std::int64_t, std::int64_t, int, MemorySpace, nb::handle);
+    template nb::ndarray<nb::array_api> export_array<T>(const T*, std::int64_t, std::int64_t, int, MemorySpace, nb::handle);
 SPK_PY_VALUE(float)
 SPK_PY_VALUE(double)
 SPK_PY_VALUE(f16)

@@ -134,7 +134,7 @@ template <class F> decltype(auto) dispatch_float(std::string_view op, Dtype v, D
 }
 
 // Arrays that own spk memory: `owner` (a capsule) frees it when the last array goes.
-template <class T> nb::ndarray<> export_array(const T* data, std::int64_t rows, std::int64_t cols, int ndim, MemorySpace space, nb::handle owner);
+template <class T> nb::ndarray<nb::array_api> export_array(const T* data, std::int64_t rows, std::int64_t cols, int ndim, MemorySpace space, nb::handle owner);
 
 // A capsule that deletes `object` (any heap-allocated spk container) when Python drops it.
 template <class T> nb::capsule owning_capsule(T* object) {

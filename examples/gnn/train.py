@@ -1,0 +1,259 @@
+"""Two-layer GCN and GAT on the Planetoid citation graphs, with spk's PyTorch ops and with PyG.
+
+    python examples/gnn/train.py --dataset cora --model gcn gat --impl spk pyg --device cuda
+    python examples/gnn/train.py --graph rmat20.mtx --features 128 --model gcn gat --epochs 20   # timing only
+
+Data: ../shared/matrices (or $SPK_MATRICES): <name>.mtx (the graph), <name>_labels.tsv (label and the
+standard Planetoid split), <name>_features.mtx[.gz] (bag-of-words; PubMed has none there, so it gets
+random features, and its accuracy means nothing). --graph FILE takes any Matrix Market graph (e.g. from
+`spk gen rmat:scale=20,edge_factor=16 -o rmat20.mtx`) with random features and labels, for timing.
+
+Per model and implementation it prints test accuracy (at the best validation epoch), the median time per
+training epoch (forward + backward + step) and the peak device memory above the inputs. spk's GAT runs
+as one FusedMM per layer (scores, leaky ReLU, softmax and aggregation in one pass), so it never holds a
+per-edge attention array; PyG's GATConv does.
+"""
+import argparse
+import os
+import pathlib
+import time
+
+import numpy as np
+import scipy.sparse as sp
+import torch
+import torch.nn.functional as F
+
+import spk
+import spk.torch_ops as spk_ops
+
+
+# --- data -----------------------------------------------------------------------------------
+
+
+def matrix_dir():
+    env = os.environ.get("SPK_MATRICES")
+    return pathlib.Path(env) if env else pathlib.Path(__file__).resolve().parents[3] / "shared" / "matrices"
+
+
+def load_planetoid(name, rng):
+    root = matrix_dir()
+    adj = spk.read_mtx(root / f"{name}.mtx").to_scipy()
+    labels, split = [], []
+    for line in open(root / f"{name}_labels.tsv"):
+        if line.startswith("#") or not line.strip():
+            continue
+        _, label, part = line.split("\t")
+        labels.append(int(label))
+        split.append(part.strip())
+    labels, split = np.array(labels), np.array(split)
+    features = None
+    for suffix in (".mtx", ".mtx.gz"):
+        if (root / f"{name}_features{suffix}").exists():
+            features = spk.read_mtx(root / f"{name}_features{suffix}", dtype="float32").to_scipy().toarray()
+    if features is None:
+        print(f"{name}: no features in {root}, using random 500-dim features (accuracy is not meaningful)")
+        features = rng.standard_normal((adj.shape[0], 500)).astype(np.float32)
+    features /= np.maximum(features.sum(1, keepdims=True), 1)  # row-normalised, as in Kipf & Welling
+    return adj, features, labels, split
+
+
+def load_graph(path, width, rng, classes=16):
+    adj = spk.read_mtx(path, dtype="float32").to_scipy()
+    n = adj.shape[0]
+    split = rng.choice(["train", "val", "test"], size=n, p=[0.1, 0.1, 0.8])
+    return adj, rng.standard_normal((n, width)).astype(np.float32), rng.integers(0, classes, n), split
+
+
+def symmetric_with_self_loops(adj):
+    a = ((adj + adj.T) != 0).astype(np.float32)
+    a = a.tolil()
+    a.setdiag(1)
+    return a.tocsr()
+
+
+def to_spk(m, device):
+    """A scipy CSR as a spk.csr_array of torch tensors on `device` (validated once, here)."""
+    m = m.tocsr()
+    m.sort_indices()
+    t = lambda x, dt: torch.from_numpy(np.ascontiguousarray(x)).to(device=device, dtype=dt)
+    return spk.csr_array((t(m.data, torch.float32), t(m.indices, torch.int32), t(m.indptr, torch.int32)), shape=m.shape)
+
+
+# --- spk models -----------------------------------------------------------------------------
+
+
+class SpkGCN(torch.nn.Module):
+    def __init__(self, a_hat, d_in, hidden, classes, dropout=0.5):
+        super().__init__()
+        self.a_hat, self.dropout = a_hat, dropout
+        self.lin1 = torch.nn.Linear(d_in, hidden)
+        self.lin2 = torch.nn.Linear(hidden, classes)
+
+    def forward(self, x):
+        x = F.dropout(x, self.dropout, self.training)
+        x = F.relu(spk_ops.spmm(self.a_hat, self.lin1(x)))
+        x = F.dropout(x, self.dropout, self.training)
+        return spk_ops.spmm(self.a_hat, self.lin2(x))
+
+
+class SpkGATLayer(torch.nn.Module):
+    """GAT attention in one FusedMM: e_ij = leaky_relu(a_dst.h_i + a_src.h_j), softmax over row i,
+    out_i = sum_j alpha_ij h_j per head."""
+
+    def __init__(self, adj, d_in, d_out, heads, concat=True):
+        super().__init__()
+        self.adj, self.heads, self.d_out, self.concat = adj, heads, d_out, concat
+        self.lin = torch.nn.Linear(d_in, heads * d_out, bias=False)
+        self.att_src = torch.nn.Parameter(torch.empty(1, heads, d_out))
+        self.att_dst = torch.nn.Parameter(torch.empty(1, heads, d_out))
+        self.bias = torch.nn.Parameter(torch.zeros(heads * d_out if concat else d_out))
+        torch.nn.init.xavier_uniform_(self.lin.weight)
+        torch.nn.init.xavier_uniform_(self.att_src)
+        torch.nn.init.xavier_uniform_(self.att_dst)
+
+    def forward(self, x):
+        h = self.lin(x)
+        hv = h.view(-1, self.heads, self.d_out)
+        score_dst = (hv * self.att_dst).sum(-1).contiguous()  # rows x heads: the target's term
+        score_src = (hv * self.att_src).sum(-1).contiguous()  # cols x heads: the source's term
+        out = spk_ops.fusedmm(self.adj, score_dst, score_src, h, score="add", edge="leaky_relu(0.2)", normalize="softmax",
+                              aggregate="sum", heads=self.heads)
+        if not self.concat:
+            out = out.view(-1, self.heads, self.d_out).mean(1)
+        return out + self.bias
+
+
+class SpkGAT(torch.nn.Module):
+    def __init__(self, adj, d_in, hidden, classes, heads=8, dropout=0.6):
+        super().__init__()
+        self.dropout = dropout
+        self.conv1 = SpkGATLayer(adj, d_in, hidden, heads)
+        self.conv2 = SpkGATLayer(adj, hidden * heads, classes, 1, concat=False)
+
+    def forward(self, x):
+        x = F.dropout(x, self.dropout, self.training)
+        x = F.elu(self.conv1(x))
+        x = F.dropout(x, self.dropout, self.training)
+        return self.conv2(x)
+
+
+# --- PyG models -----------------------------------------------------------------------------
+
+
+def pyg_models():
+    from torch_geometric.nn import GATConv, GCNConv
+
+    class PygGCN(torch.nn.Module):
+        def __init__(self, edge_index, d_in, hidden, classes, dropout=0.5):
+            super().__init__()
+            self.edge_index, self.dropout = edge_index, dropout
+            self.conv1 = GCNConv(d_in, hidden, cached=True)
+            self.conv2 = GCNConv(hidden, classes, cached=True)
+
+        def forward(self, x):
+            x = F.dropout(x, self.dropout, self.training)
+            x = F.relu(self.conv1(x, self.edge_index))
+            x = F.dropout(x, self.dropout, self.training)
+            return self.conv2(x, self.edge_index)
+
+    class PygGAT(torch.nn.Module):
+        def __init__(self, edge_index, d_in, hidden, classes, heads=8, dropout=0.6):
+            super().__init__()
+            self.edge_index, self.dropout = edge_index, dropout
+            self.conv1 = GATConv(d_in, hidden, heads=heads)
+            self.conv2 = GATConv(hidden * heads, classes, heads=1, concat=False)
+
+        def forward(self, x):
+            x = F.dropout(x, self.dropout, self.training)
+            x = F.elu(self.conv1(x, self.edge_index))
+            x = F.dropout(x, self.dropout, self.training)
+            return self.conv2(x, self.edge_index)
+
+    return PygGCN, PygGAT
+
+
+# --- training -------------------------------------------------------------------------------
+
+
+def build(model, impl, adj, d_in, classes, device):
+    if impl == "spk":
+        if model == "gcn":
+            deg = np.asarray(adj.sum(1)).ravel()
+            d = sp.diags(1 / np.sqrt(deg))
+            return SpkGCN(to_spk(d @ adj @ d, device), d_in, 16, classes)
+        return SpkGAT(to_spk(adj, device), d_in, 8, classes)
+    PygGCN, PygGAT = pyg_models()
+    coo = adj.tocoo()
+    no_loops = coo.row != coo.col  # PyG adds the self loops itself
+    edge_index = torch.tensor(np.stack([coo.col[no_loops], coo.row[no_loops]]), dtype=torch.int64, device=device)
+    return (PygGCN if model == "gcn" else PygGAT)(edge_index, d_in, 16 if model == "gcn" else 8, classes)
+
+
+def run(model_name, impl, adj, features, labels, split, epochs, device):
+    torch.manual_seed(0)
+    x = torch.from_numpy(features).to(device)
+    y = torch.from_numpy(labels).to(device)
+    masks = {s: torch.from_numpy(split == s).to(device) for s in ("train", "val", "test")}
+    classes = int(labels.max()) + 1
+    model = build(model_name, impl, adj, x.shape[1], classes, device).to(device)
+    opt = torch.optim.Adam(model.parameters(), lr=0.005 if model_name == "gat" else 0.01, weight_decay=5e-4)
+    cuda = device.type == "cuda"
+    if cuda:
+        torch.cuda.synchronize()
+        torch.cuda.reset_peak_memory_stats()
+        base = torch.cuda.memory_allocated()
+    times, best_val, test_at_best = [], -1.0, 0.0
+    for _ in range(epochs):
+        model.train()
+        t0 = time.perf_counter()
+        opt.zero_grad()
+        out = model(x)
+        loss = F.cross_entropy(out[masks["train"]], y[masks["train"]])
+        loss.backward()
+        opt.step()
+        if cuda:
+            torch.cuda.synchronize()
+        times.append(time.perf_counter() - t0)
+        model.eval()
+        with torch.no_grad():
+            pred = model(x).argmax(1)
+            acc = {s: (pred[m] == y[m]).float().mean().item() if m.any() else 0.0 for s, m in masks.items()}
+        if acc["val"] > best_val:
+            best_val, test_at_best = acc["val"], acc["test"]
+    peak = (torch.cuda.max_memory_allocated() - base) / 2**20 if cuda else float("nan")
+    return test_at_best, float(np.median(times[1:] if len(times) > 1 else times)) * 1e3, peak
+
+
+def main():
+    p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    p.add_argument("--dataset", default="cora", choices=["cora", "citeseer", "pubmed"])
+    p.add_argument("--graph", help="a Matrix Market graph instead of a Planetoid dataset (random features and labels)")
+    p.add_argument("--features", type=int, default=128, help="feature width for --graph")
+    p.add_argument("--model", nargs="+", default=["gcn", "gat"], choices=["gcn", "gat"])
+    p.add_argument("--impl", nargs="+", default=["spk", "pyg"], choices=["spk", "pyg"])
+    p.add_argument("--epochs", type=int, default=200)
+    p.add_argument("--device", default="cuda" if torch.cuda.is_available() else "cpu")
+    args = p.parse_args()
+    rng = np.random.default_rng(0)
+    device = torch.device(args.device)
+    if args.graph:
+        adj, features, labels, split = load_graph(args.graph, args.features, rng)
+        name = pathlib.Path(args.graph).name
+    else:
+        adj, features, labels, split = load_planetoid(args.dataset, rng)
+        name = args.dataset
+    adj = symmetric_with_self_loops(adj)
+    keep = labels >= 0  # CiteSeer's 15 featureless nodes have label -1: never trained or scored
+    split = np.where(keep, split, "none")
+    labels = np.where(keep, labels, 0)
+    print(f"{name}: {adj.shape[0]} nodes, {adj.nnz} entries (with self loops), {features.shape[1]} features, device {device}")
+    print("| graph | model | impl | test acc | ms / epoch | peak MiB |")
+    print("|---|---|---|---|---|---|")
+    for model in args.model:
+        for impl in args.impl:
+            acc, ms, peak = run(model, impl, adj, features, labels, split, args.epochs, device)
+            print(f"| {name} | {model} | {impl} | {acc:.3f} | {ms:.2f} | {peak:.0f} |", flush=True)
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,241 @@
+"""PyTorch ops: spk::spmm, spk::sddmm, spk::fusedmm (and their backward ops) registered with
+torch.library, with fake (meta) kernels for torch.compile and autograd formulas for the dense
+inputs and for A's values.
+
+The ops take A as raw tensors (indptr, indices, values, rows, cols); the functions at the
+bottom (spmm, sddmm, fusedmm) take a spk.csr_array holding torch tensors. On the CPU each call
+re-validates A's structure (O(nnz), small next to the op); on CUDA the structure is trusted
+(spk.csr_array validated it when it was made), so hand-made malformed tensors are the caller's
+responsibility there. Work runs on the current CUDA stream of the inputs' device.
+
+Gradients: spmm for reduce='sum' and 'mean' (max/min: forward only, NotImplementedError in the
+backward pass), sddmm and fusedmm for every option spk supports.
+"""
+from typing import Optional
+
+import torch
+from torch import Tensor
+
+from . import _backend, _core
+from ._ops import parse_edge
+
+
+def _matrix(indptr, indices, values, rows, cols):
+    return _core.SparseMatrix(_dense(indptr), _dense(indices), _dense(values), rows, cols, not indptr.is_cuda, False)
+
+
+def _dense(t):
+    """A tensor the extension reads directly: torch hands ops any strides (expanded gradients have
+    stride 0), spk wants one unit-stride axis, so others are made contiguous."""
+    return None if t is None else t.detach().contiguous()
+
+
+def _stream(t):
+    return _backend.stream_of(t)
+
+
+def _threads():
+    return _backend.get_num_threads()
+
+
+def _accum_dtype(values):
+    return torch.float64 if values.dtype == torch.float64 else torch.float32
+
+
+# --- spmm ------------------------------------------------------------------------------------
+
+
+@torch.library.custom_op("spk::spmm", mutates_args=())
+def spmm_op(indptr: Tensor, indices: Tensor, values: Tensor, rows: int, cols: int, B: Tensor, reduce: str, transpose: bool) -> Tensor:
+    a = _matrix(indptr, indices, values, rows, cols)
+    C = B.new_empty((cols if transpose else rows, B.shape[1]))
+    _core.spmm(a, _dense(B), C, reduce, 1.0, 0.0, transpose, None, False, "", _stream(B), _threads())
+    return C
+
+
+@spmm_op.register_fake
+def _(indptr, indices, values, rows, cols, B, reduce, transpose):
+    return B.new_empty((cols if transpose else rows, B.shape[1]))
+
+
+def _output_counts(indptr, indices, rows, cols, transpose):
+    """Non-zeros per output row (what 'mean' divides by), at least 1."""
+    if transpose:
+        counts = torch.bincount(indices.to(torch.int64), minlength=cols)
+    else:
+        counts = (indptr[1:] - indptr[:-1]).to(torch.int64)
+    return counts.clamp(min=1)
+
+
+def _spmm_setup(ctx, inputs, output):
+    indptr, indices, values, rows, cols, B, reduce, transpose = inputs
+    ctx.save_for_backward(indptr, indices, values, B)
+    ctx.shape, ctx.reduce, ctx.transpose = (rows, cols), reduce, transpose
+
+
+def _spmm_backward(ctx, dC):
+    indptr, indices, values, B = ctx.saved_tensors
+    rows, cols = ctx.shape
+    if ctx.reduce not in ("sum", "mean"):
+        raise NotImplementedError(f"spk::spmm: no gradient for reduce='{ctx.reduce}' (sum and mean only)")
+    if ctx.reduce == "mean":
+        dC = dC / _output_counts(indptr, indices, rows, cols, ctx.transpose).to(dC.dtype).unsqueeze(1)
+    dB = dvalues = None
+    if ctx.needs_input_grad[5]:
+        dB = spmm_op(indptr, indices, values, rows, cols, dC, "sum", not ctx.transpose)
+    if ctx.needs_input_grad[2]:
+        # d values[p] for p = (i, j): <dC_i, B_j> (or <B_i, dC_j> when the forward pass used Aᵀ)
+        x, y = (B, dC) if ctx.transpose else (dC, B)
+        dvalues = sddmm_op(indptr, indices, values, rows, cols, x.contiguous(), y.contiguous(), 1, False).reshape(-1)
+    return None, None, dvalues, None, None, dB, None, None
+
+
+spmm_op.register_autograd(_spmm_backward, setup_context=_spmm_setup)
+
+
+# --- sddmm -----------------------------------------------------------------------------------
+
+
+@torch.library.custom_op("spk::sddmm", mutates_args=())
+def sddmm_op(indptr: Tensor, indices: Tensor, values: Tensor, rows: int, cols: int, X: Tensor, Y: Tensor, heads: int, scale_by_a: bool) -> Tensor:
+    a = _matrix(indptr, indices, values, rows, cols)
+    out = X.new_empty((indices.shape[0], heads))
+    _core.sddmm(a, _dense(X), _dense(Y), out, scale_by_a, heads, _stream(X), _threads())
+    return out
+
+
+@sddmm_op.register_fake
+def _(indptr, indices, values, rows, cols, X, Y, heads, scale_by_a):
+    return X.new_empty((indices.shape[0], heads))
+
+
+@torch.library.custom_op("spk::sddmm_backward", mutates_args=())
+def sddmm_backward_op(indptr: Tensor, indices: Tensor, values: Tensor, rows: int, cols: int, X: Tensor, Y: Tensor, d_out: Tensor, heads: int,
+                      scale_by_a: bool) -> tuple[Tensor, Tensor, Tensor]:
+    a = _matrix(indptr, indices, values, rows, cols)
+    dX, dY, dA = X.new_empty(X.shape), Y.new_empty(Y.shape), X.new_empty((indices.shape[0], 1))
+    _core.sddmm_backward(a, _dense(X), _dense(Y), _dense(d_out), dX, dY, dA, scale_by_a, heads, _stream(X), _threads())
+    return dX, dY, dA.reshape(-1)
+
+
+@sddmm_backward_op.register_fake
+def _(indptr, indices, values, rows, cols, X, Y, d_out, heads, scale_by_a):
+    return X.new_empty(X.shape), Y.new_empty(Y.shape), X.new_empty((indices.shape[0],))
+
+
+def _sddmm_setup(ctx, inputs, output):
+    indptr, indices, values, rows, cols, X, Y, heads, scale_by_a = inputs
+    ctx.save_for_backward(indptr, indices, values, X, Y)
+    ctx.shape, ctx.heads, ctx.scale_by_a = (rows, cols), heads, scale_by_a
+
+
+def _sddmm_backward(ctx, d_out):
+    indptr, indices, values, X, Y = ctx.saved_tensors
+    dX, dY, dA = sddmm_backward_op(indptr, indices, values, *ctx.shape, X, Y, d_out.contiguous(), ctx.heads, ctx.scale_by_a)
+    dvalues = dA if ctx.scale_by_a and ctx.needs_input_grad[2] else None
+    return (None, None, dvalues, None, None, dX if ctx.needs_input_grad[5] else None, dY if ctx.needs_input_grad[6] else None, None, None)
+
+
+sddmm_op.register_autograd(_sddmm_backward, setup_context=_sddmm_setup)
+
+
+# --- fusedmm ---------------------------------------------------------------------------------
+
+
+def _fused_stat_shapes(rows, heads, z_cols, normalize, aggregate):
+    softmax = normalize == "softmax"
+    stat = (rows, heads) if softmax else (0,)
+    arg = (rows, z_cols) if aggregate == "max" else (0,)
+    return stat, arg
+
+
+@torch.library.custom_op("spk::fusedmm", mutates_args=())
+def fusedmm_op(indptr: Tensor, indices: Tensor, values: Tensor, rows: int, cols: int, X: Optional[Tensor], Y: Optional[Tensor], Z: Tensor,
+               score: str, edge: str, edge_param: float, normalize: str, aggregate: str, heads: int) -> tuple[Tensor, Tensor, Tensor, Tensor]:
+    """(E, row_max, row_sum, argmax): the last three are what the backward pass needs (empty when
+    the options need none of them)."""
+    a = _matrix(indptr, indices, values, rows, cols)
+    stat, arg = _fused_stat_shapes(rows, heads, Z.shape[1], normalize, aggregate)
+    E = Z.new_empty((rows, Z.shape[1]))
+    row_max = Z.new_empty(stat, dtype=_accum_dtype(values))
+    row_sum = Z.new_empty(stat, dtype=_accum_dtype(values))
+    argmax = Z.new_empty(arg, dtype=indptr.dtype)
+    _core.fusedmm_forward(a, _dense(X), _dense(Y), _dense(Z), E, score, edge, edge_param,
+                          normalize, aggregate, heads, row_max if normalize == "softmax" else None, row_sum if normalize == "softmax" else None,
+                          argmax if aggregate == "max" else None, _stream(Z), _threads())
+    return E, row_max, row_sum, argmax
+
+
+@fusedmm_op.register_fake
+def _(indptr, indices, values, rows, cols, X, Y, Z, score, edge, edge_param, normalize, aggregate, heads):
+    stat, arg = _fused_stat_shapes(rows, heads, Z.shape[1], normalize, aggregate)
+    return (Z.new_empty((rows, Z.shape[1])), Z.new_empty(stat, dtype=_accum_dtype(values)), Z.new_empty(stat, dtype=_accum_dtype(values)),
+            Z.new_empty(arg, dtype=indptr.dtype))
+
+
+@torch.library.custom_op("spk::fusedmm_backward", mutates_args=())
+def fusedmm_backward_op(indptr: Tensor, indices: Tensor, values: Tensor, rows: int, cols: int, dE: Tensor, X: Optional[Tensor],
+                        Y: Optional[Tensor], Z: Tensor, row_max: Tensor, row_sum: Tensor, argmax: Tensor, score: str, edge: str,
+                        edge_param: float, normalize: str, aggregate: str, heads: int) -> tuple[Tensor, Tensor, Tensor, Tensor]:
+    """(dX, dY, dZ, dA); dX and dY are empty when X and Y are None."""
+    a = _matrix(indptr, indices, values, rows, cols)
+    dX = X.new_empty(X.shape) if X is not None else Z.new_empty((0,))
+    dY = Y.new_empty(Y.shape) if Y is not None else Z.new_empty((0,))
+    dZ, dA = Z.new_empty(Z.shape), Z.new_empty((indices.shape[0], 1))
+    softmax, is_max = normalize == "softmax", aggregate == "max"
+    _core.fusedmm_backward(a, _dense(dE), _dense(X), _dense(Y), _dense(Z),
+                           row_max if softmax else None, row_sum if softmax else None, argmax if is_max else None,
+                           dX if X is not None else None, dY if Y is not None else None, dZ, dA, score, edge, edge_param, normalize,
+                           aggregate, heads, _stream(Z), _threads())
+    return dX, dY, dZ, dA.reshape(-1)
+
+
+@fusedmm_backward_op.register_fake
+def _(indptr, indices, values, rows, cols, dE, X, Y, Z, row_max, row_sum, argmax, score, edge, edge_param, normalize, aggregate, heads):
+    dX = X.new_empty(X.shape) if X is not None else Z.new_empty((0,))
+    dY = Y.new_empty(Y.shape) if Y is not None else Z.new_empty((0,))
+    return dX, dY, Z.new_empty(Z.shape), Z.new_empty((indices.shape[0],))
+
+
+def _fusedmm_setup(ctx, inputs, output):
+    indptr, indices, values, rows, cols, X, Y, Z, score, edge, edge_param, normalize, aggregate, heads = inputs
+    _, row_max, row_sum, argmax = output
+    ctx.mark_non_differentiable(row_max, row_sum, argmax)
+    ctx.save_for_backward(indptr, indices, values, X, Y, Z, row_max, row_sum, argmax)
+    ctx.shape = (rows, cols)
+    ctx.options = (score, edge, edge_param, normalize, aggregate, heads)
+
+
+def _fusedmm_backward(ctx, dE, _row_max, _row_sum, _argmax):
+    indptr, indices, values, X, Y, Z, row_max, row_sum, argmax = ctx.saved_tensors
+    dX, dY, dZ, dA = fusedmm_backward_op(indptr, indices, values, *ctx.shape, dE.contiguous(), X, Y, Z, row_max, row_sum, argmax, *ctx.options)
+    need = ctx.needs_input_grad
+    return (None, None, dA if need[2] else None, None, None, dX if X is not None and need[5] else None, dY if Y is not None and need[6] else None,
+            dZ if need[7] else None) + (None,) * 6
+
+
+fusedmm_op.register_autograd(_fusedmm_backward, setup_context=_fusedmm_setup)
+
+
+# --- the functions users call ----------------------------------------------------------------
+
+
+def _parts(A, values):
+    v = A.data if values is None else values
+    return A.indptr, A.indices, v, A.shape[0], A.shape[1]
+
+
+def spmm(A, B, reduce="sum", *, transpose=False, values=None):
+    """C = reduce(A B) (or Aᵀ B), differentiable in B and in A's values (A.data, or `values`)."""
+    return spmm_op(*_parts(A, values), B, reduce, transpose)
+
+
+def sddmm(A, X, Y, *, heads=1, scale_by_a=True, values=None):
+    """Per entry p = (i, j) of A and head h: A_ij <X_i, Y_j> (per head block); shape (nnz, heads)."""
+    return sddmm_op(*_parts(A, values), X, Y, heads, scale_by_a)
+
+
+def fusedmm(A, X, Y, Z, *, score="dot", edge="identity", normalize="none", aggregate="sum", heads=1, values=None):
+    """spk.fusedmm as a differentiable op (gradients for X, Y, Z and A's values)."""
+    name, param = parse_edge(edge)
+    return fusedmm_op(*_parts(A, values), X, Y, Z, score, name, param, normalize, aggregate, heads)[0]

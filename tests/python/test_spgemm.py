@@ -1,0 +1,93 @@
+import numpy as np
+import pytest
+import scipy.sparse as sp
+
+import spk
+from conftest import random_csr, shared_matrix
+
+
+def dense_semiring(A, B, semiring):
+    """Dense reference over the pattern: C[i, j] exists where some A[i, k] B[k, j] is stored."""
+    Ad, Bd = A.toarray(), B.toarray()
+    Ap, Bp = A.toarray() != 0, B.toarray() != 0
+    reach = (Ap.astype(int) @ Bp.astype(int)) > 0
+    C = np.zeros(reach.shape)
+    for i, j in zip(*np.nonzero(reach)):
+        ks = np.nonzero(Ap[i] & Bp[:, j])[0]
+        prods = {"plus_times": Ad[i, ks] * Bd[ks, j], "plus_pair": np.ones(len(ks)), "min_plus": Ad[i, ks] + Bd[ks, j],
+                 "max_times": Ad[i, ks] * Bd[ks, j], "lor_land": np.ones(len(ks))}[semiring]
+        C[i, j] = {"plus_times": np.sum, "plus_pair": np.sum, "min_plus": np.min, "max_times": np.max, "lor_land": np.max}[semiring](prods)
+    return reach, C
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+@pytest.mark.parametrize("index_dtype", [np.int32, np.int64])
+def test_spgemm_plus_times(rng, dtype, index_dtype):
+    A = random_csr(rng, 25, 18, density=0.15, dtype=dtype, index_dtype=index_dtype)
+    B = random_csr(rng, 18, 22, density=0.15, dtype=dtype, index_dtype=index_dtype)
+    C = spk.spgemm(spk.from_scipy(A), spk.from_scipy(B))
+    assert isinstance(C, spk.csr_array) and C.dtype == dtype and C.index_dtype == np.dtype(index_dtype).name
+    assert C.has_sorted_indices
+    rtol = 1e-4 if dtype == np.float32 else 1e-12
+    np.testing.assert_allclose(C.to_scipy().toarray(), (A.astype(np.float64) @ B.astype(np.float64)).toarray(), rtol=rtol, atol=rtol)
+
+
+@pytest.mark.parametrize("semiring", ["plus_pair", "min_plus", "max_times", "lor_land"])
+def test_spgemm_semirings(rng, semiring):
+    A = random_csr(rng, 12, 10, density=0.3)
+    B = random_csr(rng, 10, 9, density=0.3)
+    C = spk.spgemm(spk.from_scipy(A), spk.from_scipy(B), semiring=semiring).to_scipy()
+    reach, ref = dense_semiring(A, B, semiring)
+    Cd = np.zeros(reach.shape)
+    coo = C.tocoo()
+    Cd[coo.row, coo.col] = coo.data
+    got = np.zeros(reach.shape, dtype=bool)
+    got[coo.row, coo.col] = True
+    np.testing.assert_array_equal(got, reach)
+    np.testing.assert_allclose(Cd[reach], ref[reach], rtol=1e-12)
+
+
+@pytest.mark.parametrize("complement", [False, True])
+def test_spgemm_mask(rng, complement):
+    A = random_csr(rng, 14, 14, density=0.3)
+    M = random_csr(rng, 14, 14, density=0.3)
+    C = spk.spgemm(A, A, mask=M, complement_mask=complement).to_scipy().toarray()
+    full = (A @ A).toarray()
+    reach = ((A != 0).astype(int) @ (A != 0).astype(int)).toarray() > 0
+    keep = (M.toarray() != 0) != complement
+    ref = np.where(keep & reach, full, 0)
+    np.testing.assert_allclose(C, ref, rtol=1e-12, atol=1e-12)
+
+
+def test_spgemm_empty_result():
+    A = spk.csr_array((np.zeros(0), np.zeros(0, np.int32), np.zeros(4, np.int32)), shape=(3, 3))
+    C = spk.spgemm(A, A)
+    assert C.shape == (3, 3) and C.nnz == 0
+
+
+def tc_ref(S):
+    G = ((S + S.T) != 0).astype(np.int64).tolil()
+    G.setdiag(0)
+    G = G.tocsr()
+    G.eliminate_zeros()
+    return int((G @ G).multiply(G).sum() // 6)
+
+
+@pytest.mark.parametrize("name,expected", [("karate.mtx", 45), ("west0067.mtx", None), ("ca-GrQc.mtx", None)])
+def test_triangle_count_shared(name, expected):
+    A = spk.read_mtx(shared_matrix(name))
+    ref = tc_ref(A.to_scipy())
+    if expected is not None:
+        assert ref == expected
+    assert spk.triangle_count(A) == ref
+
+
+def test_triangle_count_random(rng):
+    A = random_csr(rng, 40, 40, density=0.2, index_dtype=np.int64)
+    assert spk.triangle_count(spk.from_scipy(A)) == tc_ref(A)
+
+
+def test_spgemm_float16_is_a_type_error(rng):
+    A = spk.from_scipy(random_csr(rng, 4, 4, dtype=np.float16))
+    with pytest.raises(TypeError, match="float32 and float64"):
+        spk.spgemm(A, A)
