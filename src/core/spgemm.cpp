@@ -1,6 +1,7 @@
 // SpGEMM front end: validate, run the symbolic phase once (the plan), the numeric phase per call.
 #include "spk/spgemm.hpp"
 
+#include <algorithm>
 #include <limits>
 #include <string>
 
@@ -107,8 +108,13 @@ template <class V, class I> Csr<V, I> SpgemmPlan<V, I>::compute() const {
     const Impl& p = *impl_;
     const index_t rows = p.problem.a.rows;
     Csr<V, I> c(p.exec, rows, p.problem.b.cols, nnz());
-    std::vector<I> row_ptr(p.analysis.row_offsets.begin(), p.analysis.row_offsets.end());
-    copy_bytes(c.row_ptr().data(), c.row_ptr().space(), row_ptr.data(), MemorySpace::host(), row_ptr.size() * sizeof(I));
+    const std::vector<index_t>& offsets = p.analysis.row_offsets;
+    if (c.row_ptr().space().is_host()) {
+        std::copy(offsets.begin(), offsets.end(), c.row_ptr().data()); // narrowed to I: checked by the plan
+    } else {
+        const std::vector<I> row_ptr(offsets.begin(), offsets.end());
+        copy_bytes(c.row_ptr().data(), c.row_ptr().space(), row_ptr.data(), MemorySpace::host(), row_ptr.size() * sizeof(I));
+    }
     run_numeric(p.exec, p.problem, p.analysis, c.col_idx().data(), c.values().data());
     c.set_sorted(p.problem.sorted);
     return c;

@@ -2,6 +2,8 @@
 // Semiring operations shared by every SpGEMM backend, so that all of them agree on the
 // arithmetic (including NaN: min/max ignore a NaN operand unless both are NaN, as fmin/fmax).
 // T is the accumulation type (double in reference/, value_traits<V>::accum elsewhere).
+// kZeroIsIdentity: add(0, x) == x (up to the sign of a zero), so an accumulator may start from 0
+// instead of testing for the first product.
 #include <cmath>
 #include <utility>
 
@@ -10,22 +12,27 @@
 namespace spk::detail {
 
 struct PlusTimes {
+    static constexpr bool kZeroIsIdentity = true;
     template <class T> static T multiply(T a, T b) { return a * b; }
     template <class T> static T add(T x, T y) { return x + y; }
 };
 struct PlusPair { // each product counts 1
+    static constexpr bool kZeroIsIdentity = true;
     template <class T> static T multiply(T, T) { return T(1); }
     template <class T> static T add(T x, T y) { return x + y; }
 };
 struct MinPlus {
+    static constexpr bool kZeroIsIdentity = false;
     template <class T> static T multiply(T a, T b) { return a + b; }
     template <class T> static T add(T x, T y) { return std::fmin(x, y); }
 };
 struct MaxTimes {
+    static constexpr bool kZeroIsIdentity = false;
     template <class T> static T multiply(T a, T b) { return a * b; }
     template <class T> static T add(T x, T y) { return std::fmax(x, y); }
 };
 struct LorLand { // non-zero is true; results are 0 or 1
+    static constexpr bool kZeroIsIdentity = true;
     template <class T> static T multiply(T a, T b) { return (a != T(0) && b != T(0)) ? T(1) : T(0); }
     template <class T> static T add(T x, T y) { return (x != T(0) || y != T(0)) ? T(1) : T(0); }
 };

@@ -1,6 +1,6 @@
 // cpu SpGEMM numeric phase (second paper, kkmem): rows of C computed in parallel, chunks
 // balanced by scalar products; each row picks its accumulator from its exact size (known from
-// the symbolic phase) and writes columns and values straight into C.
+// the symbolic phase: dense, tiny-row or hash) and writes columns and values straight into C.
 #include <algorithm>
 #include <vector>
 
@@ -31,8 +31,9 @@ bool use_dense(index_t ncols, index_t row_len) {
     return ncols <= 64 * per_entry * row_len;
 }
 
-// Short rows are sorted with their values by insertion: first-touch order is a merge of sorted
-// rows of B, often nearly sorted, and no second hash probe is needed.
+// Rows of the hash accumulator up to this long are sorted with their values by insertion: the
+// first-touch order is a merge of sorted rows of B, often nearly sorted, and no second hash probe
+// is needed.
 constexpr index_t kInsertionSortMax = 32;
 
 template <class I, class V> void insertion_sort_pairs(I* cols, V* values, index_t len) {
@@ -48,6 +49,10 @@ template <class I, class V> void insertion_sort_pairs(I* cols, V* values, index_
         values[r] = value;
     }
 }
+
+// Rows of up to kTinyRow entries (road networks, most rows of sparse graphs) use the register
+// accumulator; longer ones measured faster with the hash map (its compares grow with capacity).
+constexpr int kTinyRow = 8;
 
 template <class T, class I> struct Workspace {
     HashAccumulator<T, I> hash;
@@ -87,11 +92,11 @@ void numeric_rows(const SpgemmProblem<V, I>& p, const SpgemmAnalysis& s, index_t
         if (use_dense(ncols, len)) {
             ws.dense.prepare(ncols);
             for_each_product([&](I j, T prod) { ws.dense.template add<Op>(j, prod); });
-            index_t q = 0;
-            ws.dense.drain(ncols, [&](I j, T value) {
-                cols[q] = j;
-                values[q++] = store_as<V>(value);
-            });
+            ws.dense.template drain<Op>(ncols, len, cols, [&](index_t q, T value) { values[q] = store_as<V>(value); });
+        } else if (len <= kTinyRow) {
+            ShortRowAccumulator<Op, T, I, kTinyRow> row;
+            for_each_product([&](I j, T prod) { row.add(j, prod); });
+            row.write(p.sorted, cols, [&](index_t q, T value) { values[q] = store_as<V>(value); });
         } else {
             index_t count = 0;
             ws.hash.prepare(len);
