@@ -1,4 +1,6 @@
 // The tuning cache file and the matrix fingerprint (host code; runs without a GPU).
+#include <unistd.h>
+
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>

@@ -4,6 +4,8 @@
 #include <cmath>
 #include <filesystem>
 
+#include <unistd.h>
+
 #include "spk/io.hpp"
 #include "support/test_support.hpp"
 #include "tune/spmm_config.hpp"
