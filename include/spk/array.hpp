@@ -12,7 +12,8 @@
 
 namespace spk {
 
-template <class T> class Array {
+template <class T>
+class Array {
 public:
     Array() : exec_(Executor::cpu()) {}
     Array(const Executor& exec, std::size_t size) : exec_(exec), size_(size) {
@@ -74,4 +75,4 @@ private:
     std::size_t size_ = 0;
 };
 
-} // namespace spk
+}  // namespace spk

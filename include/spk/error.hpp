@@ -27,4 +27,4 @@ private:
 [[noreturn]] inline void unsupported(const std::string& m) { throw_error(ErrorKind::Unsupported, m); }
 [[noreturn]] inline void out_of_memory(const std::string& m) { throw_error(ErrorKind::OutOfMemory, m); }
 
-} // namespace spk
+}  // namespace spk

@@ -51,4 +51,4 @@ private:
 // Copies bytes between any two memory spaces (host or CUDA device).
 void copy_bytes(void* dst, MemorySpace dst_space, const void* src, MemorySpace src_space, std::size_t bytes);
 
-} // namespace spk
+}  // namespace spk

@@ -26,7 +26,7 @@ enum class Aggregate { sum, mean, max };
 struct Edge {
     enum class Kind { identity, sigmoid, exp, leaky_relu, tanh, scale };
     Kind kind = Kind::identity;
-    float param = 0.0f; // leaky_relu: negative slope; scale: factor
+    float param = 0.0f;  // leaky_relu: negative slope; scale: factor
     static constexpr Edge identity() { return {}; }
     static constexpr Edge sigmoid() { return {Kind::sigmoid, 0.0f}; }
     static constexpr Edge exp() { return {Kind::exp, 0.0f}; }
@@ -38,7 +38,7 @@ struct Edge {
 std::string_view to_string(Score s) noexcept;
 std::string_view to_string(Normalize n) noexcept;
 std::string_view to_string(Aggregate a) noexcept;
-std::string to_string(Edge e); // "leaky_relu(0.2)"
+std::string to_string(Edge e);  // "leaky_relu(0.2)"
 
 struct FusedOptions {
     Score score = Score::dot;
@@ -46,19 +46,20 @@ struct FusedOptions {
     Normalize normalize = Normalize::none;
     Aggregate aggregate = Aggregate::sum;
     int heads = 1;
-    bool save_attention = false; // keep the nnz x heads weights α for a faster backward
+    bool save_attention = false;  // keep the nnz x heads weights α for a faster backward
 };
 
 // What the forward pass keeps for the backward pass: O(rows x heads) softmax statistics,
 // the winners of a max aggregation (rows x heads*dz) and, only if asked, the attention.
 // The statistics use the accumulation type (float; double for f64) so f64 gradients stay exact.
-template <class V, class I> struct FusedSaved {
+template <class V, class I>
+struct FusedSaved {
     using Stat = typename value_traits<V>::accum;
-    Dense<Stat> row_max; // rows x heads (softmax only): max_j w_ij, -inf for an empty row
-    Dense<Stat> row_sum; // rows x heads (softmax only): sum_j exp(w_ij - row_max), 0 for an empty row
-    Dense<I> argmax;     // rows x heads*dz (max aggregation only): column j of A, -1 if none
-    Dense<V> attention;  // nnz x heads (save_attention only): α_ij, the weight after normalisation
-                         // (before the 1/length of mean); row p is entry p of A
+    Dense<Stat> row_max;  // rows x heads (softmax only): max_j w_ij, -inf for an empty row
+    Dense<Stat> row_sum;  // rows x heads (softmax only): sum_j exp(w_ij - row_max), 0 for an empty row
+    Dense<I> argmax;      // rows x heads*dz (max aggregation only): column j of A, -1 if none
+    Dense<V> attention;   // nnz x heads (save_attention only): α_ij, the weight after normalisation
+                          // (before the 1/length of mean); row p is entry p of A
 };
 
 // Shapes (d: feature width per head, dz: output width per head):
@@ -67,7 +68,8 @@ template <class V, class I> struct FusedSaved {
 // Wrong shapes throw ShapeMismatch naming the argument; a width that heads does not divide,
 // InvalidArgument. The plan keeps a view of A: A's arrays must outlive it; A's values may change
 // between calls, its pattern may not.
-template <class V, class I> class FusedPlan {
+template <class V, class I>
+class FusedPlan {
 public:
     FusedPlan(const Executor& exec, CsrView<const V, I> a, FusedOptions options);
     ~FusedPlan();
@@ -93,4 +95,4 @@ template <class V, class I>
 FusedSaved<V, I> fusedmm(const Executor& exec, CsrView<const V, I> a, DenseView<const V> x, DenseView<const V> y, DenseView<const V> z,
                          DenseView<V> e, const FusedOptions& options);
 
-} // namespace spk
+}  // namespace spk

@@ -12,27 +12,25 @@
 
 namespace spk {
 
-using index_t = std::int64_t; // shapes and counts in the API
+using index_t = std::int64_t;  // shapes and counts in the API
 
 enum class Layout { row_major, col_major };
 
-template <class T> struct DenseView {
+template <class T>
+struct DenseView {
     T* data = nullptr;
     index_t rows = 0, cols = 0;
-    index_t ld = 0; // distance between consecutive rows (row-major) or columns (col-major)
+    index_t ld = 0;  // distance between consecutive rows (row-major) or columns (col-major)
     Layout layout = Layout::row_major;
     MemorySpace space = MemorySpace::host();
 
-    T& operator()(index_t i, index_t j) const noexcept {
-        return layout == Layout::row_major ? data[i * ld + j] : data[j * ld + i];
-    }
+    T& operator()(index_t i, index_t j) const noexcept { return layout == Layout::row_major ? data[i * ld + j] : data[j * ld + i]; }
     bool empty() const noexcept { return rows == 0 || cols == 0; }
-    operator DenseView<const T>() const noexcept
-        requires(!std::is_const_v<T>)
-    { return {data, rows, cols, ld, layout, space}; }
+    operator DenseView<const T>() const noexcept requires(!std::is_const_v<T>) { return {data, rows, cols, ld, layout, space}; }
 };
 
-template <class V> class Dense {
+template <class V>
+class Dense {
 public:
     Dense() = default;
     Dense(const Executor& exec, index_t rows, index_t cols, Layout layout = Layout::row_major)
@@ -62,20 +60,22 @@ private:
 // to DenseView<const V> without a deduction conflict.
 
 // CSR. values may be null for a pattern-only matrix where an operation allows it.
-template <class V, class I> struct CsrView {
+template <class V, class I>
+struct CsrView {
     index_t rows = 0, cols = 0, nnz = 0;
-    const I* row_ptr = nullptr; // rows + 1
-    const I* col_idx = nullptr; // nnz
-    V* values = nullptr;        // nnz
+    const I* row_ptr = nullptr;  // rows + 1
+    const I* col_idx = nullptr;  // nnz
+    V* values = nullptr;         // nnz
     MemorySpace space = MemorySpace::host();
-    bool sorted = true; // column indices strictly increasing within each row
+    bool sorted = true;  // column indices strictly increasing within each row
 
-    operator CsrView<const V, I>() const noexcept
-        requires(!std::is_const_v<V>)
-    { return {rows, cols, nnz, row_ptr, col_idx, values, space, sorted}; }
+    operator CsrView<const V, I>() const noexcept requires(!std::is_const_v<V>) {
+        return {rows, cols, nnz, row_ptr, col_idx, values, space, sorted};
+    }
 };
 
-template <class V, class I> class Csr {
+template <class V, class I>
+class Csr {
 public:
     Csr() = default;
     // Allocates rows+1 offsets and nnz entries in exec's memory space (contents unset).
@@ -96,8 +96,12 @@ public:
     const Array<I>& col_idx() const { return col_idx_; }
     const Array<V>& values() const { return values_; }
     // Kernels take read-only views of their sparse inputs; mutable_view() is for writing values.
-    CsrView<const V, I> view() const { return {rows_, cols_, nnz(), row_ptr_.data(), col_idx_.data(), values_.data(), row_ptr_.space(), sorted_}; }
-    CsrView<V, I> mutable_view() { return {rows_, cols_, nnz(), row_ptr_.data(), col_idx_.data(), values_.data(), row_ptr_.space(), sorted_}; }
+    CsrView<const V, I> view() const {
+        return {rows_, cols_, nnz(), row_ptr_.data(), col_idx_.data(), values_.data(), row_ptr_.space(), sorted_};
+    }
+    CsrView<V, I> mutable_view() {
+        return {rows_, cols_, nnz(), row_ptr_.data(), col_idx_.data(), values_.data(), row_ptr_.space(), sorted_};
+    }
     Csr to(const Executor& exec) const;
 
 private:
@@ -108,7 +112,8 @@ private:
 };
 
 // COO triplets (host). Entries may be in any order and may repeat.
-template <class V, class I> struct Coo {
+template <class V, class I>
+struct Coo {
     index_t rows = 0, cols = 0;
     std::vector<I> row_idx, col_idx;
     std::vector<V> values;
@@ -118,17 +123,23 @@ template <class V, class I> struct Coo {
 enum class Duplicates { sum, reject };
 
 // COO to sorted CSR; duplicates are summed or rejected (InvalidArgument naming the entry).
-template <class V, class I> Csr<V, I> coo_to_csr(const Coo<V, I>& coo, Duplicates dup = Duplicates::sum);
-template <class V, class I> Coo<V, I> csr_to_coo(CsrView<const V, I> a);
+template <class V, class I>
+Csr<V, I> coo_to_csr(const Coo<V, I>& coo, Duplicates dup = Duplicates::sum);
+template <class V, class I>
+Coo<V, I> csr_to_coo(CsrView<const V, I> a);
 // Aᵀ as CSR (equivalently A in CSC: row_ptr = column pointers). Host views; output sorted.
-template <class V, class I> Csr<V, I> transpose(CsrView<const V, I> a);
+template <class V, class I>
+Csr<V, I> transpose(CsrView<const V, I> a);
 // Sorts each row's columns (and values), summing duplicates.
-template <class V, class I> Csr<V, I> sort_rows(CsrView<const V, I> a);
+template <class V, class I>
+Csr<V, I> sort_rows(CsrView<const V, I> a);
 // Throws InvalidArgument naming `name` and the first bad entry: row_ptr[0] != 0, decreasing
 // row_ptr, row_ptr[rows] != nnz, column out of range, unsorted or repeated column (when sorted).
-template <class V, class I> void validate(CsrView<const V, I> a, std::string_view name = "A");
+template <class V, class I>
+void validate(CsrView<const V, I> a, std::string_view name = "A");
 
 // Value-type conversion (host), e.g. to run an f64 matrix as f16.
-template <class To, class From, class I> Csr<To, I> convert_values(CsrView<const From, I> a);
+template <class To, class From, class I>
+Csr<To, I> convert_values(CsrView<const From, I> a);
 
-} // namespace spk
+}  // namespace spk

@@ -9,14 +9,14 @@
 namespace spk {
 
 struct SddmmOptions {
-    bool scale_by_a = true; // multiply by A's values (A may be pattern-only when false)
-    int heads = 1;          // X and Y hold `heads` blocks of d columns each
+    bool scale_by_a = true;  // multiply by A's values (A may be pattern-only when false)
+    int heads = 1;           // X and Y hold `heads` blocks of d columns each
 };
 
 // X: rows(A) x (heads*d), Y: cols(A) x (heads*d), out: nnz(A) x heads (row p = entry p of A).
 template <class V, class I>
-void sddmm(const Executor& exec, CsrView<const V, I> a, std::type_identity_t<DenseView<const V>> x, std::type_identity_t<DenseView<const V>> y,
-           std::type_identity_t<DenseView<V>> out, const SddmmOptions& options = {});
+void sddmm(const Executor& exec, CsrView<const V, I> a, std::type_identity_t<DenseView<const V>> x,
+           std::type_identity_t<DenseView<const V>> y, std::type_identity_t<DenseView<V>> out, const SddmmOptions& options = {});
 
 // Gradients of sddmm given d_out (nnz x heads), with s_p = A.values[p] if scale_by_a else 1:
 //   dX(i, block h) = sum over entries p = (i, j) of d_out(p, h) * s_p * Y(j, block h)
@@ -28,7 +28,7 @@ void sddmm(const Executor& exec, CsrView<const V, I> a, std::type_identity_t<Den
 template <class V, class I>
 void sddmm_backward(const Executor& exec, CsrView<const V, I> a, std::type_identity_t<DenseView<const V>> x,
                     std::type_identity_t<DenseView<const V>> y, std::type_identity_t<DenseView<const V>> d_out,
-                    std::type_identity_t<DenseView<V>> dx, std::type_identity_t<DenseView<V>> dy, std::type_identity_t<DenseView<V>> da = {},
-                    const SddmmOptions& options = {});
+                    std::type_identity_t<DenseView<V>> dx, std::type_identity_t<DenseView<V>> dy,
+                    std::type_identity_t<DenseView<V>> da = {}, const SddmmOptions& options = {});
 
-} // namespace spk
+}  // namespace spk

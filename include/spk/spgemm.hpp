@@ -18,15 +18,16 @@ std::string_view to_string(Semiring s) noexcept;
 
 struct SpgemmOptions {
     Semiring semiring = Semiring::plus_times;
-    bool complement_mask = false; // C<!M>: keep only entries outside M's pattern
-    bool sorted = true;           // sorted column indices in C (unsorted may be faster)
-    std::size_t memory_budget = 0; // bytes of device memory spk may use (0: no limit); CUDA only
+    bool complement_mask = false;   // C<!M>: keep only entries outside M's pattern
+    bool sorted = true;             // sorted column indices in C (unsorted may be faster)
+    std::size_t memory_budget = 0;  // bytes of device memory spk may use (0: no limit); CUDA only
 };
 
 // The plan runs the symbolic phase at construction. C's pattern holds every (i, j) that some
 // product A(i,k) B(k,j) reaches (within the mask), even where the value sums to zero.
 // The plan keeps views of A, B and the mask: their arrays must outlive it.
-template <class V, class I> class SpgemmPlan {
+template <class V, class I>
+class SpgemmPlan {
 public:
     SpgemmPlan(const Executor& exec, CsrView<const V, I> a, CsrView<const V, I> b, SpgemmOptions options = {},
                std::optional<CsrView<const V, I>> mask = std::nullopt);
@@ -34,7 +35,7 @@ public:
     SpgemmPlan(SpgemmPlan&&) noexcept;
     SpgemmPlan& operator=(SpgemmPlan&&) noexcept;
 
-    index_t nnz() const; // of C, known after the symbolic phase
+    index_t nnz() const;  // of C, known after the symbolic phase
     // A new C (pattern from the symbolic phase, values from the numeric phase).
     Csr<V, I> compute() const;
     // Numeric phase only, with new values for A and B (same patterns), into C's values
@@ -53,6 +54,7 @@ Csr<V, I> spgemm(const Executor& exec, CsrView<const V, I> a, CsrView<const V, I
 
 // Triangles of the undirected simple graph under G: pattern of G + Gᵀ, diagonal dropped,
 // each triangle counted once. G must be square; values are ignored.
-template <class V, class I> std::uint64_t triangle_count(const Executor& exec, CsrView<const V, I> g);
+template <class V, class I>
+std::uint64_t triangle_count(const Executor& exec, CsrView<const V, I> g);
 
-} // namespace spk
+}  // namespace spk

@@ -17,16 +17,17 @@ std::string_view to_string(Reduce r) noexcept;
 struct SpmmOptions {
     Reduce reduce = Reduce::sum;
     double alpha = 1.0;
-    double beta = 0.0; // C is not read when beta == 0 (it may hold NaN)
-    bool transpose_a = false;   // use Aᵀ in place of A
-    bool deterministic = false; // only kernels whose sums do not depend on timing
-    std::string config = {};    // explicit kernel configuration (backend-specific); empty: `tune` decides
-    Tune tune = Tune::select;   // how the CUDA plan picks a configuration (the CPU backend has one)
+    double beta = 0.0;           // C is not read when beta == 0 (it may hold NaN)
+    bool transpose_a = false;    // use Aᵀ in place of A
+    bool deterministic = false;  // only kernels whose sums do not depend on timing
+    std::string config = {};     // explicit kernel configuration (backend-specific); empty: `tune` decides
+    Tune tune = Tune::select;    // how the CUDA plan picks a configuration (the CPU backend has one)
 };
 
 // Analyses A once (transposes it if asked, bins rows, picks a kernel) and runs many times.
 // The plan keeps a view of A: A's arrays must outlive it. Values of A may change between runs.
-template <class V, class I> class SpmmPlan {
+template <class V, class I>
+class SpmmPlan {
 public:
     SpmmPlan(const Executor& exec, CsrView<const V, I> a, index_t n, SpmmOptions options = {});
     ~SpmmPlan();
@@ -49,4 +50,4 @@ template <class V, class I>
 void spmm(const Executor& exec, CsrView<const V, I> a, std::type_identity_t<DenseView<const V>> b, std::type_identity_t<DenseView<V>> c,
           const SpmmOptions& options = {}, std::type_identity_t<DenseView<I>> arg = {});
 
-} // namespace spk
+}  // namespace spk

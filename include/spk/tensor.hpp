@@ -17,7 +17,8 @@ namespace spk {
 // MTTKRP in mode n: out(i_n, r) = sum over non-zeros X(i0, i1, i2) * prod_{m != n} U_m(i_m, r).
 // The plan builds one CSF rooted at each planned mode once (duplicates summed), so CP-ALS
 // iterations reuse them; it keeps no reference to x.
-template <class V, class I> class MttkrpPlan {
+template <class V, class I>
+class MttkrpPlan {
 public:
     // modes: the modes run() will be called with (each in 0..2, all three by default).
     MttkrpPlan(const Executor& exec, const CooTensor3<V, I>& x, const std::vector<int>& modes = {0, 1, 2});
@@ -30,7 +31,7 @@ public:
     void run(int mode, const std::array<DenseView<const V>, 3>& factors, DenseView<V> out) const;
 
     const std::array<index_t, 3>& dims() const;
-    index_t nnz() const; // after duplicates were summed
+    index_t nnz() const;  // after duplicates were summed
     // The CSF rooted at a planned mode (in the executor's memory space).
     const Csf<V, I>& csf(int mode) const;
     std::string config() const;
@@ -42,14 +43,14 @@ private:
 };
 
 template <class V, class I>
-void mttkrp(const Executor& exec, const CooTensor3<V, I>& x, int mode, const std::array<DenseView<const V>, 3>& factors,
-            DenseView<V> out);
+void mttkrp(const Executor& exec, const CooTensor3<V, I>& x, int mode, const std::array<DenseView<const V>, 3>& factors, DenseView<V> out);
 
 // TTM in mode n (Kolda's convention, Y = X x_n U): Y(.., r, ..) = sum_{i_n} X(.. i_n ..) U(r, i_n)
 // with U of shape R x dims[n]. Y is semi-sparse: one dense R-vector per non-empty mode-n fiber
 // of X. The plan builds the CSF whose leaf is mode n (duplicates summed) and keeps no
 // reference to x.
-template <class V, class I> class TtmPlan {
+template <class V, class I>
+class TtmPlan {
 public:
     TtmPlan(const Executor& exec, const CooTensor3<V, I>& x, int mode);
     ~TtmPlan();
@@ -62,7 +63,7 @@ public:
     SemiSparseTensor3<V, I> run(DenseView<const V> u) const;
 
     int mode() const;
-    index_t fibers() const; // the number of non-empty mode-n fibers of X
+    index_t fibers() const;  // the number of non-empty mode-n fibers of X
     const Csf<V, I>& csf() const;
     std::string config() const;
 
@@ -75,4 +76,4 @@ private:
 template <class V, class I>
 SemiSparseTensor3<V, I> ttm(const Executor& exec, const CooTensor3<V, I>& x, int mode, DenseView<const V> u);
 
-} // namespace spk
+}  // namespace spk

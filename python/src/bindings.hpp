@@ -16,4 +16,4 @@ void bind_tensor(nanobind::module_& m);   // mttkrp, ttm
 // An option word that names no known value: ValueError listing the accepted ones.
 [[noreturn]] void unknown_option(std::string_view option, std::string_view value, std::string_view accepted);
 
-} // namespace spk::python
+}  // namespace spk::python

@@ -7,7 +7,8 @@
 
 namespace spk::python {
 
-template <class V, class I> nb::tuple export_csr(Csr<V, I>&& c) {
+template <class V, class I>
+nb::tuple export_csr(Csr<V, I>&& c) {
     const auto rows = c.rows(), cols = c.cols(), nnz = c.nnz();
     const bool sorted = c.sorted();
     const MemorySpace space = c.row_ptr().space();
@@ -18,4 +19,4 @@ template <class V, class I> nb::tuple export_csr(Csr<V, I>&& c) {
                           export_array<V>(owned->values().data(), nnz, 0, 1, space, owner), rows, cols, sorted);
 }
 
-} // namespace spk::python
+}  // namespace spk::python

@@ -14,43 +14,65 @@ namespace {
 FusedOptions make_options(const std::string& score, const std::string& edge, double edge_param, const std::string& normalize,
                           const std::string& aggregate, int heads) {
     FusedOptions o;
-    if (score == "dot") o.score = Score::dot;
-    else if (score == "add") o.score = Score::add;
-    else if (score == "neg_sqdist") o.score = Score::neg_sqdist;
-    else if (score == "value") o.score = Score::value;
-    else unknown_option("score", score, "dot, add, neg_sqdist, value");
+    if (score == "dot")
+        o.score = Score::dot;
+    else if (score == "add")
+        o.score = Score::add;
+    else if (score == "neg_sqdist")
+        o.score = Score::neg_sqdist;
+    else if (score == "value")
+        o.score = Score::value;
+    else
+        unknown_option("score", score, "dot, add, neg_sqdist, value");
     const auto p = static_cast<float>(edge_param);
-    if (edge == "identity") o.edge = Edge::identity();
-    else if (edge == "sigmoid") o.edge = Edge::sigmoid();
-    else if (edge == "exp") o.edge = Edge::exp();
-    else if (edge == "leaky_relu") o.edge = Edge::leaky_relu(p);
-    else if (edge == "tanh") o.edge = Edge::tanh();
-    else if (edge == "scale") o.edge = Edge::scale(p);
-    else unknown_option("edge", edge, "identity, sigmoid, exp, leaky_relu, tanh, scale");
-    if (normalize == "none") o.normalize = Normalize::none;
-    else if (normalize == "softmax") o.normalize = Normalize::softmax;
-    else unknown_option("normalize", normalize, "none, softmax");
-    if (aggregate == "sum") o.aggregate = Aggregate::sum;
-    else if (aggregate == "mean") o.aggregate = Aggregate::mean;
-    else if (aggregate == "max") o.aggregate = Aggregate::max;
-    else unknown_option("aggregate", aggregate, "sum, mean, max");
+    if (edge == "identity")
+        o.edge = Edge::identity();
+    else if (edge == "sigmoid")
+        o.edge = Edge::sigmoid();
+    else if (edge == "exp")
+        o.edge = Edge::exp();
+    else if (edge == "leaky_relu")
+        o.edge = Edge::leaky_relu(p);
+    else if (edge == "tanh")
+        o.edge = Edge::tanh();
+    else if (edge == "scale")
+        o.edge = Edge::scale(p);
+    else
+        unknown_option("edge", edge, "identity, sigmoid, exp, leaky_relu, tanh, scale");
+    if (normalize == "none")
+        o.normalize = Normalize::none;
+    else if (normalize == "softmax")
+        o.normalize = Normalize::softmax;
+    else
+        unknown_option("normalize", normalize, "none, softmax");
+    if (aggregate == "sum")
+        o.aggregate = Aggregate::sum;
+    else if (aggregate == "mean")
+        o.aggregate = Aggregate::mean;
+    else if (aggregate == "max")
+        o.aggregate = Aggregate::max;
+    else
+        unknown_option("aggregate", aggregate, "sum, mean, max");
     o.heads = heads;
     return o;
 }
 
 // Device-or-host copy of a tight rows x cols block between spk memory and a caller array.
-template <class T> void copy_out(const Dense<T>& from, T* to, MemorySpace space) {
+template <class T>
+void copy_out(const Dense<T>& from, T* to, MemorySpace space) {
     if (!from.values().empty()) copy_bytes(to, space, from.values().data(), from.values().space(), from.values().size() * sizeof(T));
 }
-template <class T> Dense<T> copy_in(const Executor& exec, const T* from, std::int64_t rows, std::int64_t cols, MemorySpace space) {
+template <class T>
+Dense<T> copy_in(const Executor& exec, const T* from, std::int64_t rows, std::int64_t cols, MemorySpace space) {
     Dense<T> d(exec, rows, cols);
-    if (rows > 0 && cols > 0) copy_bytes(d.values().data(), d.values().space(), from, space, static_cast<std::size_t>(rows * cols) * sizeof(T));
+    if (rows > 0 && cols > 0)
+        copy_bytes(d.values().data(), d.values().space(), from, space, static_cast<std::size_t>(rows * cols) * sizeof(T));
     return d;
 }
 
 void forward(const SparseMatrix& a, const MaybeIn& x, const MaybeIn& y, const InArray& z, const OutArray& e, const std::string& score,
-             const std::string& edge, double edge_param, const std::string& normalize, const std::string& aggregate, int heads, const MaybeOut& row_max,
-             const MaybeOut& row_sum, const MaybeOut& argmax, std::uintptr_t stream, int threads) {
+             const std::string& edge, double edge_param, const std::string& normalize, const std::string& aggregate, int heads,
+             const MaybeOut& row_max, const MaybeOut& row_sum, const MaybeOut& argmax, std::uintptr_t stream, int threads) {
     const FusedOptions options = make_options(score, edge, edge_param, normalize, aggregate, heads);
     Placement place;
     place.add(a.indptr(), "A");
@@ -93,8 +115,8 @@ void forward(const SparseMatrix& a, const MaybeIn& x, const MaybeIn& y, const In
 
 void backward(const SparseMatrix& a, const InArray& de, const MaybeIn& x, const MaybeIn& y, const InArray& z, const MaybeIn& row_max,
               const MaybeIn& row_sum, const MaybeIn& argmax, const MaybeOut& dx, const MaybeOut& dy, const MaybeOut& dz, const MaybeOut& da,
-              const std::string& score, const std::string& edge, double edge_param, const std::string& normalize, const std::string& aggregate,
-              int heads, std::uintptr_t stream, int threads) {
+              const std::string& score, const std::string& edge, double edge_param, const std::string& normalize,
+              const std::string& aggregate, int heads, std::uintptr_t stream, int threads) {
     const FusedOptions options = make_options(score, edge, edge_param, normalize, aggregate, heads);
     Placement place;
     place.add(a.indptr(), "A");
@@ -124,7 +146,8 @@ void backward(const SparseMatrix& a, const InArray& de, const MaybeIn& x, const 
         const Stat* sum_from = nullptr;
         const I* arg_from = nullptr;
         if (options.normalize == Normalize::softmax) {
-            if (!row_max || !row_sum) throw nb::value_error("row_max and row_sum (from the forward pass) are needed for normalize='softmax'");
+            if (!row_max || !row_sum)
+                throw nb::value_error("row_max and row_sum (from the forward pass) are needed for normalize='softmax'");
             max_from = tight_in<Stat>(*row_max, "row_max", a.rows(), heads);
             sum_from = tight_in<Stat>(*row_sum, "row_sum", a.rows(), heads);
         }
@@ -134,7 +157,7 @@ void backward(const SparseMatrix& a, const InArray& de, const MaybeIn& x, const 
         }
         nb::gil_scoped_release nogil;
         FusedSaved<V, I> saved;
-        if (max_from || arg_from) exec.synchronize(); // the statistics may still be in flight on the caller's stream
+        if (max_from || arg_from) exec.synchronize();  // the statistics may still be in flight on the caller's stream
         if (max_from) saved.row_max = copy_in(exec, max_from, a.rows(), heads, place.space());
         if (sum_from) saved.row_sum = copy_in(exec, sum_from, a.rows(), heads, place.space());
         if (arg_from) saved.argmax = copy_in(exec, arg_from, a.rows(), zv.cols, place.space());
@@ -142,7 +165,7 @@ void backward(const SparseMatrix& a, const InArray& de, const MaybeIn& x, const 
     });
 }
 
-} // namespace
+}  // namespace
 
 void bind_fusedmm(nb::module_& m) {
     using namespace nb::literals;
@@ -153,4 +176,4 @@ void bind_fusedmm(nb::module_& m) {
           "aggregate"_a, "heads"_a, "stream"_a, "threads"_a);
 }
 
-} // namespace spk::python
+}  // namespace spk::python

@@ -53,13 +53,14 @@ nb::tuple read_tns(const std::string& path, const std::string& dtype, const std:
         }
         const auto n = x->nnz();
         const MemorySpace host = MemorySpace::host();
-        return nb::make_tuple(export_array<I>(x->idx[0].data(), n, 0, 1, host, owner), export_array<I>(x->idx[1].data(), n, 0, 1, host, owner),
-                              export_array<I>(x->idx[2].data(), n, 0, 1, host, owner), export_array<V>(x->values.data(), n, 0, 1, host, owner),
-                              nb::make_tuple(x->dims[0], x->dims[1], x->dims[2]));
+        return nb::make_tuple(export_array<I>(x->idx[0].data(), n, 0, 1, host, owner),
+                              export_array<I>(x->idx[1].data(), n, 0, 1, host, owner),
+                              export_array<I>(x->idx[2].data(), n, 0, 1, host, owner),
+                              export_array<V>(x->values.data(), n, 0, 1, host, owner), nb::make_tuple(x->dims[0], x->dims[1], x->dims[2]));
     });
 }
 
-} // namespace
+}  // namespace
 
 void bind_io(nb::module_& m) {
     using namespace nb::literals;
@@ -68,4 +69,4 @@ void bind_io(nb::module_& m) {
     m.def("read_tns", &read_tns, "path"_a, "dtype"_a, "index_dtype"_a);
 }
 
-} // namespace spk::python
+}  // namespace spk::python

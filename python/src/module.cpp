@@ -10,7 +10,8 @@
 namespace spk::python {
 
 void unknown_option(std::string_view option, std::string_view value, std::string_view accepted) {
-    throw nb::value_error((std::string(option) + ": unknown value '" + std::string(value) + "' (expected one of " + std::string(accepted) + ")").c_str());
+    throw nb::value_error(
+        (std::string(option) + ": unknown value '" + std::string(value) + "' (expected one of " + std::string(accepted) + ")").c_str());
 }
 
 namespace {
@@ -25,20 +26,30 @@ void translate_spk_error(const std::exception_ptr& p, void*) {
     } catch (const Error& e) {
         PyObject* type = error_class;
         switch (e.kind()) {
-        case ErrorKind::InvalidArgument:
-        case ErrorKind::ShapeMismatch: type = PyExc_ValueError; break;
-        case ErrorKind::Format: type = format_error_class; break;
-        case ErrorKind::OutOfMemory: type = PyExc_MemoryError; break;
-        case ErrorKind::Unsupported: type = PyExc_NotImplementedError; break;
-        case ErrorKind::Device: type = error_class; break;
+            case ErrorKind::InvalidArgument:
+            case ErrorKind::ShapeMismatch:
+                type = PyExc_ValueError;
+                break;
+            case ErrorKind::Format:
+                type = format_error_class;
+                break;
+            case ErrorKind::OutOfMemory:
+                type = PyExc_MemoryError;
+                break;
+            case ErrorKind::Unsupported:
+                type = PyExc_NotImplementedError;
+                break;
+            case ErrorKind::Device:
+                type = error_class;
+                break;
         }
         PyErr_SetString(type, e.what());
     }
 }
 
-} // namespace
+}  // namespace
 
-} // namespace spk::python
+}  // namespace spk::python
 
 NB_MODULE(_core, m) {
     namespace nb = nanobind;
@@ -49,7 +60,7 @@ NB_MODULE(_core, m) {
     nb::object error = errors.attr("Error"), format_error = errors.attr("FormatError");
     spk::python::error_class = error.ptr();
     spk::python::format_error_class = format_error.ptr();
-    m.attr("_error_classes") = nb::make_tuple(error, format_error); // keeps both referenced
+    m.attr("_error_classes") = nb::make_tuple(error, format_error);  // keeps both referenced
     nb::register_exception_translator(&spk::python::translate_spk_error);
 
     m.attr("built_with_cuda") =
@@ -60,8 +71,8 @@ NB_MODULE(_core, m) {
 #endif
 
     nb::class_<SparseMatrix>(m, "SparseMatrix")
-        .def(nb::init<spk::python::InArray, spk::python::InArray, spk::python::InArray, std::int64_t, std::int64_t, bool, bool>(), "indptr"_a,
-             "indices"_a, "data"_a, "rows"_a, "cols"_a, "check"_a, "assume_sorted"_a)
+        .def(nb::init<spk::python::InArray, spk::python::InArray, spk::python::InArray, std::int64_t, std::int64_t, bool, bool>(),
+             "indptr"_a, "indices"_a, "data"_a, "rows"_a, "cols"_a, "check"_a, "assume_sorted"_a)
         .def_prop_ro("rows", &SparseMatrix::rows)
         .def_prop_ro("cols", &SparseMatrix::cols)
         .def_prop_ro("nnz", &SparseMatrix::nnz)

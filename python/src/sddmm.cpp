@@ -8,8 +8,8 @@ namespace spk::python {
 
 namespace {
 
-void sddmm(const SparseMatrix& a, const InArray& x, const InArray& y, const OutArray& out, bool scale_by_a, int heads, std::uintptr_t stream,
-           int threads) {
+void sddmm(const SparseMatrix& a, const InArray& x, const InArray& y, const OutArray& out, bool scale_by_a, int heads,
+           std::uintptr_t stream, int threads) {
     Placement place;
     place.add(a.indptr(), "A");
     place.add(x, "X");
@@ -48,13 +48,13 @@ void sddmm_backward(const SparseMatrix& a, const InArray& x, const InArray& y, c
     });
 }
 
-} // namespace
+}  // namespace
 
 void bind_sddmm(nb::module_& m) {
     using namespace nb::literals;
     m.def("sddmm", &sddmm, "a"_a, "x"_a, "y"_a, "out"_a, "scale_by_a"_a, "heads"_a, "stream"_a, "threads"_a);
-    m.def("sddmm_backward", &sddmm_backward, "a"_a, "x"_a, "y"_a, "d_out"_a, "dx"_a.none(), "dy"_a.none(), "da"_a.none(), "scale_by_a"_a, "heads"_a,
-          "stream"_a, "threads"_a);
+    m.def("sddmm_backward", &sddmm_backward, "a"_a, "x"_a, "y"_a, "d_out"_a, "dx"_a.none(), "dy"_a.none(), "da"_a.none(), "scale_by_a"_a,
+          "heads"_a, "stream"_a, "threads"_a);
 }
 
-} // namespace spk::python
+}  // namespace spk::python

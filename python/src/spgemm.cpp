@@ -21,12 +21,13 @@ Semiring parse_semiring(const std::string& s) {
 void check_same_types(const SparseMatrix& a, const SparseMatrix& b, std::string_view name) {
     if (a.value_type() != b.value_type() || a.index_type() != b.index_type())
         throw nb::type_error((std::string(name) + ": value and index dtypes must match A's (" + dtype_name(a.data().dtype()) + ", " +
-                              dtype_name(a.indptr().dtype()) + "), got " + dtype_name(b.data().dtype()) + ", " + dtype_name(b.indptr().dtype()))
+                              dtype_name(a.indptr().dtype()) + "), got " + dtype_name(b.data().dtype()) + ", " +
+                              dtype_name(b.indptr().dtype()))
                                  .c_str());
 }
 
-nb::tuple spgemm(const SparseMatrix& a, const SparseMatrix& b, const SparseMatrix* mask, const std::string& semiring,
-                 bool complement_mask, bool sorted, std::uintptr_t stream, int threads) {
+nb::tuple spgemm(const SparseMatrix& a, const SparseMatrix& b, const SparseMatrix* mask, const std::string& semiring, bool complement_mask,
+                 bool sorted, std::uintptr_t stream, int threads) {
     SpgemmOptions options;
     options.semiring = parse_semiring(semiring);
     options.complement_mask = complement_mask;
@@ -60,7 +61,7 @@ std::uint64_t triangle_count(const SparseMatrix& g, std::uintptr_t stream, int t
     });
 }
 
-} // namespace
+}  // namespace
 
 void bind_spgemm(nb::module_& m) {
     using namespace nb::literals;
@@ -68,4 +69,4 @@ void bind_spgemm(nb::module_& m) {
     m.def("triangle_count", &triangle_count, "a"_a, "stream"_a, "threads"_a);
 }
 
-} // namespace spk::python
+}  // namespace spk::python

@@ -19,7 +19,8 @@ Reduce parse_reduce(const std::string& r) {
     unknown_option("reduce", r, "sum, mean, max, min");
 }
 
-SpmmOptions make_options(const std::string& reduce, double alpha, double beta, bool transpose_a, bool deterministic, const std::string& config) {
+SpmmOptions make_options(const std::string& reduce, double alpha, double beta, bool transpose_a, bool deterministic,
+                         const std::string& config) {
     SpmmOptions o;
     o.reduce = parse_reduce(reduce);
     o.alpha = alpha;
@@ -30,8 +31,8 @@ SpmmOptions make_options(const std::string& reduce, double alpha, double beta, b
     return o;
 }
 
-void spmm(const SparseMatrix& a, const InArray& b, const OutArray& c, const std::string& reduce, double alpha, double beta, bool transpose_a,
-          const MaybeOut& arg, bool deterministic, const std::string& config, std::uintptr_t stream, int threads) {
+void spmm(const SparseMatrix& a, const InArray& b, const OutArray& c, const std::string& reduce, double alpha, double beta,
+          bool transpose_a, const MaybeOut& arg, bool deterministic, const std::string& config, std::uintptr_t stream, int threads) {
     const SpmmOptions options = make_options(reduce, alpha, beta, transpose_a, deterministic, config);
     Placement place;
     place.add(a.indptr(), "A");
@@ -51,8 +52,8 @@ void spmm(const SparseMatrix& a, const InArray& b, const OutArray& c, const std:
 // The plan keeps a view of A's arrays: the Python object keeps A (and so its arrays) alive.
 class AnySpmmPlan {
 public:
-    AnySpmmPlan(const SparseMatrix& a, std::int64_t n, const std::string& reduce, double alpha, double beta, bool transpose_a, bool deterministic,
-                const std::string& config, std::uintptr_t stream, int threads)
+    AnySpmmPlan(const SparseMatrix& a, std::int64_t n, const std::string& reduce, double alpha, double beta, bool transpose_a,
+                bool deterministic, const std::string& config, std::uintptr_t stream, int threads)
         : a_(a) {
         Placement place;
         place.add(a.indptr(), "A");
@@ -80,27 +81,29 @@ public:
     }
 
     std::string config() const {
-        return dispatch_all(a_.value_type(), a_.index_type(), [&]<class V, class I>() { return static_cast<const SpmmPlan<V, I>*>(plan_.get())->config(); });
+        return dispatch_all(a_.value_type(), a_.index_type(),
+                            [&]<class V, class I>() { return static_cast<const SpmmPlan<V, I>*>(plan_.get())->config(); });
     }
 
 private:
     const SparseMatrix& a_;
     std::unique_ptr<Executor> exec_;
-    std::shared_ptr<void> plan_; // SpmmPlan<V, I> for A's types; shared_ptr<void> keeps the right deleter
+    std::shared_ptr<void> plan_;  // SpmmPlan<V, I> for A's types; shared_ptr<void> keeps the right deleter
 };
 
-} // namespace
+}  // namespace
 
 void bind_spmm(nb::module_& m) {
     using namespace nb::literals;
-    m.def("spmm", &spmm, "a"_a, "b"_a, "c"_a, "reduce"_a, "alpha"_a, "beta"_a, "transpose_a"_a, "arg"_a.none(), "deterministic"_a, "config"_a,
-          "stream"_a, "threads"_a);
+    m.def("spmm", &spmm, "a"_a, "b"_a, "c"_a, "reduce"_a, "alpha"_a, "beta"_a, "transpose_a"_a, "arg"_a.none(), "deterministic"_a,
+          "config"_a, "stream"_a, "threads"_a);
     nb::class_<AnySpmmPlan>(m, "SpmmPlan")
-        .def(nb::init<const SparseMatrix&, std::int64_t, const std::string&, double, double, bool, bool, const std::string&, std::uintptr_t, int>(),
+        .def(nb::init<const SparseMatrix&, std::int64_t, const std::string&, double, double, bool, bool, const std::string&, std::uintptr_t,
+                      int>(),
              "a"_a, "n"_a, "reduce"_a, "alpha"_a, "beta"_a, "transpose_a"_a, "deterministic"_a, "config"_a, "stream"_a, "threads"_a,
              nb::keep_alive<1, 2>())
         .def("run", &AnySpmmPlan::run, "b"_a, "c"_a, "arg"_a.none())
         .def_prop_ro("config", &AnySpmmPlan::config);
 }
 
-} // namespace spk::python
+}  // namespace spk::python

@@ -21,7 +21,8 @@ struct CooArgs {
     std::array<std::int64_t, 3> dims;
 };
 
-template <class V, class I> CooTensor3<V, I> to_coo(const CooArgs& t) {
+template <class V, class I>
+CooTensor3<V, I> to_coo(const CooArgs& t) {
     const auto n = static_cast<std::int64_t>(t.values.ndim() == 1 ? t.values.shape(0) : 0);
     const V* v = vector_in<V>(t.values, "values", n);
     CooTensor3<V, I> x;
@@ -47,11 +48,13 @@ Placement host_placement(const CooArgs& t) {
 
 Dtype index_type_of(const CooArgs& t) {
     const Dtype i = dtype_of(t.i0.dtype());
-    if (i != Dtype::i32 && i != Dtype::i64) throw nb::type_error(("coords: dtype " + dtype_name(t.i0.dtype()) + ", expected int32 or int64").c_str());
+    if (i != Dtype::i32 && i != Dtype::i64)
+        throw nb::type_error(("coords: dtype " + dtype_name(t.i0.dtype()) + ", expected int32 or int64").c_str());
     return i;
 }
 
-template <class V> std::array<DenseView<const V>, 3> factor_views(const std::vector<MaybeIn>& factors) {
+template <class V>
+std::array<DenseView<const V>, 3> factor_views(const std::vector<MaybeIn>& factors) {
     if (factors.size() != 3) throw nb::value_error(("factors: expected 3 (one per mode), got " + std::to_string(factors.size())).c_str());
     std::array<DenseView<const V>, 3> f;
     for (int m = 0; m < 3; ++m) f[m] = dense_in<V>(factors[m], "factors[" + std::to_string(m) + "]");
@@ -116,7 +119,7 @@ CooArgs coo_args(InArray i0, InArray i1, InArray i2, InArray values, std::array<
     return {std::move(i0), std::move(i1), std::move(i2), std::move(values), dims};
 }
 
-} // namespace
+}  // namespace
 
 void bind_tensor(nb::module_& m) {
     using namespace nb::literals;
@@ -127,4 +130,4 @@ void bind_tensor(nb::module_& m) {
     m.def("ttm", &ttm, "x"_a, "mode"_a, "u"_a, "threads"_a);
 }
 
-} // namespace spk::python
+}  // namespace spk::python

@@ -11,10 +11,10 @@
 namespace spk::baselines {
 
 struct Timing {
-    std::string name;         // e.g. "cusparse.alg3"
-    bool ok = false;          // false: the library refused the case (note says why)
-    double ms = 0.0;          // median per call
-    double preprocess_ms = 0; // one-time work the algorithm needs first (timed apart)
+    std::string name;          // e.g. "cusparse.alg3"
+    bool ok = false;           // false: the library refused the case (note says why)
+    double ms = 0.0;           // median per call
+    double preprocess_ms = 0;  // one-time work the algorithm needs first (timed apart)
     std::string note;
 };
 
@@ -30,4 +30,4 @@ double copy_bandwidth(const Executor& exec);
 template <class V, class I>
 std::vector<Timing> cusparse_spmm(const Executor& exec, CsrView<const V, I> a, DenseView<const V> b, DenseView<V> c, int warmup, int reps);
 
-} // namespace spk::baselines
+}  // namespace spk::baselines

@@ -9,7 +9,8 @@ double time_device_ms(const Executor&, const std::function<void()>&, int, int) {
 
 double copy_bandwidth(const Executor&) { unsupported("copy bandwidth: spk was built without CUDA"); }
 
-template <class V, class I> std::vector<Timing> cusparse_spmm(const Executor&, CsrView<const V, I>, DenseView<const V>, DenseView<V>, int, int) {
+template <class V, class I>
+std::vector<Timing> cusparse_spmm(const Executor&, CsrView<const V, I>, DenseView<const V>, DenseView<V>, int, int) {
     unsupported("cuSPARSE baseline: spk was built without CUDA");
 }
 
@@ -18,4 +19,4 @@ template <class V, class I> std::vector<Timing> cusparse_spmm(const Executor&, C
 SPK_FOR_ALL_VALUES_AND_INDICES(SPK_INSTANTIATE)
 #undef SPK_INSTANTIATE
 
-} // namespace spk::baselines
+}  // namespace spk::baselines

@@ -13,13 +13,27 @@ namespace spk::baselines {
 
 namespace {
 
-template <class V> cudaDataType data_type();
-template <> cudaDataType data_type<float>() { return CUDA_R_32F; }
-template <> cudaDataType data_type<double>() { return CUDA_R_64F; }
-template <> cudaDataType data_type<f16>() { return CUDA_R_16F; }
-template <> cudaDataType data_type<bf16>() { return CUDA_R_16BF; }
+template <class V>
+cudaDataType data_type();
+template <>
+cudaDataType data_type<float>() {
+    return CUDA_R_32F;
+}
+template <>
+cudaDataType data_type<double>() {
+    return CUDA_R_64F;
+}
+template <>
+cudaDataType data_type<f16>() {
+    return CUDA_R_16F;
+}
+template <>
+cudaDataType data_type<bf16>() {
+    return CUDA_R_16BF;
+}
 
-template <class V> using scalar_t = std::conditional_t<std::is_same_v<V, double>, double, float>;
+template <class V>
+using scalar_t = std::conditional_t<std::is_same_v<V, double>, double, float>;
 
 std::string status_text(cusparseStatus_t s) { return cusparseGetErrorString(s); }
 
@@ -40,7 +54,7 @@ void check(cusparseStatus_t s, const char* what) {
     if (s != CUSPARSE_STATUS_SUCCESS) throw_error(ErrorKind::Device, std::string(what) + " failed: " + status_text(s));
 }
 
-} // namespace
+}  // namespace
 
 template <class V, class I>
 std::vector<Timing> cusparse_spmm(const Executor& exec, CsrView<const V, I> a, DenseView<const V> b, DenseView<V> c, int warmup, int reps) {
@@ -49,11 +63,12 @@ std::vector<Timing> cusparse_spmm(const Executor& exec, CsrView<const V, I> a, D
     check(cusparseCreate(&s.handle), "cusparseCreate");
     check(cusparseSetStream(s.handle, static_cast<cudaStream_t>(exec.stream())), "cusparseSetStream");
     const cusparseIndexType_t index = sizeof(I) == 4 ? CUSPARSE_INDEX_32I : CUSPARSE_INDEX_64I;
-    check(cusparseCreateCsr(&s.a, a.rows, a.cols, a.nnz, const_cast<I*>(a.row_ptr), const_cast<I*>(a.col_idx), const_cast<V*>(a.values), index, index,
-                            CUSPARSE_INDEX_BASE_ZERO, data_type<V>()),
+    check(cusparseCreateCsr(&s.a, a.rows, a.cols, a.nnz, const_cast<I*>(a.row_ptr), const_cast<I*>(a.col_idx), const_cast<V*>(a.values),
+                            index, index, CUSPARSE_INDEX_BASE_ZERO, data_type<V>()),
           "cusparseCreateCsr");
     const auto order = [](Layout l) { return l == Layout::row_major ? CUSPARSE_ORDER_ROW : CUSPARSE_ORDER_COL; };
-    check(cusparseCreateDnMat(&s.b, b.rows, b.cols, b.ld, const_cast<V*>(b.data), data_type<V>(), order(b.layout)), "cusparseCreateDnMat(B)");
+    check(cusparseCreateDnMat(&s.b, b.rows, b.cols, b.ld, const_cast<V*>(b.data), data_type<V>(), order(b.layout)),
+          "cusparseCreateDnMat(B)");
     check(cusparseCreateDnMat(&s.c, c.rows, c.cols, c.ld, c.data, data_type<V>(), order(c.layout)), "cusparseCreateDnMat(C)");
     const S alpha = 1, beta = 0;
     const cudaDataType compute = std::is_same_v<V, double> ? CUDA_R_64F : CUDA_R_32F;
@@ -77,12 +92,21 @@ std::vector<Timing> cusparse_spmm(const Executor& exec, CsrView<const V, I> a, D
         if (bytes) SPK_CUDA_CHECK(cudaMalloc(&buffer, bytes));
         try {
             if (alg == CUSPARSE_SPMM_CSR_ALG3) {
-                t.preprocess_ms = time_device_ms(exec, [&] { check(cusparseSpMM_preprocess(s.handle, op, op, &alpha, s.a, s.b, &beta, s.c, compute, alg, buffer), "preprocess"); }, 0, 1);
+                t.preprocess_ms = time_device_ms(
+                    exec,
+                    [&] {
+                        check(cusparseSpMM_preprocess(s.handle, op, op, &alpha, s.a, s.b, &beta, s.c, compute, alg, buffer), "preprocess");
+                    },
+                    0, 1);
             }
             st = cusparseSpMM(s.handle, op, op, &alpha, s.a, s.b, &beta, s.c, compute, alg, buffer);
-            if (st != CUSPARSE_STATUS_SUCCESS) t.note = "SpMM: " + status_text(st);
+            if (st != CUSPARSE_STATUS_SUCCESS)
+                t.note = "SpMM: " + status_text(st);
             else {
-                t.ms = time_device_ms(exec, [&] { check(cusparseSpMM(s.handle, op, op, &alpha, s.a, s.b, &beta, s.c, compute, alg, buffer), "cusparseSpMM"); }, warmup, reps);
+                t.ms = time_device_ms(
+                    exec,
+                    [&] { check(cusparseSpMM(s.handle, op, op, &alpha, s.a, s.b, &beta, s.c, compute, alg, buffer), "cusparseSpMM"); },
+                    warmup, reps);
                 t.ok = true;
             }
         } catch (const Error& e) {
@@ -94,9 +118,9 @@ std::vector<Timing> cusparse_spmm(const Executor& exec, CsrView<const V, I> a, D
     return out;
 }
 
-#define SPK_INSTANTIATE(V, I)                                                                                                            \
+#define SPK_INSTANTIATE(V, I) \
     template std::vector<Timing> cusparse_spmm(const Executor&, CsrView<const V, I>, DenseView<const V>, DenseView<V>, int, int);
 SPK_FOR_ALL_VALUES_AND_INDICES(SPK_INSTANTIATE)
 #undef SPK_INSTANTIATE
 
-} // namespace spk::baselines
+}  // namespace spk::baselines

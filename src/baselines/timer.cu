@@ -42,9 +42,10 @@ double copy_bandwidth(const Executor& exec) {
     }
     double ms = 0;
     try {
-        SPK_CUDA_CHECK(cudaMemset(src, 1, bytes)); // never time a copy of untouched pages
+        SPK_CUDA_CHECK(cudaMemset(src, 1, bytes));  // never time a copy of untouched pages
         const auto stream = static_cast<cudaStream_t>(exec.stream());
-        ms = time_device_ms(exec, [&] { SPK_CUDA_CHECK(cudaMemcpyAsync(dst, src, bytes, cudaMemcpyDeviceToDevice, stream)); }, 2, 9);
+        ms = time_device_ms(
+            exec, [&] { SPK_CUDA_CHECK(cudaMemcpyAsync(dst, src, bytes, cudaMemcpyDeviceToDevice, stream)); }, 2, 9);
     } catch (...) {
         cudaFree(src);
         cudaFree(dst);
@@ -55,4 +56,4 @@ double copy_bandwidth(const Executor& exec) {
     return 2.0 * static_cast<double>(bytes) / (ms / 1e3);
 }
 
-} // namespace spk::baselines
+}  // namespace spk::baselines

@@ -10,4 +10,4 @@ void check_space(MemorySpace space, const Executor& exec, std::string_view name)
                          to_string(exec.memory_space()));
 }
 
-} // namespace spk::detail
+}  // namespace spk::detail

@@ -13,24 +13,54 @@ template <class V, class I>
 Csf<V, I>::Csf(const Executor& exec, std::array<index_t, 3> dims, std::array<int, 3> order, const std::vector<I>& slice_ids,
                const std::vector<I>& slice_ptr, const std::vector<I>& fiber_ids, const std::vector<I>& fiber_ptr,
                const std::vector<I>& leaf_ids, const std::vector<V>& values)
-    : dims_(dims), order_(order), slice_ids_(exec, slice_ids), slice_ptr_(exec, slice_ptr), fiber_ids_(exec, fiber_ids),
-      fiber_ptr_(exec, fiber_ptr), leaf_ids_(exec, leaf_ids), values_(exec, values) {
+    : dims_(dims),
+      order_(order),
+      slice_ids_(exec, slice_ids),
+      slice_ptr_(exec, slice_ptr),
+      fiber_ids_(exec, fiber_ids),
+      fiber_ptr_(exec, fiber_ptr),
+      leaf_ids_(exec, leaf_ids),
+      values_(exec, values) {
     if (slice_ptr.size() != slice_ids.size() + 1 || fiber_ptr.size() != fiber_ids.size() + 1 || leaf_ids.size() != values.size())
-        invalid_argument("Csf: array lengths do not fit together (slice_ptr must have slices + 1 entries, fiber_ptr fibers + 1, "
-                         "leaf_ids as many as values)");
+        invalid_argument(
+            "Csf: array lengths do not fit together (slice_ptr must have slices + 1 entries, fiber_ptr fibers + 1, "
+            "leaf_ids as many as values)");
 }
 
-template <class V, class I> CsfView<V, I> Csf<V, I>::view() {
-    return {dims_,           order_,           slices(),         fibers(),          nnz(),          slice_ids_.data(),
-            slice_ptr_.data(), fiber_ids_.data(), fiber_ptr_.data(), leaf_ids_.data(), values_.data(), slice_ptr_.space()};
+template <class V, class I>
+CsfView<V, I> Csf<V, I>::view() {
+    return {dims_,
+            order_,
+            slices(),
+            fibers(),
+            nnz(),
+            slice_ids_.data(),
+            slice_ptr_.data(),
+            fiber_ids_.data(),
+            fiber_ptr_.data(),
+            leaf_ids_.data(),
+            values_.data(),
+            slice_ptr_.space()};
 }
 
-template <class V, class I> CsfView<const V, I> Csf<V, I>::view() const {
-    return {dims_,           order_,           slices(),         fibers(),          nnz(),          slice_ids_.data(),
-            slice_ptr_.data(), fiber_ids_.data(), fiber_ptr_.data(), leaf_ids_.data(), values_.data(), slice_ptr_.space()};
+template <class V, class I>
+CsfView<const V, I> Csf<V, I>::view() const {
+    return {dims_,
+            order_,
+            slices(),
+            fibers(),
+            nnz(),
+            slice_ids_.data(),
+            slice_ptr_.data(),
+            fiber_ids_.data(),
+            fiber_ptr_.data(),
+            leaf_ids_.data(),
+            values_.data(),
+            slice_ptr_.space()};
 }
 
-template <class V, class I> Csf<V, I> Csf<V, I>::to(const Executor& exec) const {
+template <class V, class I>
+Csf<V, I> Csf<V, I>::to(const Executor& exec) const {
     Csf out;
     out.dims_ = dims_;
     out.order_ = order_;
@@ -45,11 +75,13 @@ template <class V, class I> Csf<V, I> Csf<V, I>::to(const Executor& exec) const 
 
 namespace {
 
-template <class I> std::string coordinates(const std::array<std::vector<I>, 3>& idx, std::size_t p) {
+template <class I>
+std::string coordinates(const std::array<std::vector<I>, 3>& idx, std::size_t p) {
     return "(" + std::to_string(idx[0][p]) + ", " + std::to_string(idx[1][p]) + ", " + std::to_string(idx[2][p]) + ")";
 }
 
-template <class V, class I> void check_coo(const CooTensor3<V, I>& x, const std::array<int, 3>& order) {
+template <class V, class I>
+void check_coo(const CooTensor3<V, I>& x, const std::array<int, 3>& order) {
     std::array<bool, 3> seen{false, false, false};
     for (int m : order) {
         if (m < 0 || m > 2 || seen[static_cast<std::size_t>(m)])
@@ -76,7 +108,8 @@ template <class V, class I> void check_coo(const CooTensor3<V, I>& x, const std:
 
 // One entry in the order's coordinates; the original position breaks ties so that duplicates
 // are summed in input order.
-template <class I> struct SortKey {
+template <class I>
+struct SortKey {
     I root, middle, leaf, position;
     friend bool operator<(const SortKey& a, const SortKey& b) {
         if (a.root != b.root) return a.root < b.root;
@@ -86,9 +119,10 @@ template <class I> struct SortKey {
     }
 };
 
-} // namespace
+}  // namespace
 
-template <class V, class I> Csf<V, I> to_csf(const CooTensor3<V, I>& x, std::array<int, 3> order, Duplicates dup) {
+template <class V, class I>
+Csf<V, I> to_csf(const CooTensor3<V, I>& x, std::array<int, 3> order, Duplicates dup) {
     check_coo(x, order);
     const std::size_t n = x.values.size();
     const auto& root = x.idx[static_cast<std::size_t>(order[0])];
@@ -100,7 +134,7 @@ template <class V, class I> Csf<V, I> to_csf(const CooTensor3<V, I>& x, std::arr
 
     std::vector<I> slice_ids, slice_ptr, fiber_ids, fiber_ptr, leaf_ids;
     std::vector<V> values;
-    std::vector<double> sums; // duplicates are summed in double, rounded once
+    std::vector<double> sums;  // duplicates are summed in double, rounded once
     leaf_ids.reserve(n);
     sums.reserve(n);
     for (std::size_t q = 0; q < n; ++q) {
@@ -141,4 +175,4 @@ template <class V, class I> Csf<V, I> to_csf(const CooTensor3<V, I>& x, std::arr
 SPK_FOR_ALL_VALUES_AND_INDICES(SPK_INSTANTIATE)
 #undef SPK_INSTANTIATE
 
-} // namespace spk
+}  // namespace spk

@@ -26,15 +26,19 @@ Executor Executor::cuda(int device, void* stream) {
     if (!detail::cuda::built_with_cuda()) unsupported("Executor::cuda: spk was built without CUDA");
     const int count = detail::cuda::device_count();
     if (device < 0 || device >= count)
-        throw_error(ErrorKind::Device, "Executor::cuda: device " + std::to_string(device) + " does not exist (" + std::to_string(count) + " CUDA devices visible)");
+        throw_error(ErrorKind::Device, "Executor::cuda: device " + std::to_string(device) + " does not exist (" + std::to_string(count) +
+                                           " CUDA devices visible)");
     return Executor(Backend::cuda, 1, device, stream);
 }
 
 std::string Executor::name() const {
     switch (backend_) {
-    case Backend::reference: return "reference";
-    case Backend::cpu: return "cpu(" + std::to_string(threads_) + " threads)";
-    case Backend::cuda: return "cuda(device " + std::to_string(device_) + ")";
+        case Backend::reference:
+            return "reference";
+        case Backend::cpu:
+            return "cpu(" + std::to_string(threads_) + " threads)";
+        case Backend::cuda:
+            return "cuda(device " + std::to_string(device_) + ")";
     }
     return "?";
 }
@@ -42,7 +46,7 @@ std::string Executor::name() const {
 void* Executor::allocate(std::size_t bytes) const {
     if (bytes == 0) return nullptr;
     if (backend_ == Backend::cuda) return detail::cuda::device_allocate(device_, bytes);
-    constexpr std::size_t align = 64; // a cache line, and enough for any SIMD load
+    constexpr std::size_t align = 64;  // a cache line, and enough for any SIMD load
     void* p = std::aligned_alloc(align, (bytes + align - 1) / align * align);
     if (!p) out_of_memory("host allocation of " + std::to_string(bytes) + " bytes failed");
     return p;
@@ -50,8 +54,10 @@ void* Executor::allocate(std::size_t bytes) const {
 
 void Executor::deallocate(void* ptr) const noexcept {
     if (!ptr) return;
-    if (backend_ == Backend::cuda) detail::cuda::device_free(device_, ptr);
-    else std::free(ptr);
+    if (backend_ == Backend::cuda)
+        detail::cuda::device_free(device_, ptr);
+    else
+        std::free(ptr);
 }
 
 void Executor::synchronize() const {
@@ -68,4 +74,4 @@ void copy_bytes(void* dst, MemorySpace dst_space, const void* src, MemorySpace s
     detail::cuda::memcpy_bytes(dst, src, bytes, kind);
 }
 
-} // namespace spk
+}  // namespace spk

@@ -15,27 +15,36 @@ namespace spk {
 
 std::string_view to_string(Score s) noexcept {
     switch (s) {
-    case Score::dot: return "dot";
-    case Score::add: return "add";
-    case Score::neg_sqdist: return "neg_sqdist";
-    case Score::value: return "value";
+        case Score::dot:
+            return "dot";
+        case Score::add:
+            return "add";
+        case Score::neg_sqdist:
+            return "neg_sqdist";
+        case Score::value:
+            return "value";
     }
     return "?";
 }
 
 std::string_view to_string(Normalize n) noexcept {
     switch (n) {
-    case Normalize::none: return "none";
-    case Normalize::softmax: return "softmax";
+        case Normalize::none:
+            return "none";
+        case Normalize::softmax:
+            return "softmax";
     }
     return "?";
 }
 
 std::string_view to_string(Aggregate a) noexcept {
     switch (a) {
-    case Aggregate::sum: return "sum";
-    case Aggregate::mean: return "mean";
-    case Aggregate::max: return "max";
+        case Aggregate::sum:
+            return "sum";
+        case Aggregate::mean:
+            return "mean";
+        case Aggregate::max:
+            return "max";
     }
     return "?";
 }
@@ -43,12 +52,20 @@ std::string_view to_string(Aggregate a) noexcept {
 std::string to_string(Edge e) {
     std::ostringstream out;
     switch (e.kind) {
-    case Edge::Kind::identity: return "identity";
-    case Edge::Kind::sigmoid: return "sigmoid";
-    case Edge::Kind::exp: return "exp";
-    case Edge::Kind::tanh: return "tanh";
-    case Edge::Kind::leaky_relu: out << "leaky_relu(" << e.param << ")"; return out.str();
-    case Edge::Kind::scale: out << "scale(" << e.param << ")"; return out.str();
+        case Edge::Kind::identity:
+            return "identity";
+        case Edge::Kind::sigmoid:
+            return "sigmoid";
+        case Edge::Kind::exp:
+            return "exp";
+        case Edge::Kind::tanh:
+            return "tanh";
+        case Edge::Kind::leaky_relu:
+            out << "leaky_relu(" << e.param << ")";
+            return out.str();
+        case Edge::Kind::scale:
+            out << "scale(" << e.param << ")";
+            return out.str();
     }
     return "?";
 }
@@ -58,8 +75,10 @@ namespace {
 void check_options(const FusedOptions& o) {
     if (o.heads < 1) invalid_argument("FusedOptions.heads must be >= 1, got " + std::to_string(o.heads));
     if (to_string(o.score) == "?") invalid_argument("FusedOptions.score: unknown value " + std::to_string(static_cast<int>(o.score)));
-    if (to_string(o.normalize) == "?") invalid_argument("FusedOptions.normalize: unknown value " + std::to_string(static_cast<int>(o.normalize)));
-    if (to_string(o.aggregate) == "?") invalid_argument("FusedOptions.aggregate: unknown value " + std::to_string(static_cast<int>(o.aggregate)));
+    if (to_string(o.normalize) == "?")
+        invalid_argument("FusedOptions.normalize: unknown value " + std::to_string(static_cast<int>(o.normalize)));
+    if (to_string(o.aggregate) == "?")
+        invalid_argument("FusedOptions.aggregate: unknown value " + std::to_string(static_cast<int>(o.aggregate)));
     if (to_string(o.edge) == "?") invalid_argument("FusedOptions.edge: unknown kind " + std::to_string(static_cast<int>(o.edge.kind)));
     if (!std::isfinite(o.edge.param)) invalid_argument("FusedOptions.edge: parameter of " + to_string(o.edge) + " must be finite");
 }
@@ -67,7 +86,8 @@ void check_options(const FusedOptions& o) {
 // Columns `cols` of argument `name` must split into `heads` equal blocks; returns the block width.
 index_t per_head(index_t cols, int heads, std::string_view name) {
     if (cols % heads != 0)
-        invalid_argument(std::string(name) + ": " + std::to_string(cols) + " columns do not split into " + std::to_string(heads) + " heads");
+        invalid_argument(std::string(name) + ": " + std::to_string(cols) + " columns do not split into " + std::to_string(heads) +
+                         " heads");
     return cols / heads;
 }
 
@@ -82,40 +102,47 @@ Widths check_inputs(const Executor& exec, CsrView<const V, I> a, const FusedOpti
     detail::check_dense(x, exec, "X");
     detail::check_dense(y, exec, "Y");
     detail::check_dense(z, exec, "Z");
-    if (z.rows != a.cols) shape_mismatch("Z: shape " + detail::shape_string(z.rows, z.cols) + ", expected " + std::to_string(a.cols) + " rows (cols of A)");
+    if (z.rows != a.cols)
+        shape_mismatch("Z: shape " + detail::shape_string(z.rows, z.cols) + ", expected " + std::to_string(a.cols) + " rows (cols of A)");
     Widths w{0, per_head(z.cols, o.heads, "Z")};
     switch (o.score) {
-    case Score::dot:
-    case Score::neg_sqdist:
-        if (x.rows != a.rows) shape_mismatch("X: shape " + detail::shape_string(x.rows, x.cols) + ", expected " + std::to_string(a.rows) + " rows (rows of A)");
-        w.d = per_head(x.cols, o.heads, "X");
-        detail::check_shape(y, a.cols, x.cols, "Y");
-        break;
-    case Score::add:
-        detail::check_shape(x, a.rows, o.heads, "X");
-        detail::check_shape(y, a.cols, o.heads, "Y");
-        w.d = 1;
-        break;
-    case Score::value: break; // X and Y unused
+        case Score::dot:
+        case Score::neg_sqdist:
+            if (x.rows != a.rows)
+                shape_mismatch("X: shape " + detail::shape_string(x.rows, x.cols) + ", expected " + std::to_string(a.rows) +
+                               " rows (rows of A)");
+            w.d = per_head(x.cols, o.heads, "X");
+            detail::check_shape(y, a.cols, x.cols, "Y");
+            break;
+        case Score::add:
+            detail::check_shape(x, a.rows, o.heads, "X");
+            detail::check_shape(y, a.cols, o.heads, "Y");
+            w.d = 1;
+            break;
+        case Score::value:
+            break;  // X and Y unused
     }
     return w;
 }
 
-template <class T> void check_saved(const Dense<T>& d, const Executor& exec, index_t rows, index_t cols, std::string_view name) {
+template <class T>
+void check_saved(const Dense<T>& d, const Executor& exec, index_t rows, index_t cols, std::string_view name) {
     detail::check_dense(d.view(), exec, name);
     detail::check_shape(d.view(), rows, cols, name);
 }
 
 // A gradient output: skipped when empty, else it must have the shape of what it differentiates.
-template <class V> void check_gradient(DenseView<V> g, const Executor& exec, index_t rows, index_t cols, std::string_view name) {
+template <class V>
+void check_gradient(DenseView<V> g, const Executor& exec, index_t rows, index_t cols, std::string_view name) {
     if (g.empty()) return;
     detail::check_dense(g, exec, name);
     detail::check_shape(g, rows, cols, name);
 }
 
-} // namespace
+}  // namespace
 
-template <class V, class I> struct FusedPlan<V, I>::Impl {
+template <class V, class I>
+struct FusedPlan<V, I>::Impl {
     Impl(const Executor& e, CsrView<const V, I> m, const FusedOptions& o) : exec(e), a(m), options(o) {}
     Executor exec;
     CsrView<const V, I> a;
@@ -127,22 +154,35 @@ template <class V, class I> struct FusedPlan<V, I>::Impl {
     mutable std::optional<detail::TransposedPattern<I>> transposed;
 };
 
-template <class V, class I> FusedPlan<V, I>::FusedPlan(const Executor& exec, CsrView<const V, I> a, FusedOptions options) {
+template <class V, class I>
+FusedPlan<V, I>::FusedPlan(const Executor& exec, CsrView<const V, I> a, FusedOptions options) {
     check_options(options);
     detail::check_csr(a, exec, "A", options.score == Score::value);
     impl_ = std::make_unique<Impl>(exec, a, options);
     switch (exec.backend()) {
-    case Backend::reference: impl_->config = "reference"; break;
-    case Backend::cpu: impl_->config = "cpu.rows"; break;
-    case Backend::cuda: impl_->config = "auto"; break;
+        case Backend::reference:
+            impl_->config = "reference";
+            break;
+        case Backend::cpu:
+            impl_->config = "cpu.rows";
+            break;
+        case Backend::cuda:
+            impl_->config = "auto";
+            break;
     }
 }
 
-template <class V, class I> FusedPlan<V, I>::~FusedPlan() = default;
-template <class V, class I> FusedPlan<V, I>::FusedPlan(FusedPlan&&) noexcept = default;
-template <class V, class I> FusedPlan<V, I>& FusedPlan<V, I>::operator=(FusedPlan&&) noexcept = default;
+template <class V, class I>
+FusedPlan<V, I>::~FusedPlan() = default;
+template <class V, class I>
+FusedPlan<V, I>::FusedPlan(FusedPlan&&) noexcept = default;
+template <class V, class I>
+FusedPlan<V, I>& FusedPlan<V, I>::operator=(FusedPlan&&) noexcept = default;
 
-template <class V, class I> std::string FusedPlan<V, I>::config() const { return impl_->config; }
+template <class V, class I>
+std::string FusedPlan<V, I>::config() const {
+    return impl_->config;
+}
 
 template <class V, class I>
 FusedSaved<V, I> FusedPlan<V, I>::forward(DenseView<const V> x, DenseView<const V> y, DenseView<const V> z, DenseView<V> e) const {
@@ -160,23 +200,27 @@ FusedSaved<V, I> FusedPlan<V, I>::forward(DenseView<const V> x, DenseView<const 
     if (o.aggregate == Aggregate::max) saved.argmax = Dense<I>(p.exec, p.a.rows, z.cols);
     if (o.save_attention) saved.attention = Dense<V>(p.exec, p.a.nnz, o.heads);
 
-    detail::FusedForwardArgs<V, I> args{p.a, x, y, z, e, o, w.d, w.dz, saved.row_max.view(), saved.row_sum.view(), saved.argmax.view(),
-                                        saved.attention.view()};
+    detail::FusedForwardArgs<V, I> args{
+        p.a, x, y, z, e, o, w.d, w.dz, saved.row_max.view(), saved.row_sum.view(), saved.argmax.view(), saved.attention.view()};
     switch (p.exec.backend()) {
-    case Backend::reference: detail::reference::fusedmm_forward(p.exec, args); break;
-    case Backend::cpu: {
-        // The cpu kernels walk contiguous rows; column-major arguments go through row-major copies.
-        const detail::RowMajorInput<V> xs(x), ys(y), zs(z);
-        detail::RowMajorOutput<V> es(e);
-        args.x = xs.view();
-        args.y = ys.view();
-        args.z = zs.view();
-        args.e = es.view();
-        detail::cpu::fusedmm_forward(p.exec, args);
-        es.write_back();
-        break;
-    }
-    case Backend::cuda: detail::cuda::fusedmm_forward(p.exec, args, p.config); break;
+        case Backend::reference:
+            detail::reference::fusedmm_forward(p.exec, args);
+            break;
+        case Backend::cpu: {
+            // The cpu kernels walk contiguous rows; column-major arguments go through row-major copies.
+            const detail::RowMajorInput<V> xs(x), ys(y), zs(z);
+            detail::RowMajorOutput<V> es(e);
+            args.x = xs.view();
+            args.y = ys.view();
+            args.z = zs.view();
+            args.e = es.view();
+            detail::cpu::fusedmm_forward(p.exec, args);
+            es.write_back();
+            break;
+        }
+        case Backend::cuda:
+            detail::cuda::fusedmm_forward(p.exec, args, p.config);
+            break;
     }
     return saved;
 }
@@ -200,48 +244,38 @@ void FusedPlan<V, I>::backward(DenseView<const V> de, const FusedSaved<V, I>& sa
     check_gradient(dz, p.exec, z.rows, z.cols, "dZ");
     check_gradient(da, p.exec, p.a.nnz, 1, "dA");
 
-    detail::FusedBackwardArgs<V, I> args{p.a,
-                                         nullptr,
-                                         de,
-                                         x,
-                                         y,
-                                         z,
-                                         saved.row_max.view(),
-                                         saved.row_sum.view(),
-                                         saved.argmax.view(),
-                                         saved.attention.view(),
-                                         dx,
-                                         dy,
-                                         dz,
-                                         da,
-                                         o,
-                                         w.d,
-                                         w.dz};
+    detail::FusedBackwardArgs<V, I> args{
+        p.a, nullptr, de, x, y,   z,   saved.row_max.view(), saved.row_sum.view(), saved.argmax.view(), saved.attention.view(), dx,
+        dy,  dz,      da, o, w.d, w.dz};
     switch (p.exec.backend()) {
-    case Backend::reference: detail::reference::fusedmm_backward(p.exec, args); break;
-    case Backend::cpu: {
-        if (!dy.empty() || !dz.empty()) {
-            std::call_once(p.transposed_once, [&] { p.transposed = detail::cpu::fusedmm_transpose(p.exec, p.a); });
-            args.at = &*p.transposed;
+        case Backend::reference:
+            detail::reference::fusedmm_backward(p.exec, args);
+            break;
+        case Backend::cpu: {
+            if (!dy.empty() || !dz.empty()) {
+                std::call_once(p.transposed_once, [&] { p.transposed = detail::cpu::fusedmm_transpose(p.exec, p.a); });
+                args.at = &*p.transposed;
+            }
+            const detail::RowMajorInput<V> des(de), xs(x), ys(y), zs(z);
+            detail::RowMajorOutput<V> dxs(dx), dys(dy), dzs(dz), das(da);
+            args.de = des.view();
+            args.x = xs.view();
+            args.y = ys.view();
+            args.z = zs.view();
+            args.dx = dxs.view();
+            args.dy = dys.view();
+            args.dz = dzs.view();
+            args.da = das.view();
+            detail::cpu::fusedmm_backward(p.exec, args);
+            dxs.write_back();
+            dys.write_back();
+            dzs.write_back();
+            das.write_back();
+            break;
         }
-        const detail::RowMajorInput<V> des(de), xs(x), ys(y), zs(z);
-        detail::RowMajorOutput<V> dxs(dx), dys(dy), dzs(dz), das(da);
-        args.de = des.view();
-        args.x = xs.view();
-        args.y = ys.view();
-        args.z = zs.view();
-        args.dx = dxs.view();
-        args.dy = dys.view();
-        args.dz = dzs.view();
-        args.da = das.view();
-        detail::cpu::fusedmm_backward(p.exec, args);
-        dxs.write_back();
-        dys.write_back();
-        dzs.write_back();
-        das.write_back();
-        break;
-    }
-    case Backend::cuda: detail::cuda::fusedmm_backward(p.exec, args, p.config); break;
+        case Backend::cuda:
+            detail::cuda::fusedmm_backward(p.exec, args, p.config);
+            break;
     }
 }
 
@@ -251,10 +285,11 @@ FusedSaved<V, I> fusedmm(const Executor& exec, CsrView<const V, I> a, DenseView<
     return FusedPlan<V, I>(exec, a, options).forward(x, y, z, e);
 }
 
-#define SPK_INSTANTIATE(V, I)       \
-    template class FusedPlan<V, I>; \
-    template FusedSaved<V, I> fusedmm(const Executor&, CsrView<const V, I>, DenseView<const V>, DenseView<const V>, DenseView<const V>, DenseView<V>, const FusedOptions&);
+#define SPK_INSTANTIATE(V, I)                                                                                                           \
+    template class FusedPlan<V, I>;                                                                                                     \
+    template FusedSaved<V, I> fusedmm(const Executor&, CsrView<const V, I>, DenseView<const V>, DenseView<const V>, DenseView<const V>, \
+                                      DenseView<V>, const FusedOptions&);
 SPK_FOR_ALL_VALUES_AND_INDICES(SPK_INSTANTIATE)
 #undef SPK_INSTANTIATE
 
-} // namespace spk
+}  // namespace spk

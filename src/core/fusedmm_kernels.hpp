@@ -11,47 +11,57 @@
 
 namespace spk::detail {
 
-template <class V> using fused_stat_t = typename value_traits<V>::accum;
+template <class V>
+using fused_stat_t = typename value_traits<V>::accum;
 
-template <class V, class I> struct FusedForwardArgs {
+template <class V, class I>
+struct FusedForwardArgs {
     CsrView<const V, I> a;
-    DenseView<const V> x, y, z; // x, y unused for Score::value
+    DenseView<const V> x, y, z;  // x, y unused for Score::value
     DenseView<V> e;
     FusedOptions options;
-    index_t d;  // score width per head: X.cols / heads (1 for add, 0 for value)
-    index_t dz; // output width per head: Z.cols / heads
+    index_t d;   // score width per head: X.cols / heads (1 for add, 0 for value)
+    index_t dz;  // output width per head: Z.cols / heads
     // Outputs for the backward pass; empty when the options do not call for them.
     DenseView<fused_stat_t<V>> row_max, row_sum;
     DenseView<I> argmax;
     DenseView<V> attention;
 };
 
-template <class V, class I> struct FusedBackwardArgs {
+template <class V, class I>
+struct FusedBackwardArgs {
     CsrView<const V, I> a;
-    const TransposedPattern<I>* at; // built by the plan for the cpu backend, null otherwise
+    const TransposedPattern<I>* at;  // built by the plan for the cpu backend, null otherwise
     DenseView<const V> de, x, y, z;
-    DenseView<const fused_stat_t<V>> row_max, row_sum; // softmax only
-    DenseView<const I> argmax;                         // max aggregation only
-    DenseView<const V> attention;                      // save_attention only
-    DenseView<V> dx, dy, dz, da;                       // each may be empty
+    DenseView<const fused_stat_t<V>> row_max, row_sum;  // softmax only
+    DenseView<const I> argmax;                          // max aggregation only
+    DenseView<const V> attention;                       // save_attention only
+    DenseView<V> dx, dy, dz, da;                        // each may be empty
     FusedOptions options;
-    index_t d, dz_width; // as in FusedForwardArgs (dz_width: Z.cols / heads)
+    index_t d, dz_width;  // as in FusedForwardArgs (dz_width: Z.cols / heads)
 };
 
 namespace reference {
-template <class V, class I> void fusedmm_forward(const Executor& exec, const FusedForwardArgs<V, I>& args);
-template <class V, class I> void fusedmm_backward(const Executor& exec, const FusedBackwardArgs<V, I>& args);
-} // namespace reference
+template <class V, class I>
+void fusedmm_forward(const Executor& exec, const FusedForwardArgs<V, I>& args);
+template <class V, class I>
+void fusedmm_backward(const Executor& exec, const FusedBackwardArgs<V, I>& args);
+}  // namespace reference
 
 namespace cpu {
-template <class V, class I> void fusedmm_forward(const Executor& exec, const FusedForwardArgs<V, I>& args);
-template <class V, class I> void fusedmm_backward(const Executor& exec, const FusedBackwardArgs<V, I>& args);
-template <class V, class I> TransposedPattern<I> fusedmm_transpose(const Executor& exec, CsrView<const V, I> a);
-} // namespace cpu
+template <class V, class I>
+void fusedmm_forward(const Executor& exec, const FusedForwardArgs<V, I>& args);
+template <class V, class I>
+void fusedmm_backward(const Executor& exec, const FusedBackwardArgs<V, I>& args);
+template <class V, class I>
+TransposedPattern<I> fusedmm_transpose(const Executor& exec, CsrView<const V, I> a);
+}  // namespace cpu
 
 namespace cuda {
-template <class V, class I> void fusedmm_forward(const Executor& exec, const FusedForwardArgs<V, I>& args, const std::string& config);
-template <class V, class I> void fusedmm_backward(const Executor& exec, const FusedBackwardArgs<V, I>& args, const std::string& config);
-} // namespace cuda
+template <class V, class I>
+void fusedmm_forward(const Executor& exec, const FusedForwardArgs<V, I>& args, const std::string& config);
+template <class V, class I>
+void fusedmm_backward(const Executor& exec, const FusedBackwardArgs<V, I>& args, const std::string& config);
+}  // namespace cuda
 
-} // namespace spk::detail
+}  // namespace spk::detail

@@ -8,27 +8,41 @@
 namespace spk::detail {
 
 // w = f(s).
-template <class T> inline T edge_apply(Edge e, T s) noexcept {
+template <class T>
+inline T edge_apply(Edge e, T s) noexcept {
     switch (e.kind) {
-    case Edge::Kind::identity: return s;
-    case Edge::Kind::sigmoid: return T(1) / (T(1) + std::exp(-s)); // exp overflow gives 0, not NaN
-    case Edge::Kind::exp: return std::exp(s);
-    case Edge::Kind::leaky_relu: return s > T(0) ? s : T(e.param) * s;
-    case Edge::Kind::tanh: return std::tanh(s);
-    case Edge::Kind::scale: return T(e.param) * s;
+        case Edge::Kind::identity:
+            return s;
+        case Edge::Kind::sigmoid:
+            return T(1) / (T(1) + std::exp(-s));  // exp overflow gives 0, not NaN
+        case Edge::Kind::exp:
+            return std::exp(s);
+        case Edge::Kind::leaky_relu:
+            return s > T(0) ? s : T(e.param) * s;
+        case Edge::Kind::tanh:
+            return std::tanh(s);
+        case Edge::Kind::scale:
+            return T(e.param) * s;
     }
     return s;
 }
 
 // f'(s), given s and w = f(s). Only leaky_relu reads s; the others need w alone (or nothing).
-template <class T> inline T edge_derivative(Edge e, T s, T w) noexcept {
+template <class T>
+inline T edge_derivative(Edge e, T s, T w) noexcept {
     switch (e.kind) {
-    case Edge::Kind::identity: return T(1);
-    case Edge::Kind::sigmoid: return w * (T(1) - w);
-    case Edge::Kind::exp: return w;
-    case Edge::Kind::leaky_relu: return s > T(0) ? T(1) : T(e.param);
-    case Edge::Kind::tanh: return T(1) - w * w;
-    case Edge::Kind::scale: return T(e.param);
+        case Edge::Kind::identity:
+            return T(1);
+        case Edge::Kind::sigmoid:
+            return w * (T(1) - w);
+        case Edge::Kind::exp:
+            return w;
+        case Edge::Kind::leaky_relu:
+            return s > T(0) ? T(1) : T(e.param);
+        case Edge::Kind::tanh:
+            return T(1) - w * w;
+        case Edge::Kind::scale:
+            return T(e.param);
     }
     return T(1);
 }
@@ -44,4 +58,4 @@ inline bool backward_recomputes_score(const FusedOptions& o) noexcept {
     return o.normalize == Normalize::softmax || o.edge.kind == Edge::Kind::leaky_relu;
 }
 
-} // namespace spk::detail
+}  // namespace spk::detail

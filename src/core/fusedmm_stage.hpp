@@ -6,7 +6,8 @@
 
 namespace spk::detail {
 
-template <class V> class RowMajorInput {
+template <class V>
+class RowMajorInput {
 public:
     explicit RowMajorInput(DenseView<const V> v) : view_(v) {
         if (v.layout == Layout::row_major) return;
@@ -27,7 +28,8 @@ private:
     DenseView<const V> view_;
 };
 
-template <class V> class RowMajorOutput {
+template <class V>
+class RowMajorOutput {
 public:
     explicit RowMajorOutput(DenseView<V> v) : target_(v), view_(v) {
         if (v.layout == Layout::row_major) return;
@@ -52,4 +54,4 @@ private:
     DenseView<V> view_;
 };
 
-} // namespace spk::detail
+}  // namespace spk::detail

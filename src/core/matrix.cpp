@@ -11,11 +11,13 @@ Dense<V>::Dense(const Executor& exec, index_t rows, index_t cols, const std::vec
     : rows_(rows), cols_(cols), layout_(layout) {
     if (rows < 0 || cols < 0) invalid_argument("Dense: negative shape");
     if (static_cast<index_t>(host.size()) != rows * cols)
-        invalid_argument("Dense: " + std::to_string(host.size()) + " values given for a " + std::to_string(rows) + " x " + std::to_string(cols) + " matrix");
+        invalid_argument("Dense: " + std::to_string(host.size()) + " values given for a " + std::to_string(rows) + " x " +
+                         std::to_string(cols) + " matrix");
     data_ = Array<V>(exec, host);
 }
 
-template <class V> Dense<V> Dense<V>::to(const Executor& exec) const {
+template <class V>
+Dense<V> Dense<V>::to(const Executor& exec) const {
     Dense out;
     out.data_ = data_.to(exec);
     out.rows_ = rows_;
@@ -26,7 +28,10 @@ template <class V> Dense<V> Dense<V>::to(const Executor& exec) const {
 
 template <class V, class I>
 Csr<V, I>::Csr(const Executor& exec, index_t rows, index_t cols, index_t nnz)
-    : rows_(rows), cols_(cols), row_ptr_(exec, static_cast<std::size_t>(rows + 1)), col_idx_(exec, static_cast<std::size_t>(nnz)),
+    : rows_(rows),
+      cols_(cols),
+      row_ptr_(exec, static_cast<std::size_t>(rows + 1)),
+      col_idx_(exec, static_cast<std::size_t>(nnz)),
       values_(exec, static_cast<std::size_t>(nnz)) {}
 
 template <class V, class I>
@@ -35,7 +40,8 @@ Csr<V, I>::Csr(const Executor& exec, index_t rows, index_t cols, const std::vect
     : rows_(rows), cols_(cols), sorted_(sorted) {
     if (rows < 0 || cols < 0) invalid_argument("Csr: negative shape");
     if (static_cast<index_t>(row_ptr.size()) != rows + 1)
-        invalid_argument("Csr: row_ptr has " + std::to_string(row_ptr.size()) + " entries, expected rows + 1 = " + std::to_string(rows + 1));
+        invalid_argument("Csr: row_ptr has " + std::to_string(row_ptr.size()) +
+                         " entries, expected rows + 1 = " + std::to_string(rows + 1));
     if (!values.empty() && values.size() != col_idx.size())
         invalid_argument("Csr: " + std::to_string(values.size()) + " values for " + std::to_string(col_idx.size()) + " column indices");
     row_ptr_ = Array<I>(exec, row_ptr);
@@ -43,7 +49,8 @@ Csr<V, I>::Csr(const Executor& exec, index_t rows, index_t cols, const std::vect
     values_ = Array<V>(exec, values);
 }
 
-template <class V, class I> Csr<V, I> Csr<V, I>::to(const Executor& exec) const {
+template <class V, class I>
+Csr<V, I> Csr<V, I>::to(const Executor& exec) const {
     Csr out;
     out.rows_ = rows_;
     out.cols_ = cols_;
@@ -64,4 +71,4 @@ template class Dense<std::int64_t>;
 SPK_FOR_ALL_VALUES_AND_INDICES(SPK_INSTANTIATE)
 #undef SPK_INSTANTIATE
 
-} // namespace spk
+}  // namespace spk

@@ -21,25 +21,35 @@ void check_operands(const Executor& exec, CsrView<const V, I> a, DenseView<const
     detail::check_shape(x, a.rows, x.cols, "X");
     detail::check_shape(y, a.cols, x.cols, "Y");
     if (x.cols % options.heads != 0)
-        shape_mismatch("X: " + std::to_string(x.cols) + " columns do not split into heads = " + std::to_string(options.heads) + " equal blocks");
+        shape_mismatch("X: " + std::to_string(x.cols) + " columns do not split into heads = " + std::to_string(options.heads) +
+                       " equal blocks");
 }
 
 // A gradient view the caller may leave empty (default-constructed) to skip it.
-template <class T> bool wanted(const DenseView<T>& d) { return !(d.data == nullptr && d.rows == 0 && d.cols == 0); }
+template <class T>
+bool wanted(const DenseView<T>& d) {
+    return !(d.data == nullptr && d.rows == 0 && d.cols == 0);
+}
 
-} // namespace
+}  // namespace
 
 template <class V, class I>
-void sddmm(const Executor& exec, CsrView<const V, I> a, std::type_identity_t<DenseView<const V>> x, std::type_identity_t<DenseView<const V>> y,
-           std::type_identity_t<DenseView<V>> out, const SddmmOptions& options) {
+void sddmm(const Executor& exec, CsrView<const V, I> a, std::type_identity_t<DenseView<const V>> x,
+           std::type_identity_t<DenseView<const V>> y, std::type_identity_t<DenseView<V>> out, const SddmmOptions& options) {
     check_operands(exec, a, x, y, options, "sddmm");
     detail::check_dense(out, exec, "out");
     detail::check_shape(out, a.nnz, options.heads, "out");
     const detail::SddmmArgs<V, I> args{a, x, y, out, options.scale_by_a, options.heads};
     switch (exec.backend()) {
-    case Backend::reference: detail::reference::sddmm(exec, args); break;
-    case Backend::cpu: detail::cpu::sddmm(exec, args); break;
-    case Backend::cuda: detail::cuda::sddmm(exec, args); break;
+        case Backend::reference:
+            detail::reference::sddmm(exec, args);
+            break;
+        case Backend::cpu:
+            detail::cpu::sddmm(exec, args);
+            break;
+        case Backend::cuda:
+            detail::cuda::sddmm(exec, args);
+            break;
     }
 }
 
@@ -56,28 +66,38 @@ void sddmm_backward(const Executor& exec, CsrView<const V, I> a, std::type_ident
     if (wanted(dx)) {
         detail::check_dense(dx, exec, "dx");
         detail::check_shape(dx, x.rows, x.cols, "dx");
-    } else dx = {};
+    } else
+        dx = {};
     if (wanted(dy)) {
         detail::check_dense(dy, exec, "dy");
         detail::check_shape(dy, y.rows, y.cols, "dy");
-    } else dy = {};
+    } else
+        dy = {};
     if (wanted(da)) {
         detail::check_dense(da, exec, "da");
         detail::check_shape(da, a.nnz, 1, "da");
-    } else da = {};
+    } else
+        da = {};
     const detail::SddmmBackwardArgs<V, I> args{a, x, y, d_out, dx, dy, da, options.scale_by_a, options.heads};
     switch (exec.backend()) {
-    case Backend::reference: detail::reference::sddmm_backward(exec, args); break;
-    case Backend::cpu: detail::cpu::sddmm_backward(exec, args); break;
-    case Backend::cuda: detail::cuda::sddmm_backward(exec, args); break;
+        case Backend::reference:
+            detail::reference::sddmm_backward(exec, args);
+            break;
+        case Backend::cpu:
+            detail::cpu::sddmm_backward(exec, args);
+            break;
+        case Backend::cuda:
+            detail::cuda::sddmm_backward(exec, args);
+            break;
     }
 }
 
-#define SPK_INSTANTIATE(V, I)                                                                                                             \
-    template void sddmm<V, I>(const Executor&, CsrView<const V, I>, DenseView<const V>, DenseView<const V>, DenseView<V>, const SddmmOptions&); \
-    template void sddmm_backward<V, I>(const Executor&, CsrView<const V, I>, DenseView<const V>, DenseView<const V>, DenseView<const V>,       \
-                                 DenseView<V>, DenseView<V>, DenseView<V>, const SddmmOptions&);
+#define SPK_INSTANTIATE(V, I)                                                                                                            \
+    template void sddmm<V, I>(const Executor&, CsrView<const V, I>, DenseView<const V>, DenseView<const V>, DenseView<V>,                \
+                              const SddmmOptions&);                                                                                      \
+    template void sddmm_backward<V, I>(const Executor&, CsrView<const V, I>, DenseView<const V>, DenseView<const V>, DenseView<const V>, \
+                                       DenseView<V>, DenseView<V>, DenseView<V>, const SddmmOptions&);
 SPK_FOR_ALL_VALUES_AND_INDICES(SPK_INSTANTIATE)
 #undef SPK_INSTANTIATE
 
-} // namespace spk
+}  // namespace spk

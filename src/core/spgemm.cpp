@@ -13,18 +13,24 @@ namespace spk {
 
 std::string_view to_string(Semiring s) noexcept {
     switch (s) {
-    case Semiring::plus_times: return "plus_times";
-    case Semiring::plus_pair: return "plus_pair";
-    case Semiring::min_plus: return "min_plus";
-    case Semiring::max_times: return "max_times";
-    case Semiring::lor_land: return "lor_land";
+        case Semiring::plus_times:
+            return "plus_times";
+        case Semiring::plus_pair:
+            return "plus_pair";
+        case Semiring::min_plus:
+            return "min_plus";
+        case Semiring::max_times:
+            return "max_times";
+        case Semiring::lor_land:
+            return "lor_land";
     }
     return "?";
 }
 
 namespace detail {
 
-template <class V, class I> std::vector<index_t> spgemm_flops_prefix(const Executor& exec, CsrView<const V, I> a, CsrView<const V, I> b) {
+template <class V, class I>
+std::vector<index_t> spgemm_flops_prefix(const Executor& exec, CsrView<const V, I> a, CsrView<const V, I> b) {
     std::vector<index_t> prefix(static_cast<std::size_t>(a.rows) + 1, 0);
     const int threads = exec.backend() == Backend::cpu ? exec.threads() : 1;
 #pragma omp parallel for num_threads(threads) schedule(static, 1024)
@@ -40,9 +46,10 @@ template <class V, class I> std::vector<index_t> spgemm_flops_prefix(const Execu
     return prefix;
 }
 
-} // namespace detail
+}  // namespace detail
 
-template <class V, class I> struct SpgemmPlan<V, I>::Impl {
+template <class V, class I>
+struct SpgemmPlan<V, I>::Impl {
     Executor exec;
     detail::SpgemmProblem<V, I> problem;
     detail::SpgemmAnalysis analysis;
@@ -50,8 +57,8 @@ template <class V, class I> struct SpgemmPlan<V, I>::Impl {
 
 namespace {
 
-template <class V, class I> void validate_spgemm(const Executor& exec, CsrView<const V, I> a, CsrView<const V, I> b,
-                                                 const std::optional<CsrView<const V, I>>& mask) {
+template <class V, class I>
+void validate_spgemm(const Executor& exec, CsrView<const V, I> a, CsrView<const V, I> b, const std::optional<CsrView<const V, I>>& mask) {
     detail::check_csr(a, exec, "A");
     detail::check_csr(b, exec, "B");
     if (a.cols != b.rows)
@@ -60,16 +67,20 @@ template <class V, class I> void validate_spgemm(const Executor& exec, CsrView<c
     if (mask) {
         detail::check_csr(*mask, exec, "mask", /*need_values=*/false);
         if (mask->rows != a.rows || mask->cols != b.cols)
-            shape_mismatch("mask: shape " + detail::shape_string(mask->rows, mask->cols) + ", expected " + detail::shape_string(a.rows, b.cols) +
-                           " (rows of A x columns of B)");
+            shape_mismatch("mask: shape " + detail::shape_string(mask->rows, mask->cols) + ", expected " +
+                           detail::shape_string(a.rows, b.cols) + " (rows of A x columns of B)");
     }
 }
 
-template <class V, class I> detail::SpgemmAnalysis run_symbolic(const Executor& exec, const detail::SpgemmProblem<V, I>& p) {
+template <class V, class I>
+detail::SpgemmAnalysis run_symbolic(const Executor& exec, const detail::SpgemmProblem<V, I>& p) {
     switch (exec.backend()) {
-    case Backend::reference: return detail::reference::spgemm_symbolic(exec, p);
-    case Backend::cpu: return detail::cpu::spgemm_symbolic(exec, p);
-    case Backend::cuda: break;
+        case Backend::reference:
+            return detail::reference::spgemm_symbolic(exec, p);
+        case Backend::cpu:
+            return detail::cpu::spgemm_symbolic(exec, p);
+        case Backend::cuda:
+            break;
     }
     return detail::cuda::spgemm_symbolic(exec, p);
 }
@@ -77,13 +88,19 @@ template <class V, class I> detail::SpgemmAnalysis run_symbolic(const Executor& 
 template <class V, class I>
 void run_numeric(const Executor& exec, const detail::SpgemmProblem<V, I>& p, const detail::SpgemmAnalysis& s, I* cols, V* values) {
     switch (exec.backend()) {
-    case Backend::reference: detail::reference::spgemm_numeric(exec, p, s, cols, values); return;
-    case Backend::cpu: detail::cpu::spgemm_numeric(exec, p, s, cols, values); return;
-    case Backend::cuda: detail::cuda::spgemm_numeric(exec, p, s, cols, values); return;
+        case Backend::reference:
+            detail::reference::spgemm_numeric(exec, p, s, cols, values);
+            return;
+        case Backend::cpu:
+            detail::cpu::spgemm_numeric(exec, p, s, cols, values);
+            return;
+        case Backend::cuda:
+            detail::cuda::spgemm_numeric(exec, p, s, cols, values);
+            return;
     }
 }
 
-} // namespace
+}  // namespace
 
 template <class V, class I>
 SpgemmPlan<V, I>::SpgemmPlan(const Executor& exec, CsrView<const V, I> a, CsrView<const V, I> b, SpgemmOptions options,
@@ -98,19 +115,26 @@ SpgemmPlan<V, I>::SpgemmPlan(const Executor& exec, CsrView<const V, I> a, CsrVie
     impl_ = std::make_unique<Impl>(Impl{exec, problem, std::move(analysis)});
 }
 
-template <class V, class I> SpgemmPlan<V, I>::~SpgemmPlan() = default;
-template <class V, class I> SpgemmPlan<V, I>::SpgemmPlan(SpgemmPlan&&) noexcept = default;
-template <class V, class I> SpgemmPlan<V, I>& SpgemmPlan<V, I>::operator=(SpgemmPlan&&) noexcept = default;
+template <class V, class I>
+SpgemmPlan<V, I>::~SpgemmPlan() = default;
+template <class V, class I>
+SpgemmPlan<V, I>::SpgemmPlan(SpgemmPlan&&) noexcept = default;
+template <class V, class I>
+SpgemmPlan<V, I>& SpgemmPlan<V, I>::operator=(SpgemmPlan&&) noexcept = default;
 
-template <class V, class I> index_t SpgemmPlan<V, I>::nnz() const { return impl_->analysis.row_offsets.back(); }
+template <class V, class I>
+index_t SpgemmPlan<V, I>::nnz() const {
+    return impl_->analysis.row_offsets.back();
+}
 
-template <class V, class I> Csr<V, I> SpgemmPlan<V, I>::compute() const {
+template <class V, class I>
+Csr<V, I> SpgemmPlan<V, I>::compute() const {
     const Impl& p = *impl_;
     const index_t rows = p.problem.a.rows;
     Csr<V, I> c(p.exec, rows, p.problem.b.cols, nnz());
     const std::vector<index_t>& offsets = p.analysis.row_offsets;
     if (c.row_ptr().space().is_host()) {
-        std::copy(offsets.begin(), offsets.end(), c.row_ptr().data()); // narrowed to I: checked by the plan
+        std::copy(offsets.begin(), offsets.end(), c.row_ptr().data());  // narrowed to I: checked by the plan
     } else {
         const std::vector<I> row_ptr(offsets.begin(), offsets.end());
         copy_bytes(c.row_ptr().data(), c.row_ptr().space(), row_ptr.data(), MemorySpace::host(), row_ptr.size() * sizeof(I));
@@ -120,7 +144,8 @@ template <class V, class I> Csr<V, I> SpgemmPlan<V, I>::compute() const {
     return c;
 }
 
-template <class V, class I> void SpgemmPlan<V, I>::recompute(const V* a_values, const V* b_values, V* c_values) const {
+template <class V, class I>
+void SpgemmPlan<V, I>::recompute(const V* a_values, const V* b_values, V* c_values) const {
     const Impl& p = *impl_;
     if (a_values == nullptr && p.problem.a.nnz > 0) invalid_argument("recompute: a_values is null");
     if (b_values == nullptr && p.problem.b.nnz > 0) invalid_argument("recompute: b_values is null");
@@ -137,12 +162,12 @@ Csr<V, I> spgemm(const Executor& exec, CsrView<const V, I> a, CsrView<const V, I
     return SpgemmPlan<V, I>(exec, a, b, options, mask).compute();
 }
 
-#define SPK_INSTANTIATE(V, I)                                                                                                    \
-    template class SpgemmPlan<V, I>;                                                                                              \
-    template Csr<V, I> spgemm(const Executor&, CsrView<const V, I>, CsrView<const V, I>, const SpgemmOptions&,                   \
-                              std::optional<CsrView<const V, I>>);                                                                \
+#define SPK_INSTANTIATE(V, I)                                                                                  \
+    template class SpgemmPlan<V, I>;                                                                           \
+    template Csr<V, I> spgemm(const Executor&, CsrView<const V, I>, CsrView<const V, I>, const SpgemmOptions&, \
+                              std::optional<CsrView<const V, I>>);                                             \
     template std::vector<index_t> detail::spgemm_flops_prefix(const Executor&, CsrView<const V, I>, CsrView<const V, I>);
 SPK_FOR_FLOAT_VALUES_AND_INDICES(SPK_INSTANTIATE)
 #undef SPK_INSTANTIATE
 
-} // namespace spk
+}  // namespace spk

@@ -13,42 +13,48 @@
 
 namespace spk::detail {
 
-template <class V, class I> struct SpgemmProblem {
+template <class V, class I>
+struct SpgemmProblem {
     CsrView<const V, I> a, b;
-    std::optional<CsrView<const V, I>> mask; // structural: only its pattern is read
+    std::optional<CsrView<const V, I>> mask;  // structural: only its pattern is read
     Semiring semiring;
     bool complement_mask;
-    bool sorted; // C's rows must come out with sorted columns
+    bool sorted;  // C's rows must come out with sorted columns
 };
 
 // What the symbolic phase leaves for the numeric phase (host memory).
 struct SpgemmAnalysis {
-    std::vector<index_t> row_offsets;  // C's row_ptr (rows + 1), exact
-    std::vector<index_t> flops_prefix; // scalar products A(i,k) B(k,j) before each row (rows + 1): load balance
+    std::vector<index_t> row_offsets;   // C's row_ptr (rows + 1), exact
+    std::vector<index_t> flops_prefix;  // scalar products A(i,k) B(k,j) before each row (rows + 1): load balance
 };
 
 // Scalar products before each row of A·B (rows + 1 entries), computed on the host.
-template <class V, class I> std::vector<index_t> spgemm_flops_prefix(const Executor& exec, CsrView<const V, I> a, CsrView<const V, I> b);
+template <class V, class I>
+std::vector<index_t> spgemm_flops_prefix(const Executor& exec, CsrView<const V, I> a, CsrView<const V, I> b);
 
 // numeric: c_col_idx may be null (recompute: values only, columns already known). For the same
 // patterns the numeric phase writes each row's entries in the same order every time.
 namespace reference {
-template <class V, class I> SpgemmAnalysis spgemm_symbolic(const Executor& exec, const SpgemmProblem<V, I>& p);
+template <class V, class I>
+SpgemmAnalysis spgemm_symbolic(const Executor& exec, const SpgemmProblem<V, I>& p);
 template <class V, class I>
 void spgemm_numeric(const Executor& exec, const SpgemmProblem<V, I>& p, const SpgemmAnalysis& s, I* c_col_idx, V* c_values);
-} // namespace reference
+}  // namespace reference
 namespace cpu {
-template <class V, class I> SpgemmAnalysis spgemm_symbolic(const Executor& exec, const SpgemmProblem<V, I>& p);
+template <class V, class I>
+SpgemmAnalysis spgemm_symbolic(const Executor& exec, const SpgemmProblem<V, I>& p);
 template <class V, class I>
 void spgemm_numeric(const Executor& exec, const SpgemmProblem<V, I>& p, const SpgemmAnalysis& s, I* c_col_idx, V* c_values);
 // Triangles of the graph whose strictly lower triangle is the pattern `lower` (sorted, unique):
 // Σ_i Σ_{k ∈ L_i} |L_i ∩ L_k|, the masked product L .* (L·L) summed without forming it.
-template <class I> std::uint64_t count_triangles(const Executor& exec, index_t n, const I* row_ptr, const I* col_idx);
-} // namespace cpu
+template <class I>
+std::uint64_t count_triangles(const Executor& exec, index_t n, const I* row_ptr, const I* col_idx);
+}  // namespace cpu
 namespace cuda {
-template <class V, class I> SpgemmAnalysis spgemm_symbolic(const Executor& exec, const SpgemmProblem<V, I>& p);
+template <class V, class I>
+SpgemmAnalysis spgemm_symbolic(const Executor& exec, const SpgemmProblem<V, I>& p);
 template <class V, class I>
 void spgemm_numeric(const Executor& exec, const SpgemmProblem<V, I>& p, const SpgemmAnalysis& s, I* c_col_idx, V* c_values);
-} // namespace cuda
+}  // namespace cuda
 
-} // namespace spk::detail
+}  // namespace spk::detail

@@ -13,40 +13,76 @@ namespace spk::detail {
 
 struct PlusTimes {
     static constexpr bool kZeroIsIdentity = true;
-    template <class T> static T multiply(T a, T b) { return a * b; }
-    template <class T> static T add(T x, T y) { return x + y; }
+    template <class T>
+    static T multiply(T a, T b) {
+        return a * b;
+    }
+    template <class T>
+    static T add(T x, T y) {
+        return x + y;
+    }
 };
-struct PlusPair { // each product counts 1
+struct PlusPair {  // each product counts 1
     static constexpr bool kZeroIsIdentity = true;
-    template <class T> static T multiply(T, T) { return T(1); }
-    template <class T> static T add(T x, T y) { return x + y; }
+    template <class T>
+    static T multiply(T, T) {
+        return T(1);
+    }
+    template <class T>
+    static T add(T x, T y) {
+        return x + y;
+    }
 };
 struct MinPlus {
     static constexpr bool kZeroIsIdentity = false;
-    template <class T> static T multiply(T a, T b) { return a + b; }
-    template <class T> static T add(T x, T y) { return std::fmin(x, y); }
+    template <class T>
+    static T multiply(T a, T b) {
+        return a + b;
+    }
+    template <class T>
+    static T add(T x, T y) {
+        return std::fmin(x, y);
+    }
 };
 struct MaxTimes {
     static constexpr bool kZeroIsIdentity = false;
-    template <class T> static T multiply(T a, T b) { return a * b; }
-    template <class T> static T add(T x, T y) { return std::fmax(x, y); }
+    template <class T>
+    static T multiply(T a, T b) {
+        return a * b;
+    }
+    template <class T>
+    static T add(T x, T y) {
+        return std::fmax(x, y);
+    }
 };
-struct LorLand { // non-zero is true; results are 0 or 1
+struct LorLand {  // non-zero is true; results are 0 or 1
     static constexpr bool kZeroIsIdentity = true;
-    template <class T> static T multiply(T a, T b) { return (a != T(0) && b != T(0)) ? T(1) : T(0); }
-    template <class T> static T add(T x, T y) { return (x != T(0) || y != T(0)) ? T(1) : T(0); }
+    template <class T>
+    static T multiply(T a, T b) {
+        return (a != T(0) && b != T(0)) ? T(1) : T(0);
+    }
+    template <class T>
+    static T add(T x, T y) {
+        return (x != T(0) || y != T(0)) ? T(1) : T(0);
+    }
 };
 
 // Calls f with the semiring's operation type (a compile-time choice inside kernels).
-template <class F> decltype(auto) with_semiring(Semiring s, F&& f) {
+template <class F>
+decltype(auto) with_semiring(Semiring s, F&& f) {
     switch (s) {
-    case Semiring::plus_pair: return std::forward<F>(f)(PlusPair{});
-    case Semiring::min_plus: return std::forward<F>(f)(MinPlus{});
-    case Semiring::max_times: return std::forward<F>(f)(MaxTimes{});
-    case Semiring::lor_land: return std::forward<F>(f)(LorLand{});
-    case Semiring::plus_times: break;
+        case Semiring::plus_pair:
+            return std::forward<F>(f)(PlusPair{});
+        case Semiring::min_plus:
+            return std::forward<F>(f)(MinPlus{});
+        case Semiring::max_times:
+            return std::forward<F>(f)(MaxTimes{});
+        case Semiring::lor_land:
+            return std::forward<F>(f)(LorLand{});
+        case Semiring::plus_times:
+            break;
     }
     return std::forward<F>(f)(PlusTimes{});
 }
 
-} // namespace spk::detail
+}  // namespace spk::detail

@@ -12,21 +12,26 @@ namespace spk {
 
 std::string_view to_string(Reduce r) noexcept {
     switch (r) {
-    case Reduce::sum: return "sum";
-    case Reduce::mean: return "mean";
-    case Reduce::max: return "max";
-    case Reduce::min: return "min";
+        case Reduce::sum:
+            return "sum";
+        case Reduce::mean:
+            return "mean";
+        case Reduce::max:
+            return "max";
+        case Reduce::min:
+            return "min";
     }
     return "?";
 }
 
-template <class V, class I> struct SpmmPlan<V, I>::Impl {
+template <class V, class I>
+struct SpmmPlan<V, I>::Impl {
     Executor exec;
-    CsrView<const V, I> a;               // op(A): the user's A, or transposed below
-    std::optional<Csr<V, I>> transposed; // owns Aᵀ when transpose_a
+    CsrView<const V, I> a;                // op(A): the user's A, or transposed below
+    std::optional<Csr<V, I>> transposed;  // owns Aᵀ when transpose_a
     index_t n;
     SpmmOptions options;
-    std::shared_ptr<const detail::cuda::SpmmState> cuda; // CUDA plans only
+    std::shared_ptr<const detail::cuda::SpmmState> cuda;  // CUDA plans only
 };
 
 template <class V, class I>
@@ -37,7 +42,8 @@ SpmmPlan<V, I>::SpmmPlan(const Executor& exec, CsrView<const V, I> a, index_t n,
     if (options.transpose_a) {
         // Materialise Aᵀ once per plan. On a device this goes through the host: a one-time cost
         // of the plan, never of run().
-        if (exec.is_host()) impl_->transposed = transpose(a);
+        if (exec.is_host())
+            impl_->transposed = transpose(a);
         else {
             const Executor host = Executor::cpu();
             Csr<V, I> a_host(host, a.rows, a.cols, a.nnz);
@@ -52,20 +58,28 @@ SpmmPlan<V, I>::SpmmPlan(const Executor& exec, CsrView<const V, I> a, index_t n,
     if (exec.backend() == Backend::cuda) impl_->cuda = detail::plan_cuda_spmm(exec, impl_->a, n, options);
 }
 
-template <class V, class I> SpmmPlan<V, I>::~SpmmPlan() = default;
-template <class V, class I> SpmmPlan<V, I>::SpmmPlan(SpmmPlan&&) noexcept = default;
-template <class V, class I> SpmmPlan<V, I>& SpmmPlan<V, I>::operator=(SpmmPlan&&) noexcept = default;
+template <class V, class I>
+SpmmPlan<V, I>::~SpmmPlan() = default;
+template <class V, class I>
+SpmmPlan<V, I>::SpmmPlan(SpmmPlan&&) noexcept = default;
+template <class V, class I>
+SpmmPlan<V, I>& SpmmPlan<V, I>::operator=(SpmmPlan&&) noexcept = default;
 
-template <class V, class I> std::string SpmmPlan<V, I>::config() const {
+template <class V, class I>
+std::string SpmmPlan<V, I>::config() const {
     switch (impl_->exec.backend()) {
-    case Backend::reference: return "reference";
-    case Backend::cpu: return "cpu";
-    case Backend::cuda: return detail::cuda::spmm_describe(*impl_->cuda);
+        case Backend::reference:
+            return "reference";
+        case Backend::cpu:
+            return "cpu";
+        case Backend::cuda:
+            return detail::cuda::spmm_describe(*impl_->cuda);
     }
     return "?";
 }
 
-template <class V, class I> void SpmmPlan<V, I>::run(DenseView<const V> b, DenseView<V> c, DenseView<I> arg) const {
+template <class V, class I>
+void SpmmPlan<V, I>::run(DenseView<const V> b, DenseView<V> c, DenseView<I> arg) const {
     const Impl& p = *impl_;
     detail::check_dense(b, p.exec, "B");
     detail::check_dense(c, p.exec, "C");
@@ -79,9 +93,15 @@ template <class V, class I> void SpmmPlan<V, I>::run(DenseView<const V> b, Dense
     }
     const detail::SpmmArgs<V, I> args{p.a, b, c, arg, p.options.reduce, p.options.alpha, p.options.beta};
     switch (p.exec.backend()) {
-    case Backend::reference: detail::reference::spmm(p.exec, args); break;
-    case Backend::cpu: detail::cpu::spmm(p.exec, args); break;
-    case Backend::cuda: detail::cuda::spmm(p.exec, *p.cuda, args); break;
+        case Backend::reference:
+            detail::reference::spmm(p.exec, args);
+            break;
+        case Backend::cpu:
+            detail::cpu::spmm(p.exec, args);
+            break;
+        case Backend::cuda:
+            detail::cuda::spmm(p.exec, *p.cuda, args);
+            break;
     }
 }
 
@@ -91,10 +111,10 @@ void spmm(const Executor& exec, CsrView<const V, I> a, std::type_identity_t<Dens
     SpmmPlan<V, I>(exec, a, b.cols, options).run(b, c, arg);
 }
 
-#define SPK_INSTANTIATE(V, I)     \
+#define SPK_INSTANTIATE(V, I)      \
     template class SpmmPlan<V, I>; \
     template void spmm(const Executor&, CsrView<const V, I>, DenseView<const V>, DenseView<V>, const SpmmOptions&, DenseView<I>);
 SPK_FOR_ALL_VALUES_AND_INDICES(SPK_INSTANTIATE)
 #undef SPK_INSTANTIATE
 
-} // namespace spk
+}  // namespace spk

@@ -18,7 +18,8 @@ namespace {
 
 constexpr int tune_warmup = 2, tune_reps = 5;
 
-template <class V> Dense<V> random_operand(const Executor& exec, index_t rows, index_t cols, std::uint64_t seed) {
+template <class V>
+Dense<V> random_operand(const Executor& exec, index_t rows, index_t cols, std::uint64_t seed) {
     std::mt19937_64 rng(seed);
     std::uniform_real_distribution<double> dist(-1.0, 1.0);
     std::vector<V> host(static_cast<std::size_t>(rows * cols));
@@ -43,7 +44,7 @@ double median_seconds(const Executor& exec, const cuda::SpmmState& state, const 
 
 std::string variant_of(const SpmmOptions& o) { return std::string(to_string(o.reduce)) + (o.deterministic ? ".deterministic" : ""); }
 
-} // namespace
+}  // namespace
 
 template <class V, class I>
 std::shared_ptr<const cuda::SpmmState> plan_cuda_spmm(const Executor& exec, CsrView<const V, I> a, index_t n, const SpmmOptions& options) {
@@ -51,8 +52,12 @@ std::shared_ptr<const cuda::SpmmState> plan_cuda_spmm(const Executor& exec, CsrV
     if (!options.config.empty() || options.tune == Tune::select) return chosen;
 
     const SpmmFeatures& features = cuda::spmm_features(*chosen);
-    const TuningKey key{cuda::device_name(exec.device()), "spmm",
-                        std::string(value_traits<V>::name) + "." + std::string(index_traits<I>::name), n, variant_of(options), fingerprint(features)};
+    const TuningKey key{cuda::device_name(exec.device()),
+                        "spmm",
+                        std::string(value_traits<V>::name) + "." + std::string(index_traits<I>::name),
+                        n,
+                        variant_of(options),
+                        fingerprint(features)};
     TuningCache cache(tuning_cache_path());
     const auto with_config = [&](const std::string& config) {
         SpmmOptions o = options;
@@ -76,7 +81,7 @@ std::shared_ptr<const cuda::SpmmState> plan_cuda_spmm(const Executor& exec, CsrV
             state = with_config(text);
         } catch (const Error& e) {
             if (e.kind() != ErrorKind::InvalidArgument) throw;
-            continue; // a candidate these options exclude (e.g. split rows when deterministic)
+            continue;  // a candidate these options exclude (e.g. split rows when deterministic)
         }
         const double t = median_seconds(exec, *state, args);
         if (t < best) {
@@ -93,4 +98,4 @@ std::shared_ptr<const cuda::SpmmState> plan_cuda_spmm(const Executor& exec, CsrV
 SPK_FOR_ALL_VALUES_AND_INDICES(SPK_INSTANTIATE)
 #undef SPK_INSTANTIATE
 
-} // namespace spk::detail
+}  // namespace spk::detail

@@ -10,4 +10,4 @@ namespace spk::detail {
 template <class V, class I>
 std::shared_ptr<const cuda::SpmmState> plan_cuda_spmm(const Executor& exec, CsrView<const V, I> a, index_t n, const SpmmOptions& options);
 
-} // namespace spk::detail
+}  // namespace spk::detail

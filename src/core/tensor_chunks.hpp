@@ -21,12 +21,14 @@ struct NnzChunks {
 
 // The segment whose range [ptr[s], ptr[s + 1]) holds position p (segments are non-empty, so
 // ptr is strictly increasing).
-template <class I> index_t segment_of(const I* ptr, index_t segments, index_t p) {
+template <class I>
+index_t segment_of(const I* ptr, index_t segments, index_t p) {
     return static_cast<index_t>(std::upper_bound(ptr, ptr + segments + 1, static_cast<I>(p)) - ptr) - 1;
 }
 
 // Up to two partial sums per chunk (its first and its last segment, when cut), each R long.
-template <class A> class PartialSums {
+template <class A>
+class PartialSums {
 public:
     PartialSums(index_t chunks, index_t rank)
         : rank_(rank), segment_(static_cast<std::size_t>(2 * chunks), -1), sums_(static_cast<std::size_t>(2 * chunks * rank)) {}
@@ -41,7 +43,8 @@ public:
 
     // Adds up each cut segment's partial sums (they sit in consecutive slots) and hands the
     // total to write(segment, const A* sum). Serial: at most two slots per chunk.
-    template <class Write> void combine(Write write) {
+    template <class Write>
+    void combine(Write write) {
         std::vector<A> total(static_cast<std::size_t>(rank_));
         const auto slots = static_cast<index_t>(segment_.size());
         for (index_t k = 0; k < slots;) {
@@ -66,4 +69,4 @@ private:
     std::vector<A> sums_;
 };
 
-} // namespace spk::detail
+}  // namespace spk::detail

@@ -30,4 +30,4 @@ inline std::array<int, 3> ttm_order(int mode) {
     return {a, b, mode};
 }
 
-} // namespace spk::detail
+}  // namespace spk::detail

@@ -8,14 +8,16 @@
 namespace spk::detail {
 
 // The transpose of a view, without copying: swap the shape and flip the layout.
-template <class T> DenseView<T> transposed(DenseView<T> m) {
+template <class T>
+DenseView<T> transposed(DenseView<T> m) {
     return {m.data, m.cols, m.rows, m.ld, m.layout == Layout::row_major ? Layout::col_major : Layout::row_major, m.space};
 }
 
 // Rows of a matrix as contiguous vectors: a row-major view is used in place; a column-major one
 // is copied once per call into a row-major buffer (O(rows x R), small next to the O(nnz x R)
 // kernel that then reads it many times).
-template <class V> class ContiguousRows {
+template <class V>
+class ContiguousRows {
 public:
     ContiguousRows(DenseView<const V> m, int threads) : data_(m.data), ld_(m.ld) {
         if (m.layout == Layout::row_major) return;
@@ -36,7 +38,8 @@ private:
     std::vector<V> packed_;
 };
 
-template <class V> void store_row(DenseView<V> out, index_t i, const V* values) {
+template <class V>
+void store_row(DenseView<V> out, index_t i, const V* values) {
     const index_t cols = out.cols;
     if (out.layout == Layout::row_major) {
         V* o = out.data + i * out.ld;
@@ -47,9 +50,10 @@ template <class V> void store_row(DenseView<V> out, index_t i, const V* values) 
     }
 }
 
-template <class V> void zero_rows(DenseView<V> out, index_t begin, index_t end) {
+template <class V>
+void zero_rows(DenseView<V> out, index_t begin, index_t end) {
     for (index_t i = begin; i < end; ++i)
         for (index_t r = 0; r < out.cols; ++r) out(i, r) = V(0);
 }
 
-} // namespace spk::detail
+}  // namespace spk::detail

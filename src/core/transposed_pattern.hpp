@@ -6,10 +6,11 @@
 
 namespace spk::detail {
 
-template <class I> struct TransposedPattern {
-    std::vector<I> col_ptr; // cols(A) + 1
-    std::vector<I> row_idx; // nnz: the row i of A, increasing within each column
-    std::vector<I> entry;   // nnz: the entry p of A (A.col_idx[p] is this column)
+template <class I>
+struct TransposedPattern {
+    std::vector<I> col_ptr;  // cols(A) + 1
+    std::vector<I> row_idx;  // nnz: the row i of A, increasing within each column
+    std::vector<I> entry;    // nnz: the entry p of A (A.col_idx[p] is this column)
 };
 
-} // namespace spk::detail
+}  // namespace spk::detail

@@ -16,9 +16,10 @@ namespace spk {
 namespace {
 
 // The strictly lower triangle of the relabelled graph: rows and columns are ranks by degree.
-template <class V, class I> Csr<double, I> lower_triangle_by_degree(CsrView<const V, I> g, int threads) {
+template <class V, class I>
+Csr<double, I> lower_triangle_by_degree(CsrView<const V, I> g, int threads) {
     const index_t n = g.rows;
-    std::vector<index_t> degree(static_cast<std::size_t>(n), 0); // counts repeated edges: an estimate is enough
+    std::vector<index_t> degree(static_cast<std::size_t>(n), 0);  // counts repeated edges: an estimate is enough
     for (index_t r = 0; r < n; ++r)
         for (index_t q = g.row_ptr[r]; q < g.row_ptr[r + 1]; ++q)
             if (g.col_idx[q] != r) {
@@ -61,15 +62,17 @@ template <class V, class I> Csr<double, I> lower_triangle_by_degree(CsrView<cons
     return lower;
 }
 
-} // namespace
+}  // namespace
 
-template <class V, class I> std::uint64_t triangle_count(const Executor& exec, CsrView<const V, I> g) {
+template <class V, class I>
+std::uint64_t triangle_count(const Executor& exec, CsrView<const V, I> g) {
     detail::check_csr(g, exec, "G", /*need_values=*/false);
     if (g.rows != g.cols) shape_mismatch("G: shape " + detail::shape_string(g.rows, g.cols) + ", triangle counting needs a square matrix");
     if (!exec.is_host()) unsupported("triangle_count on CUDA: not implemented on the CUDA backend yet");
     const int threads = exec.backend() == Backend::cpu ? exec.threads() : 1;
     const Csr<double, I> lower = lower_triangle_by_degree(g, threads);
-    if (exec.backend() == Backend::cpu) return detail::cpu::count_triangles(exec, lower.rows(), lower.row_ptr().data(), lower.col_idx().data());
+    if (exec.backend() == Backend::cpu)
+        return detail::cpu::count_triangles(exec, lower.rows(), lower.row_ptr().data(), lower.col_idx().data());
     // The reference: the masked product itself, C<L> = L·L under plus_pair, then the sum of C.
     const SpgemmOptions options{.semiring = Semiring::plus_pair};
     const Csr<double, I> paths = spgemm(exec, lower.view(), lower.view(), options, std::optional(lower.view()));
@@ -82,4 +85,4 @@ template <class V, class I> std::uint64_t triangle_count(const Executor& exec, C
 SPK_FOR_FLOAT_VALUES_AND_INDICES(SPK_INSTANTIATE)
 #undef SPK_INSTANTIATE
 
-} // namespace spk
+}  // namespace spk

@@ -25,7 +25,8 @@ namespace spk::detail::cpu {
 
 namespace {
 
-template <class V, class Acc> void fill_zero(DenseView<V> out, int threads) {
+template <class V, class Acc>
+void fill_zero(DenseView<V> out, int threads) {
     if (out.empty()) return;
 #pragma omp parallel for schedule(static) num_threads(threads)
     for (index_t r = 0; r < out.rows; ++r)
@@ -33,13 +34,21 @@ template <class V, class Acc> void fill_zero(DenseView<V> out, int threads) {
 }
 
 // Pass 1: one row of A at a time.
-template <class V, class I> class BackwardRows {
+template <class V, class I>
+class BackwardRows {
 public:
     using Acc = accum_t<V>;
 
     BackwardRows(const FusedBackwardArgs<V, I>& args, index_t max_row_len, Acc* ds, Acc* beta)
-        : args_(args), o_(args.options), heads_(o_.heads), ds_(ds), beta_(beta), alpha_(static_cast<std::size_t>(max_row_len * heads_)),
-          dalpha_(alpha_.size()), slope_(alpha_.size()), sigma_(static_cast<std::size_t>(heads_)),
+        : args_(args),
+          o_(args.options),
+          heads_(o_.heads),
+          ds_(ds),
+          beta_(beta),
+          alpha_(static_cast<std::size_t>(max_row_len * heads_)),
+          dalpha_(alpha_.size()),
+          slope_(alpha_.size()),
+          sigma_(static_cast<std::size_t>(heads_)),
           dx_(static_cast<std::size_t>(args.dx.empty() || o_.score == Score::value ? 0 : args.dx.cols)) {}
 
     void run(index_t i) {
@@ -67,20 +76,32 @@ public:
                 Acc s = 0, w = 0, alpha;
                 if (recompute) {
                     switch (o_.score) {
-                    case Score::dot: s = fused::dot<Acc>(xi + h * d, yj + h * d, d); break;
-                    case Score::add: s = load_as<Acc>(xi[h]) + load_as<Acc>(yj[h]); break;
-                    case Score::neg_sqdist: s = fused::neg_sqdist<Acc>(xi + h * d, yj + h * d, d); break;
-                    case Score::value: s = load_as<Acc>(a.values[p]); break;
+                        case Score::dot:
+                            s = fused::dot<Acc>(xi + h * d, yj + h * d, d);
+                            break;
+                        case Score::add:
+                            s = load_as<Acc>(xi[h]) + load_as<Acc>(yj[h]);
+                            break;
+                        case Score::neg_sqdist:
+                            s = fused::neg_sqdist<Acc>(xi + h * d, yj + h * d, d);
+                            break;
+                        case Score::value:
+                            s = load_as<Acc>(a.values[p]);
+                            break;
                     }
                     w = edge_apply(o_.edge, s);
                 }
-                if (o_.save_attention) alpha = load_as<Acc>(args_.attention.data[p * args_.attention.ld + h]);
-                else if (softmax) alpha = std::exp(w - args_.row_max.data[i * args_.row_max.ld + h]) / args_.row_sum.data[i * args_.row_sum.ld + h];
-                else alpha = w;
-                if (!recompute) w = alpha; // α = w without softmax; unused when f' is constant
+                if (o_.save_attention)
+                    alpha = load_as<Acc>(args_.attention.data[p * args_.attention.ld + h]);
+                else if (softmax)
+                    alpha = std::exp(w - args_.row_max.data[i * args_.row_max.ld + h]) / args_.row_sum.data[i * args_.row_sum.ld + h];
+                else
+                    alpha = w;
+                if (!recompute) w = alpha;  // α = w without softmax; unused when f' is constant
                 alpha_[q] = alpha;
                 slope_[q] = edge_derivative(o_.edge, s, w);
-                const Acc g = max_agg ? fused::masked_dot<Acc>(dei + h * dz, zj + h * dz, argi + h * dz, j, dz) : fused::dot<Acc>(dei + h * dz, zj + h * dz, dz);
+                const Acc g = max_agg ? fused::masked_dot<Acc>(dei + h * dz, zj + h * dz, argi + h * dz, j, dz)
+                                      : fused::dot<Acc>(dei + h * dz, zj + h * dz, dz);
                 dalpha_[q] = c * g;
             }
         }
@@ -102,10 +123,17 @@ public:
                 da += ds;
                 if (dx_.empty()) continue;
                 switch (o_.score) {
-                case Score::dot: fused::axpy(ds, yj + h * d, dx_.data() + h * d, d); break;
-                case Score::add: dx_[static_cast<std::size_t>(h)] += ds; break;
-                case Score::neg_sqdist: fused::axpy_difference(Acc(-2) * ds, xi + h * d, yj + h * d, dx_.data() + h * d, d); break;
-                case Score::value: break;
+                    case Score::dot:
+                        fused::axpy(ds, yj + h * d, dx_.data() + h * d, d);
+                        break;
+                    case Score::add:
+                        dx_[static_cast<std::size_t>(h)] += ds;
+                        break;
+                    case Score::neg_sqdist:
+                        fused::axpy_difference(Acc(-2) * ds, xi + h * d, yj + h * d, dx_.data() + h * d, d);
+                        break;
+                    case Score::value:
+                        break;
                 }
             }
             if (args_.da.data) args_.da.data[p * args_.da.ld] = store_as<V>(o_.score == Score::value ? da : Acc(0));
@@ -117,19 +145,24 @@ private:
     const FusedBackwardArgs<V, I>& args_;
     const FusedOptions& o_;
     index_t heads_;
-    Acc *ds_, *beta_;                     // nnz x heads, or null when dY (dZ) is not wanted
-    std::vector<Acc> alpha_, dalpha_, slope_; // row length x heads
-    std::vector<Acc> sigma_;              // heads: Σ_k α_ik dα_ik
-    std::vector<Acc> dx_;                 // the row's dX_i
+    Acc *ds_, *beta_;                          // nnz x heads, or null when dY (dZ) is not wanted
+    std::vector<Acc> alpha_, dalpha_, slope_;  // row length x heads
+    std::vector<Acc> sigma_;                   // heads: Σ_k α_ik dα_ik
+    std::vector<Acc> dx_;                      // the row's dX_i
 };
 
 // Pass 2: one column j of A (a row of Aᵀ) at a time.
-template <class V, class I> class BackwardColumns {
+template <class V, class I>
+class BackwardColumns {
 public:
     using Acc = accum_t<V>;
 
     BackwardColumns(const FusedBackwardArgs<V, I>& args, const Acc* ds, const Acc* beta)
-        : args_(args), o_(args.options), ds_(ds), beta_(beta), dz_(static_cast<std::size_t>(beta ? args.dz.cols : 0)),
+        : args_(args),
+          o_(args.options),
+          ds_(ds),
+          beta_(beta),
+          dz_(static_cast<std::size_t>(beta ? args.dz.cols : 0)),
           dy_(static_cast<std::size_t>(ds ? args.dy.cols : 0)) {}
 
     void run(index_t j) {
@@ -160,16 +193,26 @@ public:
             for (index_t h = 0; h < H; ++h) {
                 if (beta_) {
                     const Acc beta = beta_[p * H + h];
-                    if (max_agg) fused::masked_axpy(beta, dei + h * dz, args_.argmax.data + i * args_.argmax.ld + h * dz, static_cast<I>(j), dz_.data() + h * dz, dz);
-                    else fused::axpy(beta, dei + h * dz, dz_.data() + h * dz, dz);
+                    if (max_agg)
+                        fused::masked_axpy(beta, dei + h * dz, args_.argmax.data + i * args_.argmax.ld + h * dz, static_cast<I>(j),
+                                           dz_.data() + h * dz, dz);
+                    else
+                        fused::axpy(beta, dei + h * dz, dz_.data() + h * dz, dz);
                 }
                 if (!ds_) continue;
                 const Acc ds = ds_[p * H + h];
                 switch (o_.score) {
-                case Score::dot: fused::axpy(ds, xi + h * d, dy_.data() + h * d, d); break;
-                case Score::add: dy_[static_cast<std::size_t>(h)] += ds; break;
-                case Score::neg_sqdist: fused::axpy_difference(Acc(2) * ds, xi + h * d, yj + h * d, dy_.data() + h * d, d); break;
-                case Score::value: break;
+                    case Score::dot:
+                        fused::axpy(ds, xi + h * d, dy_.data() + h * d, d);
+                        break;
+                    case Score::add:
+                        dy_[static_cast<std::size_t>(h)] += ds;
+                        break;
+                    case Score::neg_sqdist:
+                        fused::axpy_difference(Acc(2) * ds, xi + h * d, yj + h * d, dy_.data() + h * d, d);
+                        break;
+                    case Score::value:
+                        break;
                 }
             }
         }
@@ -181,18 +224,20 @@ private:
     const FusedBackwardArgs<V, I>& args_;
     const FusedOptions& o_;
     const Acc *ds_, *beta_;
-    std::vector<Acc> dz_, dy_; // the column's dZ_j and dY_j
+    std::vector<Acc> dz_, dy_;  // the column's dZ_j and dY_j
 };
 
-} // namespace
+}  // namespace
 
-template <class V, class I> void fusedmm_backward(const Executor& exec, const FusedBackwardArgs<V, I>& args) {
+template <class V, class I>
+void fusedmm_backward(const Executor& exec, const FusedBackwardArgs<V, I>& args) {
     using Acc = accum_t<V>;
     const auto& a = args.a;
-    const double work = static_cast<double>(a.nnz) * static_cast<double>(args.options.heads * (args.d + args.dz_width)) + static_cast<double>(a.rows + a.cols);
+    const double work = static_cast<double>(a.nnz) * static_cast<double>(args.options.heads * (args.d + args.dz_width)) +
+                        static_cast<double>(a.rows + a.cols);
     const int threads = fused::threads_for(work, exec.threads());
     const bool uses_xy = args.options.score != Score::value;
-    if (!uses_xy) { // X and Y do not enter E
+    if (!uses_xy) {  // X and Y do not enter E
         fill_zero<V, Acc>(args.dx, threads);
         fill_zero<V, Acc>(args.dy, threads);
     }
@@ -207,7 +252,7 @@ template <class V, class I> void fusedmm_backward(const Executor& exec, const Fu
     {
         const auto bounds = balanced_row_splits(a.row_ptr, a.rows, chunk_count(a.rows, threads));
         const index_t chunks = static_cast<index_t>(bounds.size()) - 1;
-        std::vector<BackwardRows<V, I>> workers; // scratch allocated outside the parallel region
+        std::vector<BackwardRows<V, I>> workers;  // scratch allocated outside the parallel region
         workers.reserve(static_cast<std::size_t>(threads));
         for (int t = 0; t < threads; ++t) workers.emplace_back(args, max_row_len, ds.get(), beta.get());
 #pragma omp parallel for schedule(dynamic, 1) num_threads(threads)
@@ -234,4 +279,4 @@ template <class V, class I> void fusedmm_backward(const Executor& exec, const Fu
 SPK_FOR_ALL_VALUES_AND_INDICES(SPK_INSTANTIATE)
 #undef SPK_INSTANTIATE
 
-} // namespace spk::detail::cpu
+}  // namespace spk::detail::cpu

@@ -24,13 +24,19 @@ namespace spk::detail::cpu {
 
 namespace {
 
-template <class V, class I> class ForwardRows {
+template <class V, class I>
+class ForwardRows {
 public:
     using Acc = accum_t<V>;
 
     ForwardRows(const FusedForwardArgs<V, I>& args, index_t max_row_len)
-        : args_(args), o_(args.options), heads_(o_.heads), width_(heads_ * args.dz), acc_(static_cast<std::size_t>(width_)),
-          arg_(static_cast<std::size_t>(o_.aggregate == Aggregate::max ? width_ : 0)), m_(static_cast<std::size_t>(heads_)),
+        : args_(args),
+          o_(args.options),
+          heads_(o_.heads),
+          width_(heads_ * args.dz),
+          acc_(static_cast<std::size_t>(width_)),
+          arg_(static_cast<std::size_t>(o_.aggregate == Aggregate::max ? width_ : 0)),
+          m_(static_cast<std::size_t>(heads_)),
           l_(static_cast<std::size_t>(heads_)),
           weights_(static_cast<std::size_t>(args.attention.data && o_.normalize == Normalize::softmax ? max_row_len * heads_ : 0)) {}
 
@@ -40,7 +46,7 @@ public:
         const bool softmax = o_.normalize == Normalize::softmax, max_agg = o_.aggregate == Aggregate::max;
         const bool save = args_.attention.data != nullptr;
         V* e = args_.e.data + i * args_.e.ld;
-        if (begin == end) { // empty row: E_i = 0, no winner
+        if (begin == end) {  // empty row: E_i = 0, no winner
             for (index_t k = 0; k < width_; ++k) e[k] = store_as<V>(Acc(0));
             if (max_agg)
                 for (index_t k = 0; k < width_; ++k) args_.argmax.data[i * args_.argmax.ld + k] = I(-1);
@@ -67,10 +73,18 @@ public:
             for (index_t h = 0; h < heads_; ++h) {
                 Acc s = 0;
                 switch (o_.score) {
-                case Score::dot: s = fused::dot<Acc>(xi + h * d, yj + h * d, d); break;
-                case Score::add: s = load_as<Acc>(xi[h]) + load_as<Acc>(yj[h]); break;
-                case Score::neg_sqdist: s = fused::neg_sqdist<Acc>(xi + h * d, yj + h * d, d); break;
-                case Score::value: s = load_as<Acc>(a.values[p]); break;
+                    case Score::dot:
+                        s = fused::dot<Acc>(xi + h * d, yj + h * d, d);
+                        break;
+                    case Score::add:
+                        s = load_as<Acc>(xi[h]) + load_as<Acc>(yj[h]);
+                        break;
+                    case Score::neg_sqdist:
+                        s = fused::neg_sqdist<Acc>(xi + h * d, yj + h * d, d);
+                        break;
+                    case Score::value:
+                        s = load_as<Acc>(a.values[p]);
+                        break;
                 }
                 const Acc w = edge_apply(o_.edge, s);
                 Acc* acc = acc_.data() + h * dz;
@@ -88,9 +102,12 @@ public:
                 } else if (save) {
                     args_.attention.data[p * args_.attention.ld + h] = store_as<V>(w);
                 }
-                if (!max_agg) fused::axpy(weight, zj + h * dz, acc, dz);
-                else if (p == begin) fused::max_init(weight, zj + h * dz, acc, arg_.data() + h * dz, j, dz);
-                else fused::max_update(weight, zj + h * dz, acc, arg_.data() + h * dz, j, dz);
+                if (!max_agg)
+                    fused::axpy(weight, zj + h * dz, acc, dz);
+                else if (p == begin)
+                    fused::max_init(weight, zj + h * dz, acc, arg_.data() + h * dz, j, dz);
+                else
+                    fused::max_update(weight, zj + h * dz, acc, arg_.data() + h * dz, j, dz);
             }
         }
         const Acc mean = o_.aggregate == Aggregate::mean ? Acc(1) / static_cast<Acc>(end - begin) : Acc(1);
@@ -102,7 +119,8 @@ public:
             args_.row_sum.data[i * args_.row_sum.ld + h] = l_[h];
             if (save)
                 for (index_t p = begin; p < end; ++p)
-                    args_.attention.data[p * args_.attention.ld + h] = store_as<V>(std::exp(weights_[(p - begin) * heads_ + h] - m_[h]) / l_[h]);
+                    args_.attention.data[p * args_.attention.ld + h] =
+                        store_as<V>(std::exp(weights_[(p - begin) * heads_ + h] - m_[h]) / l_[h]);
         }
         if (max_agg) std::copy(arg_.begin(), arg_.end(), args_.argmax.data + i * args_.argmax.ld);
     }
@@ -111,10 +129,10 @@ private:
     const FusedForwardArgs<V, I>& args_;
     const FusedOptions& o_;
     index_t heads_, width_;
-    std::vector<Acc> acc_; // heads x dz: the row's running aggregate
-    std::vector<I> arg_;   // heads x dz: running winners (max only)
-    std::vector<Acc> m_, l_; // per head: running max and sum (softmax only)
-    std::vector<Acc> weights_; // row length x heads: w kept until the row's final m, l (softmax + save_attention)
+    std::vector<Acc> acc_;      // heads x dz: the row's running aggregate
+    std::vector<I> arg_;        // heads x dz: running winners (max only)
+    std::vector<Acc> m_, l_;    // per head: running max and sum (softmax only)
+    std::vector<Acc> weights_;  // row length x heads: w kept until the row's final m, l (softmax + save_attention)
 };
 
 // E = c A Z (c: the scale edge's factor, else 1): the weights are A's values, the same for every
@@ -124,10 +142,12 @@ bool is_spmm(const FusedOptions& o) {
            (o.edge.kind == Edge::Kind::identity || o.edge.kind == Edge::Kind::scale);
 }
 
-template <class V, class I> void forward_as_spmm(const Executor& exec, const FusedForwardArgs<V, I>& args) {
+template <class V, class I>
+void forward_as_spmm(const Executor& exec, const FusedForwardArgs<V, I>& args) {
     const FusedOptions& o = args.options;
     const double c = o.edge.kind == Edge::Kind::scale ? static_cast<double>(o.edge.param) : 1.0;
-    const SpmmArgs<V, I> spmm_args{args.a, args.z, args.e, DenseView<I>{}, o.aggregate == Aggregate::mean ? Reduce::mean : Reduce::sum, c, 0.0};
+    const SpmmArgs<V, I> spmm_args{args.a, args.z, args.e, DenseView<I>{}, o.aggregate == Aggregate::mean ? Reduce::mean : Reduce::sum,
+                                   c,      0.0};
     spmm(exec, spmm_args);
     if (args.attention.data == nullptr) return;
     using Acc = accum_t<V>;
@@ -140,15 +160,17 @@ template <class V, class I> void forward_as_spmm(const Executor& exec, const Fus
     }
 }
 
-} // namespace
+}  // namespace
 
-template <class V, class I> void fusedmm_forward(const Executor& exec, const FusedForwardArgs<V, I>& args) {
+template <class V, class I>
+void fusedmm_forward(const Executor& exec, const FusedForwardArgs<V, I>& args) {
     if (is_spmm(args.options)) {
         forward_as_spmm(exec, args);
         return;
     }
     const auto& a = args.a;
-    const double work = static_cast<double>(a.nnz) * static_cast<double>(args.options.heads * (args.d + args.dz)) + static_cast<double>(a.rows);
+    const double work =
+        static_cast<double>(a.nnz) * static_cast<double>(args.options.heads * (args.d + args.dz)) + static_cast<double>(a.rows);
     const int threads = fused::threads_for(work, exec.threads());
     const auto bounds = balanced_row_splits(a.row_ptr, a.rows, chunk_count(a.rows, threads));
     const index_t chunks = static_cast<index_t>(bounds.size()) - 1;
@@ -171,4 +193,4 @@ template <class V, class I> void fusedmm_forward(const Executor& exec, const Fus
 SPK_FOR_ALL_VALUES_AND_INDICES(SPK_INSTANTIATE)
 #undef SPK_INSTANTIATE
 
-} // namespace spk::detail::cpu
+}  // namespace spk::detail::cpu

@@ -6,7 +6,8 @@
 
 namespace spk::detail::cpu {
 
-template <class V, class I> TransposedPattern<I> fusedmm_transpose(const Executor& exec, CsrView<const V, I> a) {
+template <class V, class I>
+TransposedPattern<I> fusedmm_transpose(const Executor& exec, CsrView<const V, I> a) {
     return transposed_pattern(a, exec.threads());
 }
 
@@ -14,4 +15,4 @@ template <class V, class I> TransposedPattern<I> fusedmm_transpose(const Executo
 SPK_FOR_ALL_VALUES_AND_INDICES(SPK_INSTANTIATE)
 #undef SPK_INSTANTIATE
 
-} // namespace spk::detail::cpu
+}  // namespace spk::detail::cpu

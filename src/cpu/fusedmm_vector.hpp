@@ -16,12 +16,14 @@ constexpr double kSerialWork = 32768;
 
 inline int threads_for(double work, int threads) { return work < kSerialWork ? 1 : std::max(1, threads); }
 
-template <class V> inline void prefetch_row(const V* p, index_t count) noexcept {
+template <class V>
+inline void prefetch_row(const V* p, index_t count) noexcept {
     const char* c = reinterpret_cast<const char*>(p);
     for (index_t b = 0; b < count * static_cast<index_t>(sizeof(V)); b += 64) __builtin_prefetch(c + b);
 }
 
-template <class Acc, class V> inline Acc dot(const V* x, const V* y, index_t n) noexcept {
+template <class Acc, class V>
+inline Acc dot(const V* x, const V* y, index_t n) noexcept {
     Acc s = 0;
 #pragma omp simd reduction(+ : s)
     for (index_t k = 0; k < n; ++k) s += load_as<Acc>(x[k]) * load_as<Acc>(y[k]);
@@ -29,7 +31,8 @@ template <class Acc, class V> inline Acc dot(const V* x, const V* y, index_t n) 
 }
 
 // -|x - y|^2
-template <class Acc, class V> inline Acc neg_sqdist(const V* x, const V* y, index_t n) noexcept {
+template <class Acc, class V>
+inline Acc neg_sqdist(const V* x, const V* y, index_t n) noexcept {
     Acc s = 0;
 #pragma omp simd reduction(+ : s)
     for (index_t k = 0; k < n; ++k) {
@@ -40,7 +43,8 @@ template <class Acc, class V> inline Acc neg_sqdist(const V* x, const V* y, inde
 }
 
 // Σ_k [arg[k] == j] x[k] y[k]: the part of a dot product over the features that column j won.
-template <class Acc, class V, class I> inline Acc masked_dot(const V* x, const V* y, const I* arg, I j, index_t n) noexcept {
+template <class Acc, class V, class I>
+inline Acc masked_dot(const V* x, const V* y, const I* arg, I j, index_t n) noexcept {
     Acc s = 0;
 #pragma omp simd reduction(+ : s)
     for (index_t k = 0; k < n; ++k) s += arg[k] == j ? load_as<Acc>(x[k]) * load_as<Acc>(y[k]) : Acc(0);
@@ -48,30 +52,35 @@ template <class Acc, class V, class I> inline Acc masked_dot(const V* x, const V
 }
 
 // acc += w x
-template <class Acc, class V> inline void axpy(Acc w, const V* x, Acc* acc, index_t n) noexcept {
+template <class Acc, class V>
+inline void axpy(Acc w, const V* x, Acc* acc, index_t n) noexcept {
 #pragma omp simd
     for (index_t k = 0; k < n; ++k) acc[k] += w * load_as<Acc>(x[k]);
 }
 
 // acc += [arg == j] w x
-template <class Acc, class V, class I> inline void masked_axpy(Acc w, const V* x, const I* arg, I j, Acc* acc, index_t n) noexcept {
+template <class Acc, class V, class I>
+inline void masked_axpy(Acc w, const V* x, const I* arg, I j, Acc* acc, index_t n) noexcept {
 #pragma omp simd
     for (index_t k = 0; k < n; ++k) acc[k] += arg[k] == j ? w * load_as<Acc>(x[k]) : Acc(0);
 }
 
 // acc += w (x - y): the distance score's gradient (w = -2 ds for X, 2 ds for Y).
-template <class Acc, class V> inline void axpy_difference(Acc w, const V* x, const V* y, Acc* acc, index_t n) noexcept {
+template <class Acc, class V>
+inline void axpy_difference(Acc w, const V* x, const V* y, Acc* acc, index_t n) noexcept {
 #pragma omp simd
     for (index_t k = 0; k < n; ++k) acc[k] += w * (load_as<Acc>(x[k]) - load_as<Acc>(y[k]));
 }
 
-template <class Acc> inline void scale(Acc* acc, Acc c, index_t n) noexcept {
+template <class Acc>
+inline void scale(Acc* acc, Acc c, index_t n) noexcept {
 #pragma omp simd
     for (index_t k = 0; k < n; ++k) acc[k] *= c;
 }
 
 // best = w z, arg = j: the first entry of a max aggregation.
-template <class Acc, class V, class I> inline void max_init(Acc w, const V* z, Acc* best, I* arg, I j, index_t n) noexcept {
+template <class Acc, class V, class I>
+inline void max_init(Acc w, const V* z, Acc* best, I* arg, I j, index_t n) noexcept {
 #pragma omp simd
     for (index_t k = 0; k < n; ++k) {
         best[k] = w * load_as<Acc>(z[k]);
@@ -81,7 +90,8 @@ template <class Acc, class V, class I> inline void max_init(Acc w, const V* z, A
 
 // best = max(best, w z) element-wise, remembering the winner; the first maximum wins ties and
 // a NaN takes over and stays (as in the reference).
-template <class Acc, class V, class I> inline void max_update(Acc w, const V* z, Acc* best, I* arg, I j, index_t n) noexcept {
+template <class Acc, class V, class I>
+inline void max_update(Acc w, const V* z, Acc* best, I* arg, I j, index_t n) noexcept {
 #pragma omp simd
     for (index_t k = 0; k < n; ++k) {
         const Acc v = w * load_as<Acc>(z[k]);
@@ -91,9 +101,10 @@ template <class Acc, class V, class I> inline void max_update(Acc w, const V* z,
     }
 }
 
-template <class V, class Acc> inline void store_row(const Acc* acc, Acc factor, V* out, index_t n) noexcept {
+template <class V, class Acc>
+inline void store_row(const Acc* acc, Acc factor, V* out, index_t n) noexcept {
 #pragma omp simd
     for (index_t k = 0; k < n; ++k) out[k] = store_as<V>(acc[k] * factor);
 }
 
-} // namespace spk::detail::cpu::fused
+}  // namespace spk::detail::cpu::fused

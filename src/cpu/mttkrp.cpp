@@ -14,7 +14,8 @@
 namespace spk::detail::cpu {
 namespace {
 
-template <class V, class I> struct MttkrpWork {
+template <class V, class I>
+struct MttkrpWork {
     const CsfView<const V, I>& x;
     const ContiguousRows<V>& mid;
     const ContiguousRows<V>& leaf;
@@ -26,7 +27,8 @@ template <class V, class I> struct MttkrpWork {
 
 // Chunk c of the non-zeros. With Fixed > 0 the rank is a compile-time constant and the fiber and
 // slice sums are local arrays the compiler keeps in registers; Fixed = 0 uses the buffers given.
-template <index_t Fixed, class V, class I> void mttkrp_chunk(const MttkrpWork<V, I>& w, index_t c, V* fiber_buffer, V* slice_buffer) {
+template <index_t Fixed, class V, class I>
+void mttkrp_chunk(const MttkrpWork<V, I>& w, index_t c, V* fiber_buffer, V* slice_buffer) {
     const CsfView<const V, I>& x = w.x;
     const index_t rank = Fixed > 0 ? Fixed : w.rank;
     alignas(64) V fixed_fiber[Fixed > 0 ? Fixed : 1];
@@ -60,13 +62,16 @@ template <index_t Fixed, class V, class I> void mttkrp_chunk(const MttkrpWork<V,
 #pragma omp simd
             for (index_t r = 0; r < rank; ++r) slice_sum[r] += m[r] * fiber_sum[r];
         }
-        const bool started_before = begin < p0, continues_after = end > p1;
-        if (!started_before && !continues_after) store_row(w.out, x.slice_ids[s], slice_sum);
-        else std::copy(slice_sum, slice_sum + rank, w.partial.slot(c, started_before, s));
+        const bool started_before = begin<p0, continues_after = end> p1;
+        if (!started_before && !continues_after)
+            store_row(w.out, x.slice_ids[s], slice_sum);
+        else
+            std::copy(slice_sum, slice_sum + rank, w.partial.slot(c, started_before, s));
     }
 }
 
-template <index_t Fixed, class V, class I> void mttkrp_chunks(const MttkrpWork<V, I>& w, int threads) {
+template <index_t Fixed, class V, class I>
+void mttkrp_chunks(const MttkrpWork<V, I>& w, int threads) {
 #pragma omp parallel num_threads(threads)
     {
         std::vector<V> buffers(Fixed > 0 ? 0 : static_cast<std::size_t>(2 * w.rank));
@@ -75,9 +80,10 @@ template <index_t Fixed, class V, class I> void mttkrp_chunks(const MttkrpWork<V
     }
 }
 
-} // namespace
+}  // namespace
 
-template <class V, class I> void mttkrp(const Executor& exec, const MttkrpArgs<V, I>& args) {
+template <class V, class I>
+void mttkrp(const Executor& exec, const MttkrpArgs<V, I>& args) {
     static_assert(std::is_same_v<typename value_traits<V>::accum, V>, "f32 and f64 accumulate in their own type");
     const CsfView<const V, I>& x = args.x;
     const DenseView<V> out = args.out;
@@ -90,10 +96,18 @@ template <class V, class I> void mttkrp(const Executor& exec, const MttkrpArgs<V
     const MttkrpWork<V, I> work{x, mid, leaf, out, rank, chunks, partial};
     // The ranks CP decompositions use most get register-resident sums.
     switch (rank) {
-    case 8: mttkrp_chunks<8>(work, threads); break;
-    case 16: mttkrp_chunks<16>(work, threads); break;
-    case 32: mttkrp_chunks<32>(work, threads); break;
-    default: mttkrp_chunks<0>(work, threads); break;
+        case 8:
+            mttkrp_chunks<8>(work, threads);
+            break;
+        case 16:
+            mttkrp_chunks<16>(work, threads);
+            break;
+        case 32:
+            mttkrp_chunks<32>(work, threads);
+            break;
+        default:
+            mttkrp_chunks<0>(work, threads);
+            break;
     }
     zero_rows(out, x.slices == 0 ? index_t{0} : index_t{x.slice_ids[x.slices - 1]} + 1, out.rows);
     partial.combine([&](index_t s, const V* sum) { store_row(out, x.slice_ids[s], sum); });
@@ -103,4 +117,4 @@ template <class V, class I> void mttkrp(const Executor& exec, const MttkrpArgs<V
 SPK_FOR_FLOAT_VALUES_AND_INDICES(SPK_INSTANTIATE)
 #undef SPK_INSTANTIATE
 
-} // namespace spk::detail::cpu
+}  // namespace spk::detail::cpu

@@ -10,7 +10,8 @@
 namespace spk::detail::cpu {
 
 // Returns parts+1 row boundaries (first 0, last rows); chunks may be empty.
-template <class I> std::vector<index_t> balanced_row_splits(const I* row_ptr, index_t rows, index_t parts) {
+template <class I>
+std::vector<index_t> balanced_row_splits(const I* row_ptr, index_t rows, index_t parts) {
     std::vector<index_t> bounds(static_cast<std::size_t>(parts + 1), rows);
     bounds[0] = 0;
     const auto cost = [&](index_t i) { return static_cast<double>(row_ptr[i]) + static_cast<double>(i); };
@@ -22,8 +23,10 @@ template <class I> std::vector<index_t> balanced_row_splits(const I* row_ptr, in
         index_t l = lo, h = rows;
         while (l < h) {
             const index_t mid = l + (h - l) / 2;
-            if (cost(mid) < target) l = mid + 1;
-            else h = mid;
+            if (cost(mid) < target)
+                l = mid + 1;
+            else
+                h = mid;
         }
         bounds[static_cast<std::size_t>(t)] = lo = l;
     }
@@ -31,6 +34,8 @@ template <class I> std::vector<index_t> balanced_row_splits(const I* row_ptr, in
 }
 
 // How many chunks to hand out dynamically: a few per thread absorb uneven rows.
-inline index_t chunk_count(index_t rows, int threads) { return std::max<index_t>(1, std::min<index_t>(rows, threads == 1 ? 1 : 16 * threads)); }
+inline index_t chunk_count(index_t rows, int threads) {
+    return std::max<index_t>(1, std::min<index_t>(rows, threads == 1 ? 1 : 16 * threads));
+}
 
-} // namespace spk::detail::cpu
+}  // namespace spk::detail::cpu

@@ -9,11 +9,12 @@
 namespace spk::detail::cpu {
 
 namespace {
-constexpr double kSerialWork = 32768;    // multiply-adds below which threads cost more than they give
-constexpr index_t kPrefetchDistance = 8; // entries ahead whose Y row is prefetched
-} // namespace
+constexpr double kSerialWork = 32768;     // multiply-adds below which threads cost more than they give
+constexpr index_t kPrefetchDistance = 8;  // entries ahead whose Y row is prefetched
+}  // namespace
 
-template <class V, class I> void sddmm(const Executor& exec, const SddmmArgs<V, I>& args) {
+template <class V, class I>
+void sddmm(const Executor& exec, const SddmmArgs<V, I>& args) {
     using Acc = accum_t<V>;
     const auto& a = args.a;
     if (a.nnz == 0) return;
@@ -43,4 +44,4 @@ template <class V, class I> void sddmm(const Executor& exec, const SddmmArgs<V, 
 SPK_FOR_ALL_VALUES_AND_INDICES(SPK_INSTANTIATE)
 #undef SPK_INSTANTIATE
 
-} // namespace spk::detail::cpu
+}  // namespace spk::detail::cpu

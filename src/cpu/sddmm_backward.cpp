@@ -21,20 +21,23 @@ namespace spk::detail::cpu {
 
 namespace {
 
-constexpr double kSerialWork = 32768;    // multiply-adds below which threads cost more than they give
-constexpr index_t kPrefetchDistance = 8; // entries ahead whose dense row is prefetched
+constexpr double kSerialWork = 32768;     // multiply-adds below which threads cost more than they give
+constexpr index_t kPrefetchDistance = 8;  // entries ahead whose dense row is prefetched
 
-template <class V, class I> int thread_count(const Executor& exec, const SddmmBackwardArgs<V, I>& args) {
+template <class V, class I>
+int thread_count(const Executor& exec, const SddmmBackwardArgs<V, I>& args) {
     const double work = static_cast<double>(args.a.nnz) * static_cast<double>(args.x.cols + 1);
     return work < kSerialWork ? 1 : exec.threads();
 }
 
-template <class Acc, class V, class I> Acc entry_scale(const SddmmBackwardArgs<V, I>& args, index_t p) {
+template <class Acc, class V, class I>
+Acc entry_scale(const SddmmBackwardArgs<V, I>& args, index_t p) {
     return args.scale_by_a ? load_as<Acc>(args.a.values[p]) : Acc(1);
 }
 
 // dX and dA over A's rows.
-template <class V, class I> void rows_pass(const Executor& exec, const SddmmBackwardArgs<V, I>& args) {
+template <class V, class I>
+void rows_pass(const Executor& exec, const SddmmBackwardArgs<V, I>& args) {
     using Acc = accum_t<V>;
     const auto& a = args.a;
     const index_t d = args.x.cols / args.heads;
@@ -69,7 +72,8 @@ template <class V, class I> void rows_pass(const Executor& exec, const SddmmBack
 }
 
 // dY over Aᵀ's rows.
-template <class V, class I> void columns_pass(const Executor& exec, const SddmmBackwardArgs<V, I>& args) {
+template <class V, class I>
+void columns_pass(const Executor& exec, const SddmmBackwardArgs<V, I>& args) {
     using Acc = accum_t<V>;
     const index_t d = args.x.cols / args.heads, cols = args.a.cols;
     const int threads = thread_count(exec, args);
@@ -89,16 +93,18 @@ template <class V, class I> void columns_pass(const Executor& exec, const SddmmB
                     const index_t p = at.entry[q];
                     const Acc* xi = x_rows(at.row_idx[q]);
                     const Acc scale = entry_scale<Acc>(args, p);
-                    for (index_t h = 0; h < args.heads; ++h) axpy(acc.data() + h * d, load_as<Acc>(args.d_out(p, h)) * scale, xi + h * d, d);
+                    for (index_t h = 0; h < args.heads; ++h)
+                        axpy(acc.data() + h * d, load_as<Acc>(args.d_out(p, h)) * scale, xi + h * d, d);
                 }
                 store_row(args.dy, j, acc.data());
             }
     }
 }
 
-} // namespace
+}  // namespace
 
-template <class V, class I> void sddmm_backward(const Executor& exec, const SddmmBackwardArgs<V, I>& args) {
+template <class V, class I>
+void sddmm_backward(const Executor& exec, const SddmmBackwardArgs<V, I>& args) {
     if (args.dx.data != nullptr || args.da.data != nullptr) rows_pass(exec, args);
     if (args.dy.data != nullptr) columns_pass(exec, args);
 }
@@ -107,4 +113,4 @@ template <class V, class I> void sddmm_backward(const Executor& exec, const Sddm
 SPK_FOR_ALL_VALUES_AND_INDICES(SPK_INSTANTIATE)
 #undef SPK_INSTANTIATE
 
-} // namespace spk::detail::cpu
+}  // namespace spk::detail::cpu

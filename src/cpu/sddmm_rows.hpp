@@ -14,7 +14,8 @@ namespace spk::detail::cpu {
 // Row r of a dense view as contiguous Acc values: the view's own memory when it is row-major
 // and already of type Acc, otherwise converted into a scratch buffer owned by the reader (one
 // per thread: no allocation per row).
-template <class V, class Acc> class RowReader {
+template <class V, class Acc>
+class RowReader {
 public:
     explicit RowReader(DenseView<const V> view) : view_(view) {
         if (!(std::is_same_v<V, Acc> && view.layout == Layout::row_major)) scratch_.resize(static_cast<std::size_t>(view.cols));
@@ -86,16 +87,18 @@ inline double dot(const double* x, const double* y, index_t d) {
 }
 
 // acc[k] += w * y[k], k < d.
-template <class Acc> inline void axpy(Acc* acc, Acc w, const Acc* y, index_t d) {
+template <class Acc>
+inline void axpy(Acc* acc, Acc w, const Acc* y, index_t d) {
     for (index_t k = 0; k < d; ++k) acc[k] = std::fma(w, y[k], acc[k]);
 }
 
 // Writes acc[0, cols) to row r of a dense view of any layout and value type.
-template <class V, class Acc> inline void store_row(DenseView<V> view, index_t r, const Acc* acc) {
+template <class V, class Acc>
+inline void store_row(DenseView<V> view, index_t r, const Acc* acc) {
     if (view.layout == Layout::row_major)
         for (index_t k = 0; k < view.cols; ++k) view.data[r * view.ld + k] = store_as<V>(acc[k]);
     else
         for (index_t k = 0; k < view.cols; ++k) view.data[k * view.ld + r] = store_as<V>(acc[k]);
 }
 
-} // namespace spk::detail::cpu
+}  // namespace spk::detail::cpu

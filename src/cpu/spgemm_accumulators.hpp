@@ -17,7 +17,8 @@
 
 namespace spk::detail::cpu {
 
-template <class T, class I> class HashAccumulator {
+template <class T, class I>
+class HashAccumulator {
 public:
     // Makes room for a row of `entries` distinct columns (load factor <= 1/2); table is empty.
     void prepare(index_t entries) {
@@ -29,7 +30,8 @@ public:
         if (slot_of_.size() < static_cast<std::size_t>(entries)) slot_of_.resize(static_cast<std::size_t>(entries));
     }
     // Adds a product into column `col`; a new column is appended to cols[count++].
-    template <class Op> void add(I col, T product, I* cols, index_t& count) {
+    template <class Op>
+    void add(I col, T product, I* cols, index_t& count) {
         std::size_t s = home(col);
         for (;;) {
             Slot& slot = table_[s];
@@ -67,7 +69,7 @@ private:
     std::size_t home(I col) const { return static_cast<std::size_t>((static_cast<std::uint64_t>(col) * 0x9E3779B97F4A7C15ull) >> shift_); }
 
     std::vector<Slot> table_;
-    std::vector<std::size_t> slot_of_; // table slot of each recorded column
+    std::vector<std::size_t> slot_of_;  // table slot of each recorded column
     int shift_ = 63;
     std::size_t mask_ = 1;
 };
@@ -80,27 +82,32 @@ private:
 // touched words are listed branch-free first, then each word's columns are written four at a
 // time. Semirings whose sum may start from 0 find every value reset to 0 by the drain, so adding
 // a product needs no first-touch test either.
-template <class T, class I> class DenseAccumulator {
+template <class T, class I>
+class DenseAccumulator {
 public:
     void prepare(index_t cols) {
         if (values_.size() < static_cast<std::size_t>(cols)) {
             const std::size_t words = static_cast<std::size_t>((cols + 63) / 64);
             values_.assign(static_cast<std::size_t>(cols), T(0));
             touched_.assign(words, 0);
-            touched_words_.resize(words + 4); // list_touched_words writes 4 at a time
+            touched_words_.resize(words + 4);  // list_touched_words writes 4 at a time
         }
     }
-    template <class Op> void add(I col, T product) {
+    template <class Op>
+    void add(I col, T product) {
         std::uint64_t& word = touched_[static_cast<std::size_t>(col) >> 6];
         const std::uint64_t bit = std::uint64_t{1} << (col & 63);
         T& value = values_[static_cast<std::size_t>(col)];
-        if constexpr (Op::kZeroIsIdentity) value = Op::add(value, product);
-        else value = (word & bit) ? Op::add(value, product) : product;
+        if constexpr (Op::kZeroIsIdentity)
+            value = Op::add(value, product);
+        else
+            value = (word & bit) ? Op::add(value, product) : product;
         word |= bit;
     }
     // Writes the row's `len` touched columns among the first `cols` to out_cols in increasing
     // order, calls store(position, value) for each, and clears the row for the next one.
-    template <class Op, class F> void drain(index_t cols, index_t len, I* out_cols, F&& store) {
+    template <class Op, class F>
+    void drain(index_t cols, index_t len, I* out_cols, F&& store) {
         const std::size_t words = static_cast<std::size_t>((cols + 63) / 64);
         std::uint64_t* const touched = touched_.data();
         std::uint32_t* const listed = touched_words_.data();
@@ -113,12 +120,12 @@ public:
             const int count = std::popcount(bits);
             I* out = out_cols + q;
             const auto next_column = [&] {
-                const I col = static_cast<I>(w * 64 + _tzcnt_u64(bits)); // 64 for no bit: no branch, unlike countr_zero
+                const I col = static_cast<I>(w * 64 + _tzcnt_u64(bits));  // 64 for no bit: no branch, unlike countr_zero
                 bits &= bits - 1;
                 return col;
             };
             int r = 0;
-            if (q + 2 <= len) { // room for two writes, the second maybe past this word's last column
+            if (q + 2 <= len) {  // room for two writes, the second maybe past this word's last column
                 out[0] = next_column();
                 out[1] = next_column();
                 r = 2;
@@ -168,31 +175,42 @@ private:
 
     std::vector<T> values_;
     std::vector<std::uint64_t> touched_;
-    std::vector<std::uint32_t> touched_words_; // the row's touched words, in order (drain)
+    std::vector<std::uint32_t> touched_words_;  // the row's touched words, in order (drain)
 };
 
 // AVX2 operations on a vector of column indices: 8 lanes of 32 bits or 4 lanes of 64 bits.
-template <class I> struct IndexLanes {
+template <class I>
+struct IndexLanes {
     static constexpr int kLanes = 32 / static_cast<int>(sizeof(I));
     static __m256i broadcast(index_t x) {
-        if constexpr (sizeof(I) == 4) return _mm256_set1_epi32(static_cast<int>(x));
-        else return _mm256_set1_epi64x(static_cast<long long>(x));
+        if constexpr (sizeof(I) == 4)
+            return _mm256_set1_epi32(static_cast<int>(x));
+        else
+            return _mm256_set1_epi64x(static_cast<long long>(x));
     }
     static __m256i lane_numbers() {
-        if constexpr (sizeof(I) == 4) return _mm256_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7);
-        else return _mm256_setr_epi64x(0, 1, 2, 3);
+        if constexpr (sizeof(I) == 4)
+            return _mm256_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7);
+        else
+            return _mm256_setr_epi64x(0, 1, 2, 3);
     }
     static __m256i equal(__m256i a, __m256i b) {
-        if constexpr (sizeof(I) == 4) return _mm256_cmpeq_epi32(a, b);
-        else return _mm256_cmpeq_epi64(a, b);
+        if constexpr (sizeof(I) == 4)
+            return _mm256_cmpeq_epi32(a, b);
+        else
+            return _mm256_cmpeq_epi64(a, b);
     }
     static __m256i greater(__m256i a, __m256i b) {
-        if constexpr (sizeof(I) == 4) return _mm256_cmpgt_epi32(a, b);
-        else return _mm256_cmpgt_epi64(a, b);
+        if constexpr (sizeof(I) == 4)
+            return _mm256_cmpgt_epi32(a, b);
+        else
+            return _mm256_cmpgt_epi64(a, b);
     }
     static std::uint32_t bits(__m256i m) {
-        if constexpr (sizeof(I) == 4) return static_cast<std::uint32_t>(_mm256_movemask_ps(_mm256_castsi256_ps(m)));
-        else return static_cast<std::uint32_t>(_mm256_movemask_pd(_mm256_castsi256_pd(m)));
+        if constexpr (sizeof(I) == 4)
+            return static_cast<std::uint32_t>(_mm256_movemask_ps(_mm256_castsi256_ps(m)));
+        else
+            return static_cast<std::uint32_t>(_mm256_movemask_pd(_mm256_castsi256_pd(m)));
     }
 };
 
@@ -203,7 +221,8 @@ template <class I> struct IndexLanes {
 // sorting mispredicted about once per product. A new column is blended into its register, not
 // stored to memory: the next product's vector load would wait for that store. Unused lanes hold
 // the largest index, which no column equals and none exceeds.
-template <class Op, class T, class I, int N> class ShortRowAccumulator {
+template <class Op, class T, class I, int N>
+class ShortRowAccumulator {
     using L = IndexLanes<I>;
     static constexpr int kVectors = N / L::kLanes;
     static_assert(N % L::kLanes == 0 && N <= 32);
@@ -219,8 +238,10 @@ public:
         const __m256i probe = L::broadcast(col);
         const std::uint32_t match = lanes(probe, /*less=*/false);
         const index_t pos = match != 0 ? static_cast<index_t>(_tzcnt_u32(match)) : count_;
-        if constexpr (Op::kZeroIsIdentity) acc_[pos] = Op::add(acc_[pos], product);
-        else acc_[pos] = match != 0 ? Op::add(acc_[pos], product) : product;
+        if constexpr (Op::kZeroIsIdentity)
+            acc_[pos] = Op::add(acc_[pos], product);
+        else
+            acc_[pos] = match != 0 ? Op::add(acc_[pos], product) : product;
         for (int v = 0; v < kVectors; ++v) {
             const __m256i here = L::equal(L::lane_numbers(), L::broadcast(pos - v * L::kLanes));
             cols_[v] = _mm256_blendv_epi8(cols_[v], probe, here);
@@ -229,7 +250,8 @@ public:
     }
     // Writes the row's columns to out_cols (sorted by column if `sorted`, else in first-touch
     // order) and calls store(position, value) for each.
-    template <class F> void write(bool sorted, I* out_cols, F&& store) const {
+    template <class F>
+    void write(bool sorted, I* out_cols, F&& store) const {
         alignas(32) I cols[N];
         for (int v = 0; v < kVectors; ++v) _mm256_store_si256(reinterpret_cast<__m256i*>(cols + v * L::kLanes), cols_[v]);
         for (index_t e = 0; e < count_; ++e) {
@@ -259,7 +281,8 @@ public:
     void prepare(index_t cols) {
         if (row_of_.size() < static_cast<std::size_t>(cols)) row_of_.assign(static_cast<std::size_t>(cols), -1);
     }
-    template <class V, class I> void mark(CsrView<const V, I> mask, index_t row) {
+    template <class V, class I>
+    void mark(CsrView<const V, I> mask, index_t row) {
         for (index_t q = mask.row_ptr[row]; q < mask.row_ptr[row + 1]; ++q) row_of_[static_cast<std::size_t>(mask.col_idx[q])] = row;
     }
     bool marked(index_t col, index_t row) const { return row_of_[static_cast<std::size_t>(col)] == row; }
@@ -268,4 +291,4 @@ private:
     std::vector<index_t> row_of_;
 };
 
-} // namespace spk::detail::cpu
+}  // namespace spk::detail::cpu

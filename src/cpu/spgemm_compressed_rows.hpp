@@ -10,16 +10,18 @@
 
 namespace spk::detail::cpu {
 
-template <class I> struct CompressedRows {
-    std::vector<index_t> ptr;          // rows + 1
-    std::vector<I> block;              // column / 64, unique and increasing within a row
-    std::vector<std::uint64_t> bits;   // bit (column % 64) set for each column present
+template <class I>
+struct CompressedRows {
+    std::vector<index_t> ptr;         // rows + 1
+    std::vector<I> block;             // column / 64, unique and increasing within a row
+    std::vector<std::uint64_t> bits;  // bit (column % 64) set for each column present
 };
 
 namespace compressed_detail {
 // Visits the (block, bits) pairs of one row in increasing block order. Unsorted rows (possibly
 // with repeated columns) are sorted into `scratch` first.
-template <class V, class I, class F> void for_each_block(CsrView<const V, I> m, index_t row, std::vector<I>& scratch, F&& visit) {
+template <class V, class I, class F>
+void for_each_block(CsrView<const V, I> m, index_t row, std::vector<I>& scratch, F&& visit) {
     const I* first = m.col_idx + m.row_ptr[row];
     const I* last = m.col_idx + m.row_ptr[row + 1];
     if (first == last) return;
@@ -42,9 +44,10 @@ template <class V, class I, class F> void for_each_block(CsrView<const V, I> m, 
     }
     visit(block, bits);
 }
-} // namespace compressed_detail
+}  // namespace compressed_detail
 
-template <class V, class I> CompressedRows<I> compress_rows(CsrView<const V, I> m, int threads) {
+template <class V, class I>
+CompressedRows<I> compress_rows(CsrView<const V, I> m, int threads) {
     CompressedRows<I> out;
     out.ptr.assign(static_cast<std::size_t>(m.rows) + 1, 0);
 #pragma omp parallel num_threads(threads)
@@ -75,4 +78,4 @@ template <class V, class I> CompressedRows<I> compress_rows(CsrView<const V, I> 
     return out;
 }
 
-} // namespace spk::detail::cpu
+}  // namespace spk::detail::cpu

@@ -36,7 +36,8 @@ bool use_dense(index_t ncols, index_t row_len) {
 // is needed.
 constexpr index_t kInsertionSortMax = 32;
 
-template <class I, class V> void insertion_sort_pairs(I* cols, V* values, index_t len) {
+template <class I, class V>
+void insertion_sort_pairs(I* cols, V* values, index_t len) {
     for (index_t q = 1; q < len; ++q) {
         const I col = cols[q];
         const V value = values[q];
@@ -54,11 +55,12 @@ template <class I, class V> void insertion_sort_pairs(I* cols, V* values, index_
 // accumulator; longer ones measured faster with the hash map (its compares grow with capacity).
 constexpr int kTinyRow = 8;
 
-template <class T, class I> struct Workspace {
+template <class T, class I>
+struct Workspace {
     HashAccumulator<T, I> hash;
     DenseAccumulator<T, I> dense;
     MaskRow mask;
-    std::vector<I> cols; // a row's columns when C's columns are not written (recompute)
+    std::vector<I> cols;  // a row's columns when C's columns are not written (recompute)
 };
 
 template <class Op, bool Masked, class V, class I, class T>
@@ -75,8 +77,10 @@ void numeric_rows(const SpgemmProblem<V, I>& p, const SpgemmAnalysis& s, index_t
         V* values = c_values + start;
         if constexpr (Masked) ws.mask.mark(*p.mask, i);
         const auto allowed = [&](I j) {
-            if constexpr (Masked) return ws.mask.marked(j, i) != p.complement_mask;
-            else return true;
+            if constexpr (Masked)
+                return ws.mask.marked(j, i) != p.complement_mask;
+            else
+                return true;
         };
         // Visits every allowed product of row i as (column, product).
         const auto for_each_product = [&](auto&& add) {
@@ -113,7 +117,7 @@ void numeric_rows(const SpgemmProblem<V, I>& p, const SpgemmAnalysis& s, index_t
     }
 }
 
-} // namespace
+}  // namespace
 
 template <class V, class I>
 void spgemm_numeric(const Executor& exec, const SpgemmProblem<V, I>& p, const SpgemmAnalysis& s, I* c_col_idx, V* c_values) {
@@ -133,16 +137,17 @@ void spgemm_numeric(const Executor& exec, const SpgemmProblem<V, I>& p, const Sp
             if (p.mask) ws.mask.prepare(p.b.cols);
 #pragma omp for schedule(dynamic, 1)
             for (index_t c = 0; c < chunks; ++c) {
-                if (p.mask) numeric_rows<Op, true>(p, s, splits[c], splits[c + 1], ws, c_col_idx, c_values);
-                else numeric_rows<Op, false>(p, s, splits[c], splits[c + 1], ws, c_col_idx, c_values);
+                if (p.mask)
+                    numeric_rows<Op, true>(p, s, splits[c], splits[c + 1], ws, c_col_idx, c_values);
+                else
+                    numeric_rows<Op, false>(p, s, splits[c], splits[c + 1], ws, c_col_idx, c_values);
             }
         }
     });
 }
 
-#define SPK_INSTANTIATE(V, I) \
-    template void spgemm_numeric(const Executor&, const SpgemmProblem<V, I>&, const SpgemmAnalysis&, I*, V*);
+#define SPK_INSTANTIATE(V, I) template void spgemm_numeric(const Executor&, const SpgemmProblem<V, I>&, const SpgemmAnalysis&, I*, V*);
 SPK_FOR_FLOAT_VALUES_AND_INDICES(SPK_INSTANTIATE)
 #undef SPK_INSTANTIATE
 
-} // namespace spk::detail::cpu
+}  // namespace spk::detail::cpu

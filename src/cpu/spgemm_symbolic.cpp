@@ -125,7 +125,8 @@ constexpr index_t kSampledEntries = 4096;
 // Average entries per (row, 64-column block) pair of B over the rows of B that sampled entries
 // of A select, weighting B's rows as the products do. Unsorted rows count a block each time the
 // block changes, which can only underestimate (and so favour the plain counter).
-template <class V, class I> double columns_per_block(const CsrView<const V, I>& a, const CsrView<const V, I>& b) {
+template <class V, class I>
+double columns_per_block(const CsrView<const V, I>& a, const CsrView<const V, I>& b) {
     const index_t step = std::max<index_t>(1, a.nnz / kSampledEntries);
     double entries = 0, blocks = 0;
     for (index_t pa = 0; pa < a.nnz; pa += step) {
@@ -140,16 +141,18 @@ template <class V, class I> double columns_per_block(const CsrView<const V, I>& 
     return blocks == 0 ? 1.0 : entries / blocks;
 }
 
-template <class V, class I> bool use_plain_counter(const SpgemmProblem<V, I>& p, index_t products) {
+template <class V, class I>
+bool use_plain_counter(const SpgemmProblem<V, I>& p, index_t products) {
     if (p.b.cols > kPlainMaxColumns) return false;
-    const double compressed = kCompressCostPerEntry * static_cast<double>(p.b.nnz) +
-                              kBlockCost * static_cast<double>(products) / columns_per_block(p.a, p.b);
+    const double compressed =
+        kCompressCostPerEntry * static_cast<double>(p.b.nnz) + kBlockCost * static_cast<double>(products) / columns_per_block(p.a, p.b);
     return kPlainProductCost * static_cast<double>(products) <= compressed;
 }
 
-} // namespace
+}  // namespace
 
-template <class V, class I> SpgemmAnalysis spgemm_symbolic(const Executor& exec, const SpgemmProblem<V, I>& p) {
+template <class V, class I>
+SpgemmAnalysis spgemm_symbolic(const Executor& exec, const SpgemmProblem<V, I>& p) {
     const int threads = exec.threads();
     SpgemmAnalysis s;
     s.flops_prefix = spgemm_flops_prefix(exec, p.a, p.b);
@@ -162,8 +165,10 @@ template <class V, class I> SpgemmAnalysis spgemm_symbolic(const Executor& exec,
             ColumnTags seen(p.b.cols), allowed(p.mask ? p.b.cols : 0);
 #pragma omp for schedule(dynamic, 1)
             for (index_t c = 0; c < chunks; ++c) {
-                if (p.mask) count_rows_plain<true>(p, splits[c], splits[c + 1], seen, allowed, s.row_offsets);
-                else count_rows_plain<false>(p, splits[c], splits[c + 1], seen, allowed, s.row_offsets);
+                if (p.mask)
+                    count_rows_plain<true>(p, splits[c], splits[c + 1], seen, allowed, s.row_offsets);
+                else
+                    count_rows_plain<false>(p, splits[c], splits[c + 1], seen, allowed, s.row_offsets);
             }
         }
     } else {
@@ -175,8 +180,10 @@ template <class V, class I> SpgemmAnalysis spgemm_symbolic(const Executor& exec,
             std::vector<BlockSlot> allowed(p.mask ? blocks : 0, BlockSlot{0, -1});
 #pragma omp for schedule(dynamic, 1)
             for (index_t c = 0; c < chunks; ++c) {
-                if (p.mask) count_rows<true>(p, bc, splits[c], splits[c + 1], seen, allowed, s.row_offsets);
-                else count_rows<false>(p, bc, splits[c], splits[c + 1], seen, allowed, s.row_offsets);
+                if (p.mask)
+                    count_rows<true>(p, bc, splits[c], splits[c + 1], seen, allowed, s.row_offsets);
+                else
+                    count_rows<false>(p, bc, splits[c], splits[c + 1], seen, allowed, s.row_offsets);
             }
         }
     }
@@ -188,4 +195,4 @@ template <class V, class I> SpgemmAnalysis spgemm_symbolic(const Executor& exec,
 SPK_FOR_FLOAT_VALUES_AND_INDICES(SPK_INSTANTIATE)
 #undef SPK_INSTANTIATE
 
-} // namespace spk::detail::cpu
+}  // namespace spk::detail::cpu

@@ -9,7 +9,8 @@
 
 namespace spk::detail::cpu {
 
-template <class I> std::uint64_t count_triangles(const Executor& exec, index_t n, const I* row_ptr, const I* col_idx) {
+template <class I>
+std::uint64_t count_triangles(const Executor& exec, index_t n, const I* row_ptr, const I* col_idx) {
     const int threads = exec.threads();
     // Work of row i: the lengths of the rows it intersects with.
     std::vector<index_t> work(static_cast<std::size_t>(n) + 1, 0);
@@ -47,4 +48,4 @@ template <class I> std::uint64_t count_triangles(const Executor& exec, index_t n
 template std::uint64_t count_triangles(const Executor&, index_t, const std::int32_t*, const std::int32_t*);
 template std::uint64_t count_triangles(const Executor&, index_t, const std::int64_t*, const std::int64_t*);
 
-} // namespace spk::detail::cpu
+}  // namespace spk::detail::cpu

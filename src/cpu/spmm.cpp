@@ -16,12 +16,13 @@ namespace spk::detail::cpu {
 
 namespace {
 
-constexpr index_t kPrefetchDistance = 8; // non-zeros ahead: covers DRAM latency at a few ns per non-zero
-constexpr int kTileBytes = 256;          // accumulators per tile: 8 AVX2 registers
-constexpr double kSerialWork = 32768;    // below this many multiply-adds threads cost more than they give
-constexpr index_t kColumnPanelBytes = 1 << 21; // column-major B: columns read per pass (about an L2)
+constexpr index_t kPrefetchDistance = 8;        // non-zeros ahead: covers DRAM latency at a few ns per non-zero
+constexpr int kTileBytes = 256;                 // accumulators per tile: 8 AVX2 registers
+constexpr double kSerialWork = 32768;           // below this many multiply-adds threads cost more than they give
+constexpr index_t kColumnPanelBytes = 1 << 21;  // column-major B: columns read per pass (about an L2)
 
-template <class V, class I> struct Operands {
+template <class V, class I>
+struct Operands {
     const I* row_ptr;
     const I* col;
     const V* val;
@@ -31,7 +32,7 @@ template <class V, class I> struct Operands {
     V* c;
     index_t ldc;
     bool c_row_major;
-    I* arg; // null unless requested
+    I* arg;  // null unless requested
     index_t ld_arg;
     bool arg_row_major;
     double alpha, beta;
@@ -40,10 +41,13 @@ template <class V, class I> struct Operands {
 // Max and min compare products exactly as the reference does (in double): a product of two f32
 // is exact in double and a product of two f16 or bf16 is exact in float, so arg indices agree
 // with the reference even where rounding the product to f32 would create a tie.
-template <class V> using extremum_acc_t = std::conditional_t<std::is_same_v<V, float> || std::is_same_v<V, double>, double, float>;
-template <class V, Reduce R> using tile_acc_t = std::conditional_t<R == Reduce::max || R == Reduce::min, extremum_acc_t<V>, accum_t<V>>;
+template <class V>
+using extremum_acc_t = std::conditional_t<std::is_same_v<V, float> || std::is_same_v<V, double>, double, float>;
+template <class V, Reduce R>
+using tile_acc_t = std::conditional_t<R == Reduce::max || R == Reduce::min, extremum_acc_t<V>, accum_t<V>>;
 
-template <class V> inline void prefetch_tile(const V* p, int bytes) {
+template <class V>
+inline void prefetch_tile(const V* p, int bytes) {
     for (int q = 0; q < bytes; q += 64) __builtin_prefetch(reinterpret_cast<const char*>(p) + q);
 }
 
@@ -54,7 +58,8 @@ inline void sum_tile(const Operands<V, I>& o, index_t begin, index_t end, index_
         const index_t j = o.col[p];
         const Acc a = load_as<Acc>(o.val[p]);
         if constexpr (BRow) {
-            if (p + kPrefetchDistance < o.nnz) prefetch_tile(o.b + static_cast<index_t>(o.col[p + kPrefetchDistance]) * o.ldb + k0, width * int(sizeof(V)));
+            if (p + kPrefetchDistance < o.nnz)
+                prefetch_tile(o.b + static_cast<index_t>(o.col[p + kPrefetchDistance]) * o.ldb + k0, width * int(sizeof(V)));
             const V* brow = o.b + j * o.ldb + k0;
             if constexpr (Full && std::is_same_v<V, f16>) {
                 Acc row[W];
@@ -94,7 +99,8 @@ inline void extremum_tile(const Operands<V, I>& o, index_t begin, index_t end, i
         const index_t j = o.col[p];
         const Acc a = load_as<Acc>(o.val[p]);
         if constexpr (BRow)
-            if (p + kPrefetchDistance < o.nnz) prefetch_tile(o.b + static_cast<index_t>(o.col[p + kPrefetchDistance]) * o.ldb + k0, w * int(sizeof(V)));
+            if (p + kPrefetchDistance < o.nnz)
+                prefetch_tile(o.b + static_cast<index_t>(o.col[p + kPrefetchDistance]) * o.ldb + k0, w * int(sizeof(V)));
         for (int l = 0; l < w; ++l) {
             const Acc prod = a * b_at(j, l);
             // Not (prod <= acc) is true for a NaN product; acc == acc is false once acc is NaN.
@@ -130,8 +136,10 @@ inline void row_tile(const Operands<V, I>& o, index_t i, index_t k0, int width) 
         else
             for (int l = 0; l < w; ++l) c[l * step] = store_as<V>(acc[l] * scale + beta * load_as<Acc>(c[l * step]));
     };
-    if (o.c_row_major) write(o.c + i * o.ldc + k0, 1);
-    else write(o.c + k0 * o.ldc + i, o.ldc);
+    if (o.c_row_major)
+        write(o.c + i * o.ldc + k0, 1);
+    else
+        write(o.c + k0 * o.ldc + i, o.ldc);
     if (o.arg != nullptr) {
         I* out = o.arg_row_major ? o.arg + i * o.ld_arg + k0 : o.arg + k0 * o.ld_arg + i;
         const index_t step = o.arg_row_major ? 1 : o.ld_arg;
@@ -140,19 +148,30 @@ inline void row_tile(const Operands<V, I>& o, index_t i, index_t k0, int width) 
 }
 
 // Row i over all n columns: full tiles of decreasing width, then a narrow remainder.
-template <bool BRow, Reduce R, class V, class I> inline void compute_row(const Operands<V, I>& o, index_t i, index_t n) {
+template <bool BRow, Reduce R, class V, class I>
+inline void compute_row(const Operands<V, I>& o, index_t i, index_t n) {
     constexpr int wide = kTileBytes / int(sizeof(tile_acc_t<V, R>));
     index_t k0 = 0;
     for (; k0 + wide <= n; k0 += wide) row_tile<wide, true, BRow, R>(o, i, k0, wide);
-    if (n - k0 >= wide / 2) { row_tile<wide / 2, true, BRow, R>(o, i, k0, wide / 2); k0 += wide / 2; }
-    if (n - k0 >= wide / 4) { row_tile<wide / 4, true, BRow, R>(o, i, k0, wide / 4); k0 += wide / 4; }
-    if (n - k0 >= wide / 8) { row_tile<wide / 8, true, BRow, R>(o, i, k0, wide / 8); k0 += wide / 8; }
+    if (n - k0 >= wide / 2) {
+        row_tile<wide / 2, true, BRow, R>(o, i, k0, wide / 2);
+        k0 += wide / 2;
+    }
+    if (n - k0 >= wide / 4) {
+        row_tile<wide / 4, true, BRow, R>(o, i, k0, wide / 4);
+        k0 += wide / 4;
+    }
+    if (n - k0 >= wide / 8) {
+        row_tile<wide / 8, true, BRow, R>(o, i, k0, wide / 8);
+        k0 += wide / 8;
+    }
     if (k0 < n) row_tile<wide / 8, false, BRow, R>(o, i, k0, static_cast<int>(n - k0));
 }
 
 // Calls row(i) for every row: serially for small problems, else over nnz-balanced chunks of rows
 // handed out dynamically.
-template <class V, class I, class RowFn> void for_each_row(const Executor& exec, const Operands<V, I>& o, index_t rows, index_t n, RowFn&& row) {
+template <class V, class I, class RowFn>
+void for_each_row(const Executor& exec, const Operands<V, I>& o, index_t rows, index_t n, RowFn&& row) {
     const double work = (static_cast<double>(o.nnz) + static_cast<double>(rows)) * static_cast<double>(n);
     const int threads = work < kSerialWork ? 1 : exec.threads();
     if (threads <= 1) {
@@ -171,7 +190,8 @@ template <class V, class I, class RowFn> void for_each_row(const Executor& exec,
 // (scattered by A's column indices) stay in cache; reading them all at once would touch one
 // cache line per non-zero and column. The number of columns per pass keeps them within
 // kColumnPanelBytes.
-template <bool BRow, Reduce R, class V, class I> void run_rows(const Executor& exec, const Operands<V, I>& o, index_t rows, index_t n, index_t b_rows) {
+template <bool BRow, Reduce R, class V, class I>
+void run_rows(const Executor& exec, const Operands<V, I>& o, index_t rows, index_t n, index_t b_rows) {
     if constexpr (BRow) {
         for_each_row(exec, o, rows, n, [&](index_t i) { compute_row<true, R>(o, i, n); });
     } else {
@@ -180,8 +200,10 @@ template <bool BRow, Reduce R, class V, class I> void run_rows(const Executor& e
         for (index_t k0 = 0; k0 < n; k0 += panel) {
             const int w = static_cast<int>(std::min(panel, n - k0));
             for_each_row(exec, o, rows, w, [&](index_t i) {
-                if (w == narrow) row_tile<narrow, true, false, R>(o, i, k0, narrow);
-                else row_tile<narrow, false, false, R>(o, i, k0, w);
+                if (w == narrow)
+                    row_tile<narrow, true, false, R>(o, i, k0, narrow);
+                else
+                    row_tile<narrow, false, false, R>(o, i, k0, w);
             });
         }
     }
@@ -190,16 +212,25 @@ template <bool BRow, Reduce R, class V, class I> void run_rows(const Executor& e
 template <bool BRow, class V, class I>
 void dispatch_reduce(const Executor& exec, const Operands<V, I>& o, Reduce reduce, index_t rows, index_t n, index_t b_rows) {
     switch (reduce) {
-    case Reduce::sum: run_rows<BRow, Reduce::sum>(exec, o, rows, n, b_rows); break;
-    case Reduce::mean: run_rows<BRow, Reduce::mean>(exec, o, rows, n, b_rows); break;
-    case Reduce::max: run_rows<BRow, Reduce::max>(exec, o, rows, n, b_rows); break;
-    case Reduce::min: run_rows<BRow, Reduce::min>(exec, o, rows, n, b_rows); break;
+        case Reduce::sum:
+            run_rows<BRow, Reduce::sum>(exec, o, rows, n, b_rows);
+            break;
+        case Reduce::mean:
+            run_rows<BRow, Reduce::mean>(exec, o, rows, n, b_rows);
+            break;
+        case Reduce::max:
+            run_rows<BRow, Reduce::max>(exec, o, rows, n, b_rows);
+            break;
+        case Reduce::min:
+            run_rows<BRow, Reduce::min>(exec, o, rows, n, b_rows);
+            break;
     }
 }
 
 // B (rows x cols, column-major, leading dimension ld) copied to row-major, in 64 x 64 blocks so
 // that both sides of the copy move whole cache lines.
-template <class V> std::vector<V> row_major_copy(const Executor& exec, const V* b, index_t rows, index_t cols, index_t ld) {
+template <class V>
+std::vector<V> row_major_copy(const Executor& exec, const V* b, index_t rows, index_t cols, index_t ld) {
     std::vector<V> out(static_cast<std::size_t>(rows * cols));
     constexpr index_t block = 64;
     const index_t row_blocks = (rows + block - 1) / block;
@@ -213,29 +244,21 @@ template <class V> std::vector<V> row_major_copy(const Executor& exec, const V* 
     return out;
 }
 
-} // namespace
+}  // namespace
 
-template <class V, class I> void spmm(const Executor& exec, const SpmmArgs<V, I>& args) {
+template <class V, class I>
+void spmm(const Executor& exec, const SpmmArgs<V, I>& args) {
     const index_t rows = args.c.rows, n = args.c.cols;
     if (rows == 0 || n == 0) return;
-    const Operands<V, I> o{args.a.row_ptr,
-                           args.a.col_idx,
-                           args.a.values,
-                           args.a.nnz,
-                           args.b.data,
-                           args.b.ld,
-                           args.c.data,
-                           args.c.ld,
-                           args.c.layout == Layout::row_major,
-                           args.arg.data,
-                           args.arg.ld,
-                           args.arg.layout == Layout::row_major,
-                           args.alpha,
-                           args.beta};
+    const Operands<V, I> o{args.a.row_ptr, args.a.col_idx, args.a.values,
+                           args.a.nnz,     args.b.data,    args.b.ld,
+                           args.c.data,    args.c.ld,      args.c.layout == Layout::row_major,
+                           args.arg.data,  args.arg.ld,    args.arg.layout == Layout::row_major,
+                           args.alpha,     args.beta};
     if (args.b.layout == Layout::row_major) {
         dispatch_reduce<true>(exec, o, args.reduce, rows, n, args.b.rows);
     } else if (args.b.rows * n * index_t(sizeof(V)) <= kColumnPanelBytes) {
-        dispatch_reduce<false>(exec, o, args.reduce, rows, n, args.b.rows); // B fits in cache: read it in place
+        dispatch_reduce<false>(exec, o, args.reduce, rows, n, args.b.rows);  // B fits in cache: read it in place
     } else {
         // A large column-major B: rows of A gather scattered rows of B, so one pass to make B
         // row-major (read and write it once) is far cheaper than gathering across columns.
@@ -251,4 +274,4 @@ template <class V, class I> void spmm(const Executor& exec, const SpmmArgs<V, I>
 SPK_FOR_ALL_VALUES_AND_INDICES(SPK_INSTANTIATE)
 #undef SPK_INSTANTIATE
 
-} // namespace spk::detail::cpu
+}  // namespace spk::detail::cpu

@@ -14,7 +14,8 @@
 
 namespace spk::detail::cpu {
 
-template <class V, class I> TransposedPattern<I> transposed_pattern(CsrView<const V, I> a, int threads) {
+template <class V, class I>
+TransposedPattern<I> transposed_pattern(CsrView<const V, I> a, int threads) {
     const index_t cols = a.cols, nnz = a.nnz;
     TransposedPattern<I> t;
     t.col_ptr.assign(static_cast<std::size_t>(cols + 1), I(0));
@@ -25,7 +26,7 @@ template <class V, class I> TransposedPattern<I> transposed_pattern(CsrView<cons
     // next[r * cols + j]: range r's count of column j, then the position of its next entry of column j.
     std::vector<I> next(static_cast<std::size_t>(parts * cols), I(0));
     const auto range = [&](index_t r) { return next.data() + r * cols; };
-#pragma omp parallel num_threads(static_cast<int>(parts))
+#pragma omp parallel num_threads(static_cast <int>(parts))
     {
 #pragma omp for schedule(static, 1)
         for (index_t r = 0; r < parts; ++r) {
@@ -62,4 +63,4 @@ template <class V, class I> TransposedPattern<I> transposed_pattern(CsrView<cons
     return t;
 }
 
-} // namespace spk::detail::cpu
+}  // namespace spk::detail::cpu

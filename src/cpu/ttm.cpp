@@ -13,7 +13,8 @@
 
 namespace spk::detail::cpu {
 
-template <class V, class I> void ttm(const Executor& exec, const TtmArgs<V, I>& args) {
+template <class V, class I>
+void ttm(const Executor& exec, const TtmArgs<V, I>& args) {
     static_assert(std::is_same_v<typename value_traits<V>::accum, V>, "f32 and f64 accumulate in their own type");
     const CsfView<const V, I>& x = args.x;
     const DenseView<V> y = args.y;
@@ -46,9 +47,11 @@ template <class V, class I> void ttm(const Executor& exec, const TtmArgs<V, I>& 
 #pragma omp simd
                     for (index_t r = 0; r < rank; ++r) sum[r] += v * u[r];
                 }
-                const bool started_before = begin < p0, continues_after = end > p1;
-                if (!started_before && !continues_after) store_row(y, f, sum);
-                else std::copy(sum, sum + rank, partial.slot(c, started_before, f));
+                const bool started_before = begin<p0, continues_after = end> p1;
+                if (!started_before && !continues_after)
+                    store_row(y, f, sum);
+                else
+                    std::copy(sum, sum + rank, partial.slot(c, started_before, f));
             }
         }
     }
@@ -59,4 +62,4 @@ template <class V, class I> void ttm(const Executor& exec, const TtmArgs<V, I>& 
 SPK_FOR_FLOAT_VALUES_AND_INDICES(SPK_INSTANTIATE)
 #undef SPK_INSTANTIATE
 
-} // namespace spk::detail::cpu
+}  // namespace spk::detail::cpu

@@ -6,7 +6,7 @@ namespace spk::detail::cuda {
 
 namespace {
 [[noreturn]] void no_cuda() { unsupported("built without CUDA"); }
-} // namespace
+}  // namespace
 
 bool built_with_cuda() noexcept { return false; }
 int device_count() { return 0; }
@@ -16,4 +16,4 @@ void device_free(int, void*) noexcept {}
 void memcpy_bytes(void*, const void*, std::size_t, int) { no_cuda(); }
 void synchronize(int, void*) { no_cuda(); }
 
-} // namespace spk::detail::cuda
+}  // namespace spk::detail::cuda

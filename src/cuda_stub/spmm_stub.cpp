@@ -12,14 +12,17 @@ template <class V, class I>
 std::shared_ptr<const SpmmState> spmm_analyse(const Executor&, CsrView<const V, I>, index_t, const SpmmOptions&) {
     missing_kernel("spmm");
 }
-template <class V, class I> void spmm(const Executor&, const SpmmState&, const SpmmArgs<V, I>&) { missing_kernel("spmm"); }
+template <class V, class I>
+void spmm(const Executor&, const SpmmState&, const SpmmArgs<V, I>&) {
+    missing_kernel("spmm");
+}
 std::string spmm_describe(const SpmmState&) { return "none"; }
 const SpmmFeatures& spmm_features(const SpmmState&) { missing_kernel("spmm"); }
 
-#define SPK_INSTANTIATE(V, I)                                                                                                       \
+#define SPK_INSTANTIATE(V, I)                                                                                                  \
     template std::shared_ptr<const SpmmState> spmm_analyse(const Executor&, CsrView<const V, I>, index_t, const SpmmOptions&); \
     template void spmm(const Executor&, const SpmmState&, const SpmmArgs<V, I>&);
 SPK_FOR_ALL_VALUES_AND_INDICES(SPK_INSTANTIATE)
 #undef SPK_INSTANTIATE
 
-} // namespace spk::detail::cuda
+}  // namespace spk::detail::cuda

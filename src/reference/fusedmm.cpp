@@ -13,29 +13,37 @@ namespace spk::detail::reference {
 
 namespace {
 
-template <class V> double get(const DenseView<const V>& m, index_t i, index_t j) { return value_cast<double>(m(i, j)); }
+template <class V>
+double get(const DenseView<const V>& m, index_t i, index_t j) {
+    return value_cast<double>(m(i, j));
+}
 
 // s_ij for entry p = (i, j) and head h.
 template <class V, class I>
-double score(const FusedOptions& o, CsrView<const V, I> a, DenseView<const V> x, DenseView<const V> y, index_t d, index_t i, index_t j, index_t p,
-             index_t h) {
+double score(const FusedOptions& o, CsrView<const V, I> a, DenseView<const V> x, DenseView<const V> y, index_t d, index_t i, index_t j,
+             index_t p, index_t h) {
     double s = 0.0;
     switch (o.score) {
-    case Score::dot:
-        for (index_t k = h * d; k < (h + 1) * d; ++k) s += get(x, i, k) * get(y, j, k);
-        break;
-    case Score::add: s = get(x, i, h) + get(y, j, h); break;
-    case Score::neg_sqdist:
-        for (index_t k = h * d; k < (h + 1) * d; ++k) s -= (get(x, i, k) - get(y, j, k)) * (get(x, i, k) - get(y, j, k));
-        break;
-    case Score::value: s = value_cast<double>(a.values[p]); break;
+        case Score::dot:
+            for (index_t k = h * d; k < (h + 1) * d; ++k) s += get(x, i, k) * get(y, j, k);
+            break;
+        case Score::add:
+            s = get(x, i, h) + get(y, j, h);
+            break;
+        case Score::neg_sqdist:
+            for (index_t k = h * d; k < (h + 1) * d; ++k) s -= (get(x, i, k) - get(y, j, k)) * (get(x, i, k) - get(y, j, k));
+            break;
+        case Score::value:
+            s = value_cast<double>(a.values[p]);
+            break;
     }
     return s;
 }
 
-} // namespace
+}  // namespace
 
-template <class V, class I> void fusedmm_forward(const Executor&, const FusedForwardArgs<V, I>& args) {
+template <class V, class I>
+void fusedmm_forward(const Executor&, const FusedForwardArgs<V, I>& args) {
     const auto& a = args.a;
     const FusedOptions& o = args.options;
     const index_t dz = args.dz;
@@ -47,7 +55,8 @@ template <class V, class I> void fusedmm_forward(const Executor&, const FusedFor
         for (index_t h = 0; h < o.heads; ++h) {
             alpha.assign(static_cast<std::size_t>(len), 0.0);
             for (index_t q = 0; q < len; ++q)
-                alpha[q] = edge_apply(o.edge, score(o, a, args.x, args.y, args.d, i, static_cast<index_t>(a.col_idx[begin + q]), begin + q, h));
+                alpha[q] =
+                    edge_apply(o.edge, score(o, a, args.x, args.y, args.d, i, static_cast<index_t>(a.col_idx[begin + q]), begin + q, h));
             if (o.normalize == Normalize::softmax) {
                 double m = -inf, l = 0.0;
                 for (double w : alpha) m = std::max(m, w);
@@ -87,7 +96,8 @@ template <class V, class I> void fusedmm_forward(const Executor&, const FusedFor
     }
 }
 
-template <class V, class I> void fusedmm_backward(const Executor&, const FusedBackwardArgs<V, I>& args) {
+template <class V, class I>
+void fusedmm_backward(const Executor&, const FusedBackwardArgs<V, I>& args) {
     const auto& a = args.a;
     const FusedOptions& o = args.options;
     const index_t d = args.d, dz = args.dz_width;
@@ -114,17 +124,21 @@ template <class V, class I> void fusedmm_backward(const Executor&, const FusedBa
                     s = score(o, a, x, y, d, i, j, p, h);
                     w = edge_apply(o.edge, s);
                 }
-                if (use_saved) alpha[q] = value_cast<double>(args.attention(p, h));
-                else if (softmax) alpha[q] = std::exp(w - static_cast<double>(args.row_max(i, h))) / static_cast<double>(args.row_sum(i, h));
-                else alpha[q] = w;
-                if (!recompute) w = alpha[q]; // α = w without softmax; unused when f' is constant
+                if (use_saved)
+                    alpha[q] = value_cast<double>(args.attention(p, h));
+                else if (softmax)
+                    alpha[q] = std::exp(w - static_cast<double>(args.row_max(i, h))) / static_cast<double>(args.row_sum(i, h));
+                else
+                    alpha[q] = w;
+                if (!recompute) w = alpha[q];  // α = w without softmax; unused when f' is constant
                 slope[q] = edge_derivative(o.edge, s, w);
                 double g = 0.0;
                 for (index_t k = h * dz; k < (h + 1) * dz; ++k)
-                    if (o.aggregate != Aggregate::max || static_cast<index_t>(args.argmax(i, k)) == j) g += get(args.de, i, k) * get(args.z, j, k);
+                    if (o.aggregate != Aggregate::max || static_cast<index_t>(args.argmax(i, k)) == j)
+                        g += get(args.de, i, k) * get(args.z, j, k);
                 dalpha[q] = c * g;
             }
-            double sigma = 0.0; // Σ_k α_ik dα_ik, the softmax Jacobian's shared term
+            double sigma = 0.0;  // Σ_k α_ik dα_ik, the softmax Jacobian's shared term
             if (softmax)
                 for (index_t q = 0; q < len; ++q) sigma += alpha[q] * dalpha[q];
             for (index_t q = 0; q < len; ++q) {
@@ -135,24 +149,26 @@ template <class V, class I> void fusedmm_backward(const Executor&, const FusedBa
                 const double dw = softmax ? alpha[q] * (dalpha[q] - sigma) : dalpha[q];
                 const double ds = dw * slope[q];
                 switch (o.score) {
-                case Score::dot:
-                    for (index_t k = h * d; k < (h + 1) * d; ++k) {
-                        dx[i * x.cols + k] += ds * get(y, j, k);
-                        dy[j * y.cols + k] += ds * get(x, i, k);
-                    }
-                    break;
-                case Score::add:
-                    dx[i * x.cols + h] += ds;
-                    dy[j * y.cols + h] += ds;
-                    break;
-                case Score::neg_sqdist:
-                    for (index_t k = h * d; k < (h + 1) * d; ++k) {
-                        const double diff = get(x, i, k) - get(y, j, k);
-                        dx[i * x.cols + k] -= 2.0 * ds * diff;
-                        dy[j * y.cols + k] += 2.0 * ds * diff;
-                    }
-                    break;
-                case Score::value: da[p] += ds; break;
+                    case Score::dot:
+                        for (index_t k = h * d; k < (h + 1) * d; ++k) {
+                            dx[i * x.cols + k] += ds * get(y, j, k);
+                            dy[j * y.cols + k] += ds * get(x, i, k);
+                        }
+                        break;
+                    case Score::add:
+                        dx[i * x.cols + h] += ds;
+                        dy[j * y.cols + h] += ds;
+                        break;
+                    case Score::neg_sqdist:
+                        for (index_t k = h * d; k < (h + 1) * d; ++k) {
+                            const double diff = get(x, i, k) - get(y, j, k);
+                            dx[i * x.cols + k] -= 2.0 * ds * diff;
+                            dy[j * y.cols + k] += 2.0 * ds * diff;
+                        }
+                        break;
+                    case Score::value:
+                        da[p] += ds;
+                        break;
                 }
             }
         }
@@ -168,10 +184,10 @@ template <class V, class I> void fusedmm_backward(const Executor&, const FusedBa
     store(args.da, da);
 }
 
-#define SPK_INSTANTIATE(V, I)                                                   \
+#define SPK_INSTANTIATE(V, I)                                                      \
     template void fusedmm_forward(const Executor&, const FusedForwardArgs<V, I>&); \
     template void fusedmm_backward(const Executor&, const FusedBackwardArgs<V, I>&);
 SPK_FOR_ALL_VALUES_AND_INDICES(SPK_INSTANTIATE)
 #undef SPK_INSTANTIATE
 
-} // namespace spk::detail::reference
+}  // namespace spk::detail::reference

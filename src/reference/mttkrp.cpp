@@ -7,7 +7,8 @@
 
 namespace spk::detail::reference {
 
-template <class V, class I> void mttkrp(const Executor&, const MttkrpArgs<V, I>& args) {
+template <class V, class I>
+void mttkrp(const Executor&, const MttkrpArgs<V, I>& args) {
     const auto& x = args.x;
     const index_t rank = args.out.cols;
     std::vector<double> acc(static_cast<std::size_t>(rank));
@@ -33,4 +34,4 @@ template <class V, class I> void mttkrp(const Executor&, const MttkrpArgs<V, I>&
 SPK_FOR_FLOAT_VALUES_AND_INDICES(SPK_INSTANTIATE)
 #undef SPK_INSTANTIATE
 
-} // namespace spk::detail::reference
+}  // namespace spk::detail::reference

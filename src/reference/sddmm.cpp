@@ -10,25 +10,29 @@ namespace spk::detail::reference {
 namespace {
 
 // <X(i, head block h), Y(j, head block h)> in double.
-template <class V> double head_dot(DenseView<const V> x, DenseView<const V> y, index_t i, index_t j, index_t h, index_t d) {
+template <class V>
+double head_dot(DenseView<const V> x, DenseView<const V> y, index_t i, index_t j, index_t h, index_t d) {
     double s = 0;
     for (index_t k = h * d; k < (h + 1) * d; ++k) s += value_cast<double>(x(i, k)) * value_cast<double>(y(j, k));
     return s;
 }
 
-} // namespace
+}  // namespace
 
-template <class V, class I> void sddmm(const Executor&, const SddmmArgs<V, I>& args) {
+template <class V, class I>
+void sddmm(const Executor&, const SddmmArgs<V, I>& args) {
     const auto& a = args.a;
     const index_t d = args.x.cols / args.heads;
     for (index_t i = 0; i < a.rows; ++i)
         for (index_t p = a.row_ptr[i]; p < a.row_ptr[i + 1]; ++p) {
             const double scale = args.scale_by_a ? value_cast<double>(a.values[p]) : 1.0;
-            for (index_t h = 0; h < args.heads; ++h) args.out(p, h) = value_cast<V>(scale * head_dot(args.x, args.y, i, a.col_idx[p], h, d));
+            for (index_t h = 0; h < args.heads; ++h)
+                args.out(p, h) = value_cast<V>(scale * head_dot(args.x, args.y, i, a.col_idx[p], h, d));
         }
 }
 
-template <class V, class I> void sddmm_backward(const Executor&, const SddmmBackwardArgs<V, I>& args) {
+template <class V, class I>
+void sddmm_backward(const Executor&, const SddmmBackwardArgs<V, I>& args) {
     const auto& a = args.a;
     const index_t d = args.x.cols / args.heads, width = args.x.cols;
     std::vector<double> dx(static_cast<std::size_t>(args.x.rows * width), 0.0), dy(static_cast<std::size_t>(args.y.rows * width), 0.0);
@@ -55,10 +59,10 @@ template <class V, class I> void sddmm_backward(const Executor&, const SddmmBack
             for (index_t k = 0; k < width; ++k) args.dy(j, k) = value_cast<V>(dy[j * width + k]);
 }
 
-#define SPK_INSTANTIATE(V, I)                                      \
+#define SPK_INSTANTIATE(V, I)                                     \
     template void sddmm(const Executor&, const SddmmArgs<V, I>&); \
     template void sddmm_backward(const Executor&, const SddmmBackwardArgs<V, I>&);
 SPK_FOR_ALL_VALUES_AND_INDICES(SPK_INSTANTIATE)
 #undef SPK_INSTANTIATE
 
-} // namespace spk::detail::reference
+}  // namespace spk::detail::reference

@@ -12,7 +12,8 @@ namespace spk::detail::reference {
 namespace {
 
 // The columns of row i of the mask as a set (empty set when there is no mask).
-template <class V, class I> std::set<index_t> mask_row(const SpgemmProblem<V, I>& p, index_t i) {
+template <class V, class I>
+std::set<index_t> mask_row(const SpgemmProblem<V, I>& p, index_t i) {
     std::set<index_t> cols;
     if (p.mask)
         for (index_t q = p.mask->row_ptr[i]; q < p.mask->row_ptr[i + 1]; ++q) cols.insert(p.mask->col_idx[q]);
@@ -20,7 +21,8 @@ template <class V, class I> std::set<index_t> mask_row(const SpgemmProblem<V, I>
 }
 
 // Row i of C: column -> value, every product kept where the mask allows it.
-template <class Op, class V, class I> std::map<index_t, double> row_of_c(const SpgemmProblem<V, I>& p, index_t i) {
+template <class Op, class V, class I>
+std::map<index_t, double> row_of_c(const SpgemmProblem<V, I>& p, index_t i) {
     const std::set<index_t> mask = mask_row(p, i);
     std::map<index_t, double> row;
     for (index_t pa = p.a.row_ptr[i]; pa < p.a.row_ptr[i + 1]; ++pa) {
@@ -38,16 +40,16 @@ template <class Op, class V, class I> std::map<index_t, double> row_of_c(const S
     return row;
 }
 
-} // namespace
+}  // namespace
 
-template <class V, class I> SpgemmAnalysis spgemm_symbolic(const Executor& exec, const SpgemmProblem<V, I>& p) {
+template <class V, class I>
+SpgemmAnalysis spgemm_symbolic(const Executor& exec, const SpgemmProblem<V, I>& p) {
     SpgemmAnalysis s;
     s.flops_prefix = spgemm_flops_prefix(exec, p.a, p.b);
     s.row_offsets.assign(static_cast<std::size_t>(p.a.rows) + 1, 0);
     with_semiring(p.semiring, [&](auto op) {
         using Op = decltype(op);
-        for (index_t i = 0; i < p.a.rows; ++i)
-            s.row_offsets[i + 1] = s.row_offsets[i] + static_cast<index_t>(row_of_c<Op>(p, i).size());
+        for (index_t i = 0; i < p.a.rows; ++i) s.row_offsets[i + 1] = s.row_offsets[i] + static_cast<index_t>(row_of_c<Op>(p, i).size());
     });
     return s;
 }
@@ -67,10 +69,10 @@ void spgemm_numeric(const Executor&, const SpgemmProblem<V, I>& p, const SpgemmA
     });
 }
 
-#define SPK_INSTANTIATE(V, I)                                                                 \
-    template SpgemmAnalysis spgemm_symbolic(const Executor&, const SpgemmProblem<V, I>&);     \
+#define SPK_INSTANTIATE(V, I)                                                             \
+    template SpgemmAnalysis spgemm_symbolic(const Executor&, const SpgemmProblem<V, I>&); \
     template void spgemm_numeric(const Executor&, const SpgemmProblem<V, I>&, const SpgemmAnalysis&, I*, V*);
 SPK_FOR_FLOAT_VALUES_AND_INDICES(SPK_INSTANTIATE)
 #undef SPK_INSTANTIATE
 
-} // namespace spk::detail::reference
+}  // namespace spk::detail::reference

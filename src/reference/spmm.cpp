@@ -8,7 +8,8 @@
 
 namespace spk::detail::reference {
 
-template <class V, class I> void spmm(const Executor&, const SpmmArgs<V, I>& args) {
+template <class V, class I>
+void spmm(const Executor&, const SpmmArgs<V, I>& args) {
     const auto& a = args.a;
     const index_t n = args.c.cols;
     std::vector<double> acc(static_cast<std::size_t>(n));
@@ -16,7 +17,7 @@ template <class V, class I> void spmm(const Executor&, const SpmmArgs<V, I>& arg
     const bool extremum = args.reduce == Reduce::max || args.reduce == Reduce::min;
     for (index_t i = 0; i < a.rows; ++i) {
         const index_t begin = a.row_ptr[i], end = a.row_ptr[i + 1];
-        const double init = args.reduce == Reduce::max ? -std::numeric_limits<double>::infinity()
+        const double init = args.reduce == Reduce::max   ? -std::numeric_limits<double>::infinity()
                             : args.reduce == Reduce::min ? std::numeric_limits<double>::infinity()
                                                          : 0.0;
         std::fill(acc.begin(), acc.end(), init);
@@ -39,8 +40,10 @@ template <class V, class I> void spmm(const Executor&, const SpmmArgs<V, I>& arg
         const index_t len = end - begin;
         for (index_t k = 0; k < n; ++k) {
             double r = acc[k];
-            if (len == 0) r = 0.0;
-            else if (args.reduce == Reduce::mean) r /= static_cast<double>(len);
+            if (len == 0)
+                r = 0.0;
+            else if (args.reduce == Reduce::mean)
+                r /= static_cast<double>(len);
             r *= args.alpha;
             if (args.beta != 0.0) r += args.beta * value_cast<double>(args.c(i, k));
             args.c(i, k) = value_cast<V>(r);
@@ -53,4 +56,4 @@ template <class V, class I> void spmm(const Executor&, const SpmmArgs<V, I>& arg
 SPK_FOR_ALL_VALUES_AND_INDICES(SPK_INSTANTIATE)
 #undef SPK_INSTANTIATE
 
-} // namespace spk::detail::reference
+}  // namespace spk::detail::reference

@@ -7,7 +7,8 @@
 
 namespace spk::detail::reference {
 
-template <class V, class I> void ttm(const Executor&, const TtmArgs<V, I>& args) {
+template <class V, class I>
+void ttm(const Executor&, const TtmArgs<V, I>& args) {
     const auto& x = args.x;
     const index_t rank = args.y.cols;
     std::vector<double> acc(static_cast<std::size_t>(rank));
@@ -26,4 +27,4 @@ template <class V, class I> void ttm(const Executor&, const TtmArgs<V, I>& args)
 SPK_FOR_FLOAT_VALUES_AND_INDICES(SPK_INSTANTIATE)
 #undef SPK_INSTANTIATE
 
-} // namespace spk::detail::reference
+}  // namespace spk::detail::reference

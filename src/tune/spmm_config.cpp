@@ -25,9 +25,7 @@ bool is_compiled(const RbShape& s) {
     return std::find(all.begin(), all.end(), s) != all.end();
 }
 
-std::string to_string(const RbShape& s) {
-    return "rb.g" + std::to_string(s.g) + ".r" + std::to_string(s.r) + ".v" + std::to_string(s.vec);
-}
+std::string to_string(const RbShape& s) { return "rb.g" + std::to_string(s.g) + ".r" + std::to_string(s.r) + ".v" + std::to_string(s.vec); }
 
 std::string to_string(const SpmmConfig& c) {
     std::string out = to_string(c.shape);
@@ -44,7 +42,8 @@ namespace {
 
 int parse_field(std::string_view text, std::string_view part, char key) {
     int v = 0;
-    if (part.size() < 2 || part[0] != key) bad_config(text, "expected '" + std::string(1, key) + "<number>' at '" + std::string(part) + "'");
+    if (part.size() < 2 || part[0] != key)
+        bad_config(text, "expected '" + std::string(1, key) + "<number>' at '" + std::string(part) + "'");
     const auto [ptr, ec] = std::from_chars(part.data() + 1, part.data() + part.size(), v);
     if (ec != std::errc() || ptr != part.data() + part.size()) bad_config(text, "bad number in '" + std::string(part) + "'");
     return v;
@@ -89,7 +88,7 @@ std::optional<RbShape> best_shape(int column_lanes, int vec, int want_r) {
     return best;
 }
 
-} // namespace
+}  // namespace
 
 SpmmConfig parse_spmm_config(std::string_view text) {
     SpmmConfig c;
@@ -107,7 +106,8 @@ SpmmConfig parse_spmm_config(std::string_view text) {
             if (c.long_shape->g != 32) bad_config(text, "split long rows need a 32-lane shape");
         }
         const auto [ptr, ec] = std::from_chars(num.data(), num.data() + num.size(), c.long_threshold);
-        if (ec != std::errc() || ptr != num.data() + num.size() || c.long_threshold < 1) bad_config(text, "bad row length '" + std::string(num) + "'");
+        if (ec != std::errc() || ptr != num.data() + num.size() || c.long_threshold < 1)
+            bad_config(text, "bad row length '" + std::string(num) + "'");
     }
     return c;
 }
@@ -119,7 +119,7 @@ index_t SpmmFeatures::rows_longer_than_pow2(int bits) const {
 }
 
 std::uint64_t fingerprint(const SpmmFeatures& f) {
-    std::uint64_t h = 1469598103934665603ull; // FNV-1a over the features that describe the matrix
+    std::uint64_t h = 1469598103934665603ull;  // FNV-1a over the features that describe the matrix
     const auto mix = [&](std::uint64_t v) {
         for (int b = 0; b < 8; ++b) {
             h ^= (v >> (8 * b)) & 0xffu;
@@ -179,7 +179,7 @@ std::vector<SpmmConfig> spmm_candidates(const SpmmFeatures& f) {
     const index_t n = std::max<index_t>(f.n, 1);
     for (const auto& s : compiled_rb_shapes()) {
         if (n % s.vec != 0) continue;
-        if (s.tile() > 2 * pow2_ceil(n) && s.tile() > 32) continue; // most lanes would idle
+        if (s.tile() > 2 * pow2_ceil(n) && s.tile() > 32) continue;  // most lanes would idle
         SpmmConfig c{s, pick.long_shape, pick.long_threshold, pick.split_long};
         if (c.long_shape && c.long_shape->vec != s.vec) c.long_shape.reset();
         if (!c.long_shape) {
@@ -191,4 +191,4 @@ std::vector<SpmmConfig> spmm_candidates(const SpmmFeatures& f) {
     return out;
 }
 
-} // namespace spk::detail
+}  // namespace spk::detail

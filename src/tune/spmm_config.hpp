@@ -16,9 +16,9 @@
 namespace spk::detail {
 
 struct RbShape {
-    int g = 32;  // lanes per row
-    int r = 1;   // lanes splitting the row's non-zeros (the reduction group)
-    int vec = 1; // columns per lane (vector width)
+    int g = 32;   // lanes per row
+    int r = 1;    // lanes splitting the row's non-zeros (the reduction group)
+    int vec = 1;  // columns per lane (vector width)
     int column_lanes() const { return g / r; }
     int tile() const { return column_lanes() * vec; }
     friend bool operator==(const RbShape&, const RbShape&) = default;
@@ -26,7 +26,7 @@ struct RbShape {
 
 struct SpmmConfig {
     RbShape shape;
-    std::optional<RbShape> long_shape; // rows longer than long_threshold use it
+    std::optional<RbShape> long_shape;  // rows longer than long_threshold use it
     index_t long_threshold = 0;
     bool split_long = false;
     friend bool operator==(const SpmmConfig&, const SpmmConfig&) = default;
@@ -45,9 +45,9 @@ SpmmConfig parse_spmm_config(std::string_view text);
 struct SpmmFeatures {
     index_t rows = 0, cols = 0, nnz = 0, n = 0;
     index_t max_row = 0;
-    std::array<index_t, 34> log2_histogram{}; // [k]: rows whose length has bit width k (0: empty)
+    std::array<index_t, 34> log2_histogram{};  // [k]: rows whose length has bit width k (0: empty)
     int value_bytes = 4;
-    bool atomics_allowed = false; // sum or mean, f32 or f64, and not asked to be deterministic
+    bool atomics_allowed = false;  // sum or mean, f32 or f64, and not asked to be deterministic
     double mean_row() const { return rows ? static_cast<double>(nnz) / static_cast<double>(rows) : 0.0; }
     // Rows with more than `len` non-zeros, from the histogram (rounded to powers of two).
     index_t rows_longer_than_pow2(int bits) const;
@@ -62,4 +62,4 @@ SpmmConfig select_spmm_config(const SpmmFeatures& f);
 // The candidates the tuner measures for these features (the selector's pick first).
 std::vector<SpmmConfig> spmm_candidates(const SpmmFeatures& f);
 
-} // namespace spk::detail
+}  // namespace spk::detail

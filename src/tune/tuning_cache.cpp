@@ -18,7 +18,7 @@ std::string tuning_cache_path() {
     return "spk-tuning.json";
 }
 
-} // namespace spk
+}  // namespace spk
 
 namespace spk::detail {
 
@@ -37,17 +37,20 @@ constexpr const char* header = "{\"spk_tuning_cache\": 1, \"entries\": {";
 constexpr const char* footer = "}}";
 
 void check_plain(const std::string& s, const char* what) {
-    if (s.find_first_of("\"\\\n") != std::string::npos) invalid_argument(std::string("tuning cache: ") + what + " holds a quote, backslash or newline: " + s);
+    if (s.find_first_of("\"\\\n") != std::string::npos)
+        invalid_argument(std::string("tuning cache: ") + what + " holds a quote, backslash or newline: " + s);
 }
 
-} // namespace
+}  // namespace
 
 TuningCache::TuningCache(std::string path) : path_(std::move(path)) {
     std::ifstream in(path_);
-    if (!in) return; // no cache yet
+    if (!in) return;  // no cache yet
     std::string line;
     int number = 0;
-    const auto bad = [&](const std::string& why) { format_error(path_ + ":" + std::to_string(number) + ": " + why + " (delete the file to start afresh)"); };
+    const auto bad = [&](const std::string& why) {
+        format_error(path_ + ":" + std::to_string(number) + ": " + why + " (delete the file to start afresh)");
+    };
     if (!std::getline(in, line)) return;
     ++number;
     if (line != header) bad("not an spk tuning cache");
@@ -97,4 +100,4 @@ void TuningCache::record(const TuningKey& key, const std::string& config) {
     if (ec) invalid_argument("tuning cache: cannot replace " + path_ + ": " + ec.message());
 }
 
-} // namespace spk::detail
+}  // namespace spk::detail

@@ -11,9 +11,9 @@
 namespace spk::detail {
 
 struct TuningKey {
-    std::string device;   // e.g. "NVIDIA H200"
-    std::string op;       // "spmm"
-    std::string types;    // "f32.i32"
+    std::string device;  // e.g. "NVIDIA H200"
+    std::string op;      // "spmm"
+    std::string types;   // "f32.i32"
     long long n = 0;
     std::string variant;  // what else changes the best choice, e.g. "sum" or "max.deterministic"
     std::uint64_t fingerprint = 0;
@@ -34,4 +34,4 @@ private:
     std::map<std::string, std::string> entries_;
 };
 
-} // namespace spk::detail
+}  // namespace spk::detail

@@ -1,7 +1,6 @@
 // The `spk` command as a user runs it: exit codes, help, and what each sub-command prints.
 // The binary comes from $SPK_SPK_BINARY (tests/CMakeLists.txt sets it).
 #include <gtest/gtest.h>
-
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -66,8 +65,8 @@ protected:
     fs::path dir_;
 };
 
-#define REQUIRE_MATRIX(var, name)                                                  \
-    const std::string var = matrix(name);                                          \
+#define REQUIRE_MATRIX(var, name)         \
+    const std::string var = matrix(name); \
     if (var.empty()) GTEST_SKIP() << name << " not found in " << spk::test::matrix_dir()
 
 const char* const commands[] = {"info", "gen", "run", "verify", "bench", "tc"};
@@ -112,7 +111,7 @@ TEST_F(Cli, BadRangeAndBadNumberAreUsageErrors) {
     EXPECT_EQ(spk("bench --op spmm --matrix banded:n=10,half_width=1 --n 8:64:x1").code, 2);
     EXPECT_EQ(spk("run spmm banded:n=10,half_width=1 --n abc").code, 2);
     EXPECT_EQ(spk("run spmm banded:n=10,half_width=1 --reduce median").code, 2);
-    EXPECT_EQ(spk("info").code, 2); // missing MATRIX
+    EXPECT_EQ(spk("info").code, 2);  // missing MATRIX
 }
 
 TEST_F(Cli, MissingFileFailsNamingThePath) {
@@ -205,7 +204,7 @@ TEST_F(Cli, VerifySpmmPassesOnAGeneratedMatrix) {
     EXPECT_NE(r.out.find("cpu, 1 thread"), std::string::npos) << r.out;
     EXPECT_NE(r.out.find("PASS"), std::string::npos) << r.out;
     EXPECT_EQ(r.out.find("FAIL"), std::string::npos) << r.out;
-    EXPECT_NE(r.out.find("skipped"), std::string::npos) << "cuda should be reported\n" << r.out; // no device in CI
+    EXPECT_NE(r.out.find("skipped"), std::string::npos) << "cuda should be reported\n" << r.out;  // no device in CI
 }
 
 TEST_F(Cli, VerifyAllOnKarate) {
@@ -220,7 +219,8 @@ TEST_F(Cli, VerifyAllOnATensorRunsMttkrpAndTtmInEveryMode) {
     std::ofstream(tns) << "# dims: 4 x 5 x 6\n1 1 1 1.0\n2 3 4 2.0\n4 5 6 -1.5\n3 3 3 0.5\n2 3 1 0.25\n";
     const Result r = spk("verify all '" + tns.string() + "' --rank 3");
     EXPECT_EQ(r.code, 0) << r.out << r.err;
-    for (const char* op : {"mttkrp mode=0", "mttkrp mode=2", "ttm mode=1"}) EXPECT_NE(r.out.find(op), std::string::npos) << op << "\n" << r.out;
+    for (const char* op : {"mttkrp mode=0", "mttkrp mode=2", "ttm mode=1"})
+        EXPECT_NE(r.out.find(op), std::string::npos) << op << "\n" << r.out;
     EXPECT_EQ(r.out.find("FAIL"), std::string::npos) << r.out;
 }
 
@@ -239,12 +239,13 @@ TEST_F(Cli, RunPrintsASummaryAndWritesTheResult) {
     EXPECT_TRUE(fs::exists(out));
     const Result g = spk("run spgemm banded:n=50,half_width=1 --backend reference");
     ASSERT_EQ(g.code, 0) << g.err;
-    EXPECT_NE(g.out.find("nnz       244"), std::string::npos) << g.out; // pentadiagonal: 5 n - 6
+    EXPECT_NE(g.out.find("nnz       244"), std::string::npos) << g.out;  // pentadiagonal: 5 n - 6
 }
 
 TEST_F(Cli, BenchExpandsRangesAndWritesJson) {
     const std::string json = (dir_ / "bench.json").string();
-    const Result r = spk("bench --op spmm,tc --matrix banded:n=200,half_width=3 --n=4:16:x2 --warmup 0 --reps=2 --threads 1 --json '" + json + "'");
+    const Result r =
+        spk("bench --op spmm,tc --matrix banded:n=200,half_width=3 --n=4:16:x2 --warmup 0 --reps=2 --threads 1 --json '" + json + "'");
     ASSERT_EQ(r.code, 0) << r.err;
     for (const char* n : {"  4  ", "  8  ", "  16  "}) EXPECT_NE(r.out.find(n), std::string::npos) << n << " in\n" << r.out;
     EXPECT_NE(r.out.find("geomean spmm n=16"), std::string::npos) << r.out;
@@ -266,4 +267,4 @@ TEST_F(Cli, BenchSuiteResolvesSharedMatrices) {
     EXPECT_NE(r.out.find("banded:n=30,half_width=1"), std::string::npos) << r.out;
 }
 
-} // namespace
+}  // namespace

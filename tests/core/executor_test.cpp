@@ -36,7 +36,7 @@ TEST(Array, HostCopiesAndMoves) {
     EXPECT_EQ(b.to_vector(), (std::vector<double>{1.0, 2.0, 3.0}));
     Array<double> c = std::move(b);
     EXPECT_EQ(c.size(), 3u);
-    EXPECT_EQ(b.size(), 0u); // NOLINT(bugprone-use-after-move): moved-from arrays are empty by contract
+    EXPECT_EQ(b.size(), 0u);  // NOLINT(bugprone-use-after-move): moved-from arrays are empty by contract
     Array<double> empty(cpu, 0);
     EXPECT_TRUE(empty.empty());
     EXPECT_EQ(empty.data(), nullptr);
@@ -51,5 +51,5 @@ TEST(Array, HostAllocationFailureIsOutOfMemory) {
     }
 }
 
-} // namespace
-} // namespace spk
+}  // namespace
+}  // namespace spk

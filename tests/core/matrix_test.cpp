@@ -58,12 +58,24 @@ TEST(SortRows, SortsAndMergesUnsortedInput) {
 TEST(Validate, NamesTheFirstBadEntry) {
     const Executor cpu = Executor::cpu();
     using C = Csr<double, std::int32_t>;
-    expect_error([&] { validate(C(cpu, 2, 3, {1, 1, 2}, {0, 1}, {1.0, 1.0}).view(), "M"); }, ErrorKind::InvalidArgument, "M: row_ptr[0] is 1");
+    expect_error(
+        [&] {
+            validate(C(cpu, 2, 3, {1, 1, 2}, {0, 1}, {1.0, 1.0}).view(), "M");
+        },
+        ErrorKind::InvalidArgument, "M: row_ptr[0] is 1");
     expect_error([&] { validate(C(cpu, 2, 3, {0, 2, 1}, {0, 1}, {1.0, 1.0}).view()); }, ErrorKind::InvalidArgument, "decreases at row 1");
-    expect_error([&] { validate(C(cpu, 2, 3, {0, 1, 2}, {0, 3}, {1.0, 1.0}).view()); }, ErrorKind::InvalidArgument, "entry 1 (row 1) has column 3");
+    expect_error(
+        [&] {
+            validate(C(cpu, 2, 3, {0, 1, 2}, {0, 3}, {1.0, 1.0}).view());
+        },
+        ErrorKind::InvalidArgument, "entry 1 (row 1) has column 3");
     expect_error([&] { validate(C(cpu, 1, 3, {0, 2}, {2, 1}, {1.0, 1.0}).view()); }, ErrorKind::InvalidArgument, "row 0 is not sorted");
     expect_error([&] { validate(C(cpu, 1, 3, {0, 2}, {1, 1}, {1.0, 1.0}).view()); }, ErrorKind::InvalidArgument, "repeats a column");
-    expect_error([&] { validate(C(cpu, 1, 3, {0, 3}, {0, 1}, {1.0, 1.0}).view()); }, ErrorKind::InvalidArgument, "row_ptr[rows] is 3 but nnz is 2");
+    expect_error(
+        [&] {
+            validate(C(cpu, 1, 3, {0, 3}, {0, 1}, {1.0, 1.0}).view());
+        },
+        ErrorKind::InvalidArgument, "row_ptr[rows] is 3 but nnz is 2");
     // Unsorted rows are fine when the view says so.
     C unsorted(cpu, 1, 3, {0, 2}, {2, 1}, {1.0, 1.0}, false);
     validate(unsorted.view());
@@ -78,5 +90,5 @@ TEST(ConvertValues, ToHalfPrecisionAndBack) {
     for (std::size_t p = 0; p < av.size(); ++p) EXPECT_NEAR(bv[p], av[p], 1e-2 * std::abs(av[p]));
 }
 
-} // namespace
-} // namespace spk
+}  // namespace
+}  // namespace spk

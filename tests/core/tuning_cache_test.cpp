@@ -1,4 +1,6 @@
 // The tuning cache file and the matrix fingerprint (host code; runs without a GPU).
+#include "tune/tuning_cache.hpp"
+
 #include <unistd.h>
 
 #include <cstdlib>
@@ -7,7 +9,6 @@
 
 #include "support/test_support.hpp"
 #include "tune/spmm_config.hpp"
-#include "tune/tuning_cache.hpp"
 
 namespace spk::detail {
 namespace {
@@ -23,14 +24,14 @@ std::string scratch_file(const std::string& name) {
 TuningKey key(long long n) { return TuningKey{"NVIDIA H200", "spmm", "f32.i32", n, "sum", 0x1234abcdull}; }
 
 TEST(TuningCache, RecordsAndReloadsEntries) {
-    const std::string path = scratch_file("sub/tuning.json"); // the folder does not exist yet
+    const std::string path = scratch_file("sub/tuning.json");  // the folder does not exist yet
     {
         TuningCache cache(path);
         EXPECT_EQ(cache.size(), 0u);
         EXPECT_FALSE(cache.find(key(32)).has_value());
         cache.record(key(32), "rb.g8.r1.v4");
         cache.record(key(128), "rb.g32.r1.v4+rb.g32.r1.v4@256:split");
-        cache.record(key(32), "rb.g16.r2.v4"); // a later measurement replaces the earlier one
+        cache.record(key(32), "rb.g16.r2.v4");  // a later measurement replaces the earlier one
     }
     const TuningCache reloaded(path);
     EXPECT_EQ(reloaded.size(), 2u);
@@ -80,9 +81,9 @@ TEST(Fingerprint, SameFeaturesSameDigestOtherwiseDifferent) {
     g.cols = 901;
     EXPECT_NE(fingerprint(f), fingerprint(g));
     g = f;
-    g.n = 128; // n is part of the key, not of the matrix's fingerprint
+    g.n = 128;  // n is part of the key, not of the matrix's fingerprint
     EXPECT_EQ(fingerprint(f), fingerprint(g));
 }
 
-} // namespace
-} // namespace spk::detail
+}  // namespace
+}  // namespace spk::detail

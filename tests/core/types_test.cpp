@@ -25,8 +25,8 @@ TEST(F16, EveryBitPatternRoundTripsThroughFloat) {
 }
 
 TEST(F16, RoundsToNearestEvenAndOverflowsToInf) {
-    EXPECT_EQ(static_cast<float>(f16(1.0f + 1.0f / 2048.0f)), 1.0f);                       // halfway: down to even
-    EXPECT_EQ(static_cast<float>(f16(1.0f + 3.0f / 2048.0f)), 1.0f + 2.0f / 1024.0f);      // halfway: up to even
+    EXPECT_EQ(static_cast<float>(f16(1.0f + 1.0f / 2048.0f)), 1.0f);                   // halfway: down to even
+    EXPECT_EQ(static_cast<float>(f16(1.0f + 3.0f / 2048.0f)), 1.0f + 2.0f / 1024.0f);  // halfway: up to even
     EXPECT_TRUE(std::isinf(static_cast<float>(f16(70000.0f))));
     EXPECT_TRUE(std::isinf(static_cast<float>(f16(-std::numeric_limits<float>::infinity()))));
     EXPECT_TRUE(std::isnan(static_cast<float>(f16(std::numeric_limits<float>::quiet_NaN()))));
@@ -35,8 +35,8 @@ TEST(F16, RoundsToNearestEvenAndOverflowsToInf) {
 
 TEST(BF16, RoundsToNearestEvenAndKeepsSpecials) {
     EXPECT_EQ(static_cast<float>(bf16(1.0f)), 1.0f);
-    EXPECT_EQ(static_cast<float>(bf16(1.0f + 1.0f / 256.0f)), 1.0f);                 // halfway: down to even
-    EXPECT_EQ(static_cast<float>(bf16(1.0f + 3.0f / 256.0f)), 1.0f + 2.0f / 128.0f); // halfway: up to even
+    EXPECT_EQ(static_cast<float>(bf16(1.0f + 1.0f / 256.0f)), 1.0f);                  // halfway: down to even
+    EXPECT_EQ(static_cast<float>(bf16(1.0f + 3.0f / 256.0f)), 1.0f + 2.0f / 128.0f);  // halfway: up to even
     EXPECT_TRUE(std::isnan(static_cast<float>(bf16(std::numeric_limits<float>::quiet_NaN()))));
     EXPECT_TRUE(std::isinf(static_cast<float>(bf16(std::numeric_limits<float>::infinity()))));
     for (std::uint32_t b = 0; b < 0x10000u; ++b) {
@@ -47,5 +47,5 @@ TEST(BF16, RoundsToNearestEvenAndKeepsSpecials) {
     }
 }
 
-} // namespace
-} // namespace spk
+}  // namespace
+}  // namespace spk

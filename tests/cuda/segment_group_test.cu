@@ -12,24 +12,28 @@
 namespace spk::detail::cuda {
 namespace {
 
-template <int R, class T> __global__ void group_sum_kernel(const T* in, accum_t<T>* out) {
+template <int R, class T>
+__global__ void group_sum_kernel(const T* in, accum_t<T>* out) {
     const int i = blockIdx.x * blockDim.x + threadIdx.x;
     out[i] = group_sum<R>(to_accum(in[i]));
 }
 
-template <int R> __global__ void group_max_kernel(const float* in, float* out) {
+template <int R>
+__global__ void group_max_kernel(const float* in, float* out) {
     const int i = blockIdx.x * blockDim.x + threadIdx.x;
     out[i] = group_reduce<R>(in[i], [](float a, float b) { return a > b ? a : b; });
 }
 
-template <int R> __global__ void segment_sum_kernel(const double* in, const int* keys, double* out, double* totals) {
+template <int R>
+__global__ void segment_sum_kernel(const double* in, const int* keys, double* out, double* totals) {
     const int i = blockIdx.x * blockDim.x + threadIdx.x;
     const double v = segment_reduce<R>(in[i], keys[i], [](double a, double b) { return a + b; });
     out[i] = segment_head<R>(keys[i]) ? v : 0.0;
     group_atomic_add<R>(&totals[keys[i]], keys[i], in[i]);
 }
 
-template <class T> struct DeviceBuffer {
+template <class T>
+struct DeviceBuffer {
     T* ptr = nullptr;
     explicit DeviceBuffer(std::size_t n) { SPK_CUDA_CHECK(cudaMalloc(&ptr, n * sizeof(T))); }
     ~DeviceBuffer() { cudaFree(ptr); }
@@ -42,7 +46,8 @@ protected:
     }
 };
 
-template <int R, class T> void check_group_sum(std::uint64_t seed) {
+template <int R, class T>
+void check_group_sum(std::uint64_t seed) {
     constexpr int n = 256;
     std::mt19937_64 rng(seed);
     std::uniform_real_distribution<float> dist(-1.0f, 1.0f);
@@ -63,7 +68,8 @@ template <int R, class T> void check_group_sum(std::uint64_t seed) {
     }
 }
 
-template <int R> void check_all_types(std::uint64_t seed) {
+template <int R>
+void check_all_types(std::uint64_t seed) {
     check_group_sum<R, float>(seed);
     check_group_sum<R, double>(seed);
     check_group_sum<R, f16>(seed);
@@ -80,7 +86,8 @@ TEST_F(SegmentGroup, GroupSumEveryGroupSizeAndType) {
     check_all_types<32>(seed);
 }
 
-template <int R> void check_group_max(std::uint64_t seed) {
+template <int R>
+void check_group_max(std::uint64_t seed) {
     constexpr int n = 128;
     std::mt19937_64 rng(seed);
     std::uniform_real_distribution<float> dist(-5.0f, 5.0f);
@@ -110,7 +117,8 @@ TEST_F(SegmentGroup, GroupMaxEveryGroupSize) {
 
 // Keys are non-decreasing runs of random length (like the rows of consecutive non-zeros),
 // including runs that cross group boundaries and runs of length one.
-template <int R> void check_segments(std::uint64_t seed) {
+template <int R>
+void check_segments(std::uint64_t seed) {
     constexpr int n = 512;
     std::mt19937_64 rng(seed);
     std::uniform_real_distribution<double> dist(-1.0, 1.0);
@@ -159,5 +167,5 @@ TEST_F(SegmentGroup, SegmentReduceAndGroupAtomicAddEveryGroupSize) {
     check_segments<32>(seed);
 }
 
-} // namespace
-} // namespace spk::detail::cuda
+}  // namespace
+}  // namespace spk::detail::cuda

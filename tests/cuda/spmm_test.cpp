@@ -1,10 +1,10 @@
 // CUDA SpMM against the reference: every compiled kernel shape, every reduction, layouts, types,
 // row bins, edge cases and the shared real matrices. Skips without a device.
+#include <unistd.h>
+
 #include <algorithm>
 #include <cmath>
 #include <filesystem>
-
-#include <unistd.h>
 
 #include "spk/io.hpp"
 #include "support/test_support.hpp"
@@ -22,7 +22,8 @@ protected:
 };
 
 // One matrix with empty rows, short rows and one row holding a large share of the non-zeros.
-template <class V, class I> Csr<V, I> skewed_matrix(index_t rows, index_t cols, std::uint64_t seed) {
+template <class V, class I>
+Csr<V, I> skewed_matrix(index_t rows, index_t cols, std::uint64_t seed) {
     auto base = test::random_csr<double, I>(rows, cols, 5.0, seed);
     auto coo = csr_to_coo(base.view());
     Coo<V, I> out{rows, cols, {}, {}, {}};
@@ -31,7 +32,7 @@ template <class V, class I> Csr<V, I> skewed_matrix(index_t rows, index_t cols, 
         out.col_idx.push_back(coo.col_idx[p]);
         out.values.push_back(value_cast<V>(coo.values[p]));
     }
-    for (index_t j = 0; j < cols; j += 2) { // the huge row
+    for (index_t j = 0; j < cols; j += 2) {  // the huge row
         out.row_idx.push_back(static_cast<I>(rows / 3));
         out.col_idx.push_back(static_cast<I>(j));
         out.values.push_back(value_cast<V>(0.25 + 0.001 * static_cast<double>(j % 7)));
@@ -47,13 +48,19 @@ struct Case {
     std::string config = {};
 };
 
-template <class V, class I> void check(const Csr<V, I>& a_host, index_t n, const Case& cs, std::uint64_t seed) {
+template <class V, class I>
+void check(const Csr<V, I>& a_host, index_t n, const Case& cs, std::uint64_t seed) {
     const Executor gpu = Executor::cuda(0), ref = Executor::reference();
     const index_t k = cs.transpose_a ? a_host.rows() : a_host.cols();
     const index_t m = cs.transpose_a ? a_host.cols() : a_host.rows();
     const Dense<V> b_host = test::random_dense<V>(k, n, seed, cs.b_layout);
     const Dense<V> c0 = test::random_dense<V>(m, n, seed + 1, cs.c_layout);
-    SpmmOptions opt{.reduce = cs.reduce, .alpha = cs.alpha, .beta = cs.beta, .transpose_a = cs.transpose_a, .deterministic = false, .config = cs.config};
+    SpmmOptions opt{.reduce = cs.reduce,
+                    .alpha = cs.alpha,
+                    .beta = cs.beta,
+                    .transpose_a = cs.transpose_a,
+                    .deterministic = false,
+                    .config = cs.config};
     const bool want_arg = cs.reduce == Reduce::max || cs.reduce == Reduce::min;
 
     Dense<V> c_ref = c0.to(Executor::cpu());
@@ -89,7 +96,8 @@ template <class V, class I> void check(const Csr<V, I>& a_host, index_t n, const
         got_scaled[q] = got[q] / scale[q];
         want_scaled[q] = want[q] / scale[q];
     }
-    EXPECT_TRUE(test::all_close(got_scaled, want_scaled, 0.0, test::rtol_for<V>(), n)) << "config " << plan.config() << " n=" << n << " (errors relative to |A||B|)";
+    EXPECT_TRUE(test::all_close(got_scaled, want_scaled, 0.0, test::rtol_for<V>(), n))
+        << "config " << plan.config() << " n=" << n << " (errors relative to |A||B|)";
     if (want_arg) {
         EXPECT_EQ(arg.values().to_vector(), arg_ref.values().to_vector()) << "config " << plan.config();
     }
@@ -248,5 +256,5 @@ TEST(SpmmConfig, SelectorPicksCompiledShapesThatFitN) {
         }
 }
 
-} // namespace
-} // namespace spk
+}  // namespace
+}  // namespace spk

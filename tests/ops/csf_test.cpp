@@ -9,7 +9,10 @@
 namespace spk::test {
 namespace {
 
-template <class I> std::vector<I> host(const Array<I>& a) { return a.to_vector(); }
+template <class I>
+std::vector<I> host(const Array<I>& a) {
+    return a.to_vector();
+}
 
 CooTensor3<double, std::int32_t> small_tensor() {
     CooTensor3<double, std::int32_t> x;
@@ -18,7 +21,7 @@ CooTensor3<double, std::int32_t> small_tensor() {
     push_entry(x, 0, 3, 1, 1.0);
     push_entry(x, 0, 0, 1, 2.0);
     push_entry(x, 0, 3, 0, 3.0);
-    push_entry(x, 2, 1, 0, 7.0); // repeats the first entry
+    push_entry(x, 2, 1, 0, 7.0);  // repeats the first entry
     return x;
 }
 
@@ -45,7 +48,8 @@ TEST(Csf, KnownArraysInTwoOrders) {
 }
 
 // Checks the CSF invariants and expands it back to coordinates -> value.
-template <class V, class I> std::map<std::array<index_t, 3>, double> expand(const Csf<V, I>& csf) {
+template <class V, class I>
+std::map<std::array<index_t, 3>, double> expand(const Csf<V, I>& csf) {
     const auto v = csf.view();
     std::map<std::array<index_t, 3>, double> out;
     EXPECT_EQ(v.slice_ptr[0], 0);
@@ -77,7 +81,8 @@ template <class V, class I> std::map<std::array<index_t, 3>, double> expand(cons
     return out;
 }
 
-template <class V, class I> void expect_round_trips(const CooTensor3<V, I>& x) {
+template <class V, class I>
+void expect_round_trips(const CooTensor3<V, I>& x) {
     std::map<std::array<index_t, 3>, double> expected;
     for (std::size_t p = 0; p < x.values.size(); ++p) expected[{x.idx[0][p], x.idx[1][p], x.idx[2][p]}] += static_cast<double>(x.values[p]);
     const std::array<std::array<int, 3>, 6> orders{{{0, 1, 2}, {0, 2, 1}, {1, 0, 2}, {1, 2, 0}, {2, 0, 1}, {2, 1, 0}}};
@@ -93,7 +98,7 @@ template <class V, class I> void expect_round_trips(const CooTensor3<V, I>& x) {
 
 TEST(Csf, RoundTripsInEveryOrder) {
     const std::uint64_t s = seed("csf round trip");
-    expect_round_trips(random_tensor<double, std::int32_t>({6, 9, 4}, 300, s)); // many repeats
+    expect_round_trips(random_tensor<double, std::int32_t>({6, 9, 4}, 300, s));  // many repeats
     expect_round_trips(random_tensor<float, std::int64_t>({50, 3, 70}, 500, s + 1));
     expect_round_trips(skewed_tensor<double, std::int32_t>({20, 20, 20}, 400, 1, 7, 0.8, s + 2));
 }
@@ -120,7 +125,7 @@ TEST(Csf, EmptyTensorAndExplicitZeros) {
     EXPECT_EQ(host(empty.fiber_ptr()), (std::vector<std::int32_t>{0}));
     x.dims = {4, 3, 2};
     push_entry(x, 1, 2, 1, 0.0);
-    EXPECT_EQ(to_csf(x, {0, 1, 2}).nnz(), 1); // a stored zero stays stored
+    EXPECT_EQ(to_csf(x, {0, 1, 2}).nnz(), 1);  // a stored zero stays stored
 }
 
 TEST(Csf, CopyKeepsEverything) {
@@ -132,7 +137,8 @@ TEST(Csf, CopyKeepsEverything) {
     EXPECT_EQ(expand(b), expand(a));
 }
 
-template <class F> void expect_invalid(F&& call, const std::vector<std::string>& words) {
+template <class F>
+void expect_invalid(F&& call, const std::vector<std::string>& words) {
     try {
         call();
         ADD_FAILURE() << "no error thrown";
@@ -161,5 +167,5 @@ TEST(Csf, BadInputIsRejectedWithItsName) {
     expect_invalid([&] { to_csf(short_values, {0, 1, 2}); }, {"idx[0]", "5 entries", "4 values"});
 }
 
-} // namespace
-} // namespace spk::test
+}  // namespace
+}  // namespace spk::test

@@ -6,7 +6,8 @@ namespace spk::test {
 namespace {
 
 // L = Σ E ⊙ G, so dL/dθ is what backward(dE = G) returns.
-template <class V, class I> double loss(const Executor& exec, const fused::Problem<V, I>& p, const std::vector<double>& g) {
+template <class V, class I>
+double loss(const Executor& exec, const fused::Problem<V, I>& p, const std::vector<double>& g) {
     const auto e = to_doubles(fused::forward(exec, p).e);
     double l = 0.0;
     for (std::size_t k = 0; k < e.size(); ++k) l += e[k] * g[k];
@@ -15,7 +16,8 @@ template <class V, class I> double loss(const Executor& exec, const fused::Probl
 
 // Central differences of L with respect to each element of `values` (a buffer inside p).
 template <class I>
-std::vector<double> numeric_gradient(const Executor& exec, fused::Problem<double, I>& p, Array<double>& values, const std::vector<double>& g) {
+std::vector<double> numeric_gradient(const Executor& exec, fused::Problem<double, I>& p, Array<double>& values,
+                                     const std::vector<double>& g) {
     constexpr double h = 1e-6;
     std::vector<double> out(values.size());
     for (std::size_t k = 0; k < values.size(); ++k) {
@@ -30,7 +32,8 @@ std::vector<double> numeric_gradient(const Executor& exec, fused::Problem<double
     return out;
 }
 
-template <class I> void check_against_finite_differences(const Executor& exec, fused::Problem<double, I>& p, std::uint64_t s) {
+template <class I>
+void check_against_finite_differences(const Executor& exec, fused::Problem<double, I>& p, std::uint64_t s) {
     const auto f = fused::forward(exec, p);
     const Dense<double> de = random_dense<double>(p.a.rows(), p.z.cols(), s);
     const std::vector<double> g = to_doubles(de);
@@ -118,11 +121,12 @@ TEST(FusedmmBackward, SkipsGradientsNotAskedFor) {
         const Dense<float> de = random_dense<float>(p.a.rows(), p.z.cols(), s + 1);
         const fused::Grads all = fused::backward(exec, p, f, de);
         Dense<float> dy(Executor::cpu(), p.y.rows(), p.y.cols());
-        FusedPlan<float, std::int32_t>(exec, p.a.view(), o).backward(de.view(), f.saved, p.x.view(), p.y.view(), p.z.view(), {}, dy.view(), {});
+        FusedPlan<float, std::int32_t>(exec, p.a.view(), o)
+            .backward(de.view(), f.saved, p.x.view(), p.y.view(), p.z.view(), {}, dy.view(), {});
         SCOPED_TRACE(exec.name());
         EXPECT_TRUE(all_close(to_doubles(dy), all.dy, 0.0, 0.0));
     }
 }
 
-} // namespace
-} // namespace spk::test
+}  // namespace
+}  // namespace spk::test

@@ -12,13 +12,15 @@ namespace {
 using fused::Forward;
 using fused::Problem;
 
-template <class T> std::vector<double> as_doubles(const Dense<T>& d) {
+template <class T>
+std::vector<double> as_doubles(const Dense<T>& d) {
     std::vector<double> out;
     for (T v : d.values().span()) out.push_back(value_cast<double>(v));
     return out;
 }
 
-template <class V, class I> void expect_forward_close(const Forward<V, I>& got, const Forward<V, I>& want, double rtol, double atol) {
+template <class V, class I>
+void expect_forward_close(const Forward<V, I>& got, const Forward<V, I>& want, double rtol, double atol) {
     EXPECT_TRUE(all_close(to_doubles(got.e), to_doubles(want.e), rtol, atol, std::max<index_t>(want.e.cols(), 1))) << "E";
     EXPECT_TRUE(all_close(as_doubles(got.saved.row_max), as_doubles(want.saved.row_max), rtol, atol)) << "row_max";
     EXPECT_TRUE(all_close(as_doubles(got.saved.row_sum), as_doubles(want.saved.row_sum), rtol, atol)) << "row_sum";
@@ -34,7 +36,8 @@ void expect_grads_close(const fused::Grads& got, const fused::Grads& want, doubl
 }
 
 // Forward and backward of p on every host backend, compared with the reference.
-template <class V, class I> void expect_matches_reference(const Problem<V, I>& p, std::uint64_t s, double rtol, double atol) {
+template <class V, class I>
+void expect_matches_reference(const Problem<V, I>& p, std::uint64_t s, double rtol, double atol) {
     const auto want = fused::forward(Executor::reference(), p);
     const Dense<V> de = random_dense<V>(p.a.rows(), p.z.cols(), s);
     const fused::Grads want_grads = fused::backward(Executor::reference(), p, want, de);
@@ -57,8 +60,12 @@ TEST(FusedmmCpu, MatchesReferenceForEveryCombination) {
             o.heads = heads;
             o.save_attention = k % 2 == 1;
             const index_t d = widths[k % 4], dz = widths[(k + 1) % 4];
-            if (k % 3 == 0) expect_matches_reference(fused::random_problem<double, std::int64_t>(300, 200, 8.0, d, dz, o, s + k), s + k + 1, 1e-10, 1e-12);
-            else expect_matches_reference(fused::random_problem<double, std::int32_t>(300, 200, 8.0, d, dz, o, s + k), s + k + 1, 1e-10, 1e-12);
+            if (k % 3 == 0)
+                expect_matches_reference(fused::random_problem<double, std::int64_t>(300, 200, 8.0, d, dz, o, s + k), s + k + 1, 1e-10,
+                                         1e-12);
+            else
+                expect_matches_reference(fused::random_problem<double, std::int32_t>(300, 200, 8.0, d, dz, o, s + k), s + k + 1, 1e-10,
+                                         1e-12);
             ++k;
         }
 }
@@ -76,9 +83,11 @@ FusedOptions pattern(Score score, Edge edge, Normalize normalize, Aggregate aggr
 
 TEST(FusedmmCpu, GcnAggregationEqualsSpmm) {
     const auto s = seed("fusedmm_cpu_gcn");
-    const std::pair<Aggregate, Reduce> pairs[] = {{Aggregate::sum, Reduce::sum}, {Aggregate::mean, Reduce::mean}, {Aggregate::max, Reduce::max}};
+    const std::pair<Aggregate, Reduce> pairs[] = {
+        {Aggregate::sum, Reduce::sum}, {Aggregate::mean, Reduce::mean}, {Aggregate::max, Reduce::max}};
     for (const auto& [aggregate, reduce] : pairs) {
-        const auto p = fused::random_problem<float, std::int32_t>(300, 250, 8.0, 0, 32, pattern(Score::value, Edge::identity(), Normalize::none, aggregate, 1), s);
+        const auto p = fused::random_problem<float, std::int32_t>(
+            300, 250, 8.0, 0, 32, pattern(Score::value, Edge::identity(), Normalize::none, aggregate, 1), s);
         Dense<float> c(Executor::cpu(), p.a.rows(), p.z.cols());
         SpmmOptions so;
         so.reduce = reduce;
@@ -93,24 +102,29 @@ TEST(FusedmmCpu, GcnAggregationEqualsSpmm) {
 
 TEST(FusedmmCpu, DotProductAttentionWithFourHeads) {
     const auto s = seed("fusedmm_cpu_dot_attention");
-    expect_matches_reference(fused::random_problem<float, std::int32_t>(300, 300, 10.0, 16, 8, pattern(Score::dot, Edge::scale(0.25f), Normalize::softmax, Aggregate::sum, 4), s),
+    expect_matches_reference(fused::random_problem<float, std::int32_t>(
+                                 300, 300, 10.0, 16, 8, pattern(Score::dot, Edge::scale(0.25f), Normalize::softmax, Aggregate::sum, 4), s),
                              s + 1, 1e-4, 1e-5);
 }
 
 TEST(FusedmmCpu, GraphAttentionNetwork) {
     const auto s = seed("fusedmm_cpu_gat");
     // GAT: s = el[i] + er[j] per head, leaky_relu(0.2), softmax, sum of the transformed features.
-    expect_matches_reference(fused::random_problem<float, std::int32_t>(400, 400, 6.0, 1, 16, pattern(Score::add, Edge::leaky_relu(0.2f), Normalize::softmax, Aggregate::sum, 4), s),
-                             s + 1, 1e-4, 1e-5);
+    expect_matches_reference(
+        fused::random_problem<float, std::int32_t>(400, 400, 6.0, 1, 16,
+                                                   pattern(Score::add, Edge::leaky_relu(0.2f), Normalize::softmax, Aggregate::sum, 4), s),
+        s + 1, 1e-4, 1e-5);
 }
 
 TEST(FusedmmCpu, Force2VecAndTsneStyles) {
     const auto s = seed("fusedmm_cpu_embeddings");
     std::uint64_t k = 0;
     for (Aggregate g : {Aggregate::sum, Aggregate::mean, Aggregate::max}) {
-        expect_matches_reference(fused::random_problem<float, std::int32_t>(300, 300, 8.0, 32, 32, pattern(Score::dot, Edge::sigmoid(), Normalize::none, g, 1), s + k), s + k + 1,
-                                 1e-4, 1e-5);
-        expect_matches_reference(fused::random_problem<float, std::int64_t>(300, 300, 8.0, 32, 32, pattern(Score::neg_sqdist, Edge::exp(), Normalize::none, g, 1), s + k + 2),
+        expect_matches_reference(fused::random_problem<float, std::int32_t>(
+                                     300, 300, 8.0, 32, 32, pattern(Score::dot, Edge::sigmoid(), Normalize::none, g, 1), s + k),
+                                 s + k + 1, 1e-4, 1e-5);
+        expect_matches_reference(fused::random_problem<float, std::int64_t>(
+                                     300, 300, 8.0, 32, 32, pattern(Score::neg_sqdist, Edge::exp(), Normalize::none, g, 1), s + k + 2),
                                  s + k + 3, 1e-4, 1e-5);
         k += 4;
     }
@@ -127,7 +141,7 @@ TEST(FusedmmCpu, EmptyMatrix) {
 TEST(FusedmmCpu, RowsWithoutEntriesGiveZero) {
     FusedOptions o = pattern(Score::dot, Edge::identity(), Normalize::softmax, Aggregate::max, 2);
     o.save_attention = true;
-    const auto p = fused::random_problem<float, std::int32_t>(5, 4, 0.0, 3, 2, o, 1); // per_row 0: every row empty
+    const auto p = fused::random_problem<float, std::int32_t>(5, 4, 0.0, 3, 2, o, 1);  // per_row 0: every row empty
     ASSERT_EQ(p.a.nnz(), 0);
     for (const Executor& exec : fused::host_backends()) {
         SCOPED_TRACE(exec.name());
@@ -146,7 +160,8 @@ TEST(FusedmmCpu, RowsWithoutEntriesGiveZero) {
 // Some rows of random_csr come out empty; here one row also holds every column.
 TEST(FusedmmCpu, OneHugeRow) {
     const auto s = seed("fusedmm_cpu_huge_row");
-    for (FusedOptions o : {pattern(Score::dot, Edge::identity(), Normalize::softmax, Aggregate::sum, 4), pattern(Score::add, Edge::leaky_relu(0.2f), Normalize::softmax, Aggregate::max, 4),
+    for (FusedOptions o : {pattern(Score::dot, Edge::identity(), Normalize::softmax, Aggregate::sum, 4),
+                           pattern(Score::add, Edge::leaky_relu(0.2f), Normalize::softmax, Aggregate::max, 4),
                            pattern(Score::neg_sqdist, Edge::exp(), Normalize::none, Aggregate::mean, 1)}) {
         auto p = fused::random_problem<double, std::int32_t>(50, 3000, 1.0, 3, 5, o, s);
         // Rebuild A with row 7 full.
@@ -182,9 +197,10 @@ TEST(FusedmmCpu, SoftmaxIsStableForLargeScores) {
 TEST(FusedmmCpu, SoftmaxIsStableForLargeRandomScores) {
     const auto s = seed("fusedmm_cpu_large_scores");
     for (Score score : {Score::dot, Score::neg_sqdist}) {
-        auto p = fused::random_problem<float, std::int32_t>(200, 200, 8.0, 16, 8, pattern(score, Edge::identity(), Normalize::softmax, Aggregate::sum, 2), s);
+        auto p = fused::random_problem<float, std::int32_t>(200, 200, 8.0, 16, 8,
+                                                            pattern(score, Edge::identity(), Normalize::softmax, Aggregate::sum, 2), s);
         for (auto* m : {&p.x, &p.y})
-            for (float& v : m->values().span()) v *= 40.0f; // scores up to tens of thousands
+            for (float& v : m->values().span()) v *= 40.0f;  // scores up to tens of thousands
         for (const Executor& exec : fused::host_backends()) {
             const auto f = fused::forward(exec, p);
             for (double v : to_doubles(f.e)) ASSERT_TRUE(std::isfinite(v)) << exec.name();
@@ -193,9 +209,11 @@ TEST(FusedmmCpu, SoftmaxIsStableForLargeRandomScores) {
     }
 }
 
-template <class V> void check_16_bit(const std::string& name) {
+template <class V>
+void check_16_bit(const std::string& name) {
     const auto s = seed(name);
-    for (FusedOptions o : {pattern(Score::dot, Edge::scale(0.5f), Normalize::softmax, Aggregate::sum, 4), pattern(Score::add, Edge::leaky_relu(0.2f), Normalize::softmax, Aggregate::mean, 2),
+    for (FusedOptions o : {pattern(Score::dot, Edge::scale(0.5f), Normalize::softmax, Aggregate::sum, 4),
+                           pattern(Score::add, Edge::leaky_relu(0.2f), Normalize::softmax, Aggregate::mean, 2),
                            pattern(Score::dot, Edge::sigmoid(), Normalize::none, Aggregate::sum, 1)}) {
         const auto p = fused::random_problem<V, std::int32_t>(100, 80, 5.0, 8, 8, o, s);
         const auto want = fused::forward(Executor::reference(), p);
@@ -210,7 +228,8 @@ template <class V> void check_16_bit(const std::string& name) {
 TEST(FusedmmCpu, Float16Storage) { check_16_bit<f16>("fusedmm_cpu_f16"); }
 TEST(FusedmmCpu, BFloat16Storage) { check_16_bit<bf16>("fusedmm_cpu_bf16"); }
 
-template <class V> Dense<V> to_col_major(const Dense<V>& d) {
+template <class V>
+Dense<V> to_col_major(const Dense<V>& d) {
     std::vector<V> host(static_cast<std::size_t>(d.rows() * d.cols()));
     for (index_t i = 0; i < d.rows(); ++i)
         for (index_t j = 0; j < d.cols(); ++j) host[j * d.rows() + i] = d.values()[static_cast<std::size_t>(i * d.cols() + j)];
@@ -226,8 +245,8 @@ TEST(FusedmmCpu, ColumnMajorArgumentsGiveTheSameResult) {
     const fused::Grads want_grads = fused::backward(Executor::reference(), p, want, de);
     for (const Executor& exec : fused::host_backends()) {
         const auto x = to_col_major(p.x), y = to_col_major(p.y), z = to_col_major(p.z), dec = to_col_major(de);
-        Dense<double> e(Executor::cpu(), 40, 10, Layout::col_major), dx(Executor::cpu(), 40, 6, Layout::col_major), dy(Executor::cpu(), 30, 6, Layout::col_major),
-            dz(Executor::cpu(), 30, 10, Layout::col_major);
+        Dense<double> e(Executor::cpu(), 40, 10, Layout::col_major), dx(Executor::cpu(), 40, 6, Layout::col_major),
+            dy(Executor::cpu(), 30, 6, Layout::col_major), dz(Executor::cpu(), 30, 10, Layout::col_major);
         const FusedPlan<double, std::int32_t> plan(exec, p.a.view(), o);
         const auto saved = plan.forward(x.view(), y.view(), z.view(), e.view());
         plan.backward(dec.view(), saved, x.view(), y.view(), z.view(), dx.view(), dy.view(), dz.view());
@@ -279,5 +298,5 @@ TEST(FusedmmCpu, PlanIsReusable) {
     }
 }
 
-} // namespace
-} // namespace spk::test
+}  // namespace
+}  // namespace spk::test

@@ -26,7 +26,9 @@ void forward_with(const P& p, const Dense<float>& x, const Dense<float>& y, cons
     FusedPlan<float, std::int32_t>(Executor::cpu(1), p.a.view(), p.options).forward(x.view(), y.view(), z.view(), e.view());
 }
 
-Dense<float> zeros(index_t rows, index_t cols) { return Dense<float>(Executor::cpu(), rows, cols, std::vector<float>(static_cast<std::size_t>(rows * cols), 0.f)); }
+Dense<float> zeros(index_t rows, index_t cols) {
+    return Dense<float>(Executor::cpu(), rows, cols, std::vector<float>(static_cast<std::size_t>(rows * cols), 0.f));
+}
 
 TEST(FusedmmErrors, ForwardShapesNameTheArgument) {
     const P p = problem(options(Score::dot, 2));
@@ -45,8 +47,10 @@ TEST(FusedmmErrors, ForwardShapesNameTheArgument) {
 
 TEST(FusedmmErrors, HeadsMustDivideTheWidths) {
     const P p = problem(options(Score::dot, 2));
-    expect_error([&] { forward_with(p, zeros(6, 5), zeros(5, 5), p.z, zeros(6, 4)); }, ErrorKind::InvalidArgument, "X: 5 columns do not split into 2 heads");
-    expect_error([&] { forward_with(p, p.x, p.y, zeros(5, 3), zeros(6, 3)); }, ErrorKind::InvalidArgument, "Z: 3 columns do not split into 2 heads");
+    expect_error([&] { forward_with(p, zeros(6, 5), zeros(5, 5), p.z, zeros(6, 4)); }, ErrorKind::InvalidArgument,
+                 "X: 5 columns do not split into 2 heads");
+    expect_error([&] { forward_with(p, p.x, p.y, zeros(5, 3), zeros(6, 3)); }, ErrorKind::InvalidArgument,
+                 "Z: 3 columns do not split into 2 heads");
 }
 
 TEST(FusedmmErrors, BadOptions) {
@@ -62,7 +66,8 @@ TEST(FusedmmErrors, BadOptions) {
     // The value score reads A's values: a pattern-only A is rejected.
     CsrView<const float, std::int32_t> pattern = p.a.view();
     pattern.values = nullptr;
-    expect_error([&] { FusedPlan<float, std::int32_t>(Executor::cpu(1), pattern, options(Score::value, 1)); }, ErrorKind::InvalidArgument, "A");
+    expect_error([&] { FusedPlan<float, std::int32_t>(Executor::cpu(1), pattern, options(Score::value, 1)); }, ErrorKind::InvalidArgument,
+                 "A");
     // The other scores do not need them.
     EXPECT_NO_THROW((FusedPlan<float, std::int32_t>(Executor::cpu(1), pattern, options(Score::dot, 1))));
 }
@@ -75,11 +80,13 @@ TEST(FusedmmErrors, BackwardShapesNameTheArgument) {
         const auto f = fused::forward(exec, p);
         const FusedPlan<float, std::int32_t> plan(exec, p.a.view(), o);
         Dense<float> de = zeros(6, 4), dx = zeros(6, 6), dy = zeros(5, 6), dz = zeros(5, 4), da = zeros(p.a.nnz(), 1);
-        const auto run = [&](const Dense<float>& dE, const FusedSaved<float, std::int32_t>& saved, Dense<float>& dX, Dense<float>& dY, Dense<float>& dZ, Dense<float>& dA) {
+        const auto run = [&](const Dense<float>& dE, const FusedSaved<float, std::int32_t>& saved, Dense<float>& dX, Dense<float>& dY,
+                             Dense<float>& dZ, Dense<float>& dA) {
             plan.backward(dE.view(), saved, p.x.view(), p.y.view(), p.z.view(), dX.view(), dY.view(), dZ.view(), dA.view());
         };
         EXPECT_NO_THROW(run(de, f.saved, dx, dy, dz, da));
-        Dense<float> bad_de = zeros(6, 2), bad_dx = zeros(6, 4), bad_dy = zeros(4, 6), bad_dz = zeros(5, 2), bad_da = zeros(p.a.nnz() + 1, 1);
+        Dense<float> bad_de = zeros(6, 2), bad_dx = zeros(6, 4), bad_dy = zeros(4, 6), bad_dz = zeros(5, 2),
+                     bad_da = zeros(p.a.nnz() + 1, 1);
         expect_error([&] { run(bad_de, f.saved, dx, dy, dz, da); }, ErrorKind::ShapeMismatch, "dE");
         expect_error([&] { run(de, f.saved, bad_dx, dy, dz, da); }, ErrorKind::ShapeMismatch, "dX");
         expect_error([&] { run(de, f.saved, dx, bad_dy, dz, da); }, ErrorKind::ShapeMismatch, "dY");
@@ -97,5 +104,5 @@ TEST(FusedmmErrors, BackwardShapesNameTheArgument) {
     }
 }
 
-} // namespace
-} // namespace spk::test
+}  // namespace
+}  // namespace spk::test

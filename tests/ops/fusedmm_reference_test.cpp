@@ -10,12 +10,18 @@ namespace {
 
 double oracle_edge(Edge e, double s) {
     switch (e.kind) {
-    case Edge::Kind::identity: return s;
-    case Edge::Kind::sigmoid: return 1.0 / (1.0 + std::exp(-s));
-    case Edge::Kind::exp: return std::exp(s);
-    case Edge::Kind::leaky_relu: return s > 0 ? s : e.param * s;
-    case Edge::Kind::tanh: return std::tanh(s);
-    case Edge::Kind::scale: return e.param * s;
+        case Edge::Kind::identity:
+            return s;
+        case Edge::Kind::sigmoid:
+            return 1.0 / (1.0 + std::exp(-s));
+        case Edge::Kind::exp:
+            return std::exp(s);
+        case Edge::Kind::leaky_relu:
+            return s > 0 ? s : e.param * s;
+        case Edge::Kind::tanh:
+            return std::tanh(s);
+        case Edge::Kind::scale:
+            return e.param * s;
     }
     return std::numeric_limits<double>::quiet_NaN();
 }
@@ -24,7 +30,8 @@ struct Oracle {
     std::vector<double> e, attention, row_max, row_sum, argmax;
 };
 
-template <class V, class I> Oracle dense_oracle(const fused::Problem<V, I>& p) {
+template <class V, class I>
+Oracle dense_oracle(const fused::Problem<V, I>& p) {
     const FusedOptions& o = p.options;
     const index_t rows = p.a.rows(), cols = p.a.cols(), H = o.heads, dz = p.dz;
     const index_t d = o.score == Score::add ? 1 : o.score == Score::value ? 0 : p.x.cols() / H;
@@ -89,7 +96,8 @@ template <class V, class I> Oracle dense_oracle(const fused::Problem<V, I>& p) {
     return out;
 }
 
-template <class T> std::vector<double> as_doubles(const Dense<T>& d) {
+template <class T>
+std::vector<double> as_doubles(const Dense<T>& d) {
     std::vector<double> out;
     for (T v : d.values().span()) out.push_back(static_cast<double>(v));
     return out;
@@ -114,8 +122,10 @@ TEST(FusedmmReference, MatchesDenseOracleForEveryCombination) {
             } else {
                 EXPECT_TRUE(f.saved.row_max.values().empty());
             }
-            if (o.aggregate == Aggregate::max) EXPECT_EQ(as_doubles(f.saved.argmax), want.argmax);
-            else EXPECT_TRUE(f.saved.argmax.values().empty());
+            if (o.aggregate == Aggregate::max)
+                EXPECT_EQ(as_doubles(f.saved.argmax), want.argmax);
+            else
+                EXPECT_TRUE(f.saved.argmax.values().empty());
         }
 }
 
@@ -143,5 +153,5 @@ TEST(FusedmmReference, KnownSoftmaxWeights) {
     EXPECT_TRUE(all_close(to_doubles(e), {0.25 * 4 + 0.75 * 12, 0.25 * 8 + 0.75 * 16, 0.0, 0.0}, 1e-14, 1e-14, 2));
 }
 
-} // namespace
-} // namespace spk::test
+}  // namespace
+}  // namespace spk::test

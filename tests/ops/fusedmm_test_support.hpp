@@ -43,11 +43,12 @@ inline std::string describe(const FusedOptions& o) {
            std::string(to_string(o.aggregate)) + "/heads=" + std::to_string(o.heads) + (o.save_attention ? "/saved" : "");
 }
 
-template <class V, class I> struct Problem {
+template <class V, class I>
+struct Problem {
     Csr<V, I> a;
     Dense<V> x, y, z;
     FusedOptions options;
-    index_t dz = 0; // output width per head
+    index_t dz = 0;  // output width per head
 };
 
 // X and Y shaped for the score: rows x heads*d (dot, neg_sqdist), rows x heads (add), 0 x 0 (value).
@@ -64,12 +65,14 @@ Problem<V, I> random_problem(index_t rows, index_t cols, double per_row, index_t
     return p;
 }
 
-template <class V, class I> struct Forward {
+template <class V, class I>
+struct Forward {
     Dense<V> e;
     FusedSaved<V, I> saved;
 };
 
-template <class V, class I> Forward<V, I> forward(const Executor& exec, const Problem<V, I>& p) {
+template <class V, class I>
+Forward<V, I> forward(const Executor& exec, const Problem<V, I>& p) {
     Forward<V, I> f;
     f.e = Dense<V>(Executor::cpu(), p.a.rows(), p.z.cols());
     f.saved = FusedPlan<V, I>(exec, p.a.view(), p.options).forward(p.x.view(), p.y.view(), p.z.view(), f.e.view());
@@ -80,11 +83,13 @@ struct Grads {
     std::vector<double> dx, dy, dz, da;
 };
 
-template <class V, class I> Grads backward(const Executor& exec, const Problem<V, I>& p, const Forward<V, I>& f, const Dense<V>& de) {
+template <class V, class I>
+Grads backward(const Executor& exec, const Problem<V, I>& p, const Forward<V, I>& f, const Dense<V>& de) {
     Dense<V> dx(Executor::cpu(), p.x.rows(), p.x.cols()), dy(Executor::cpu(), p.y.rows(), p.y.cols());
     Dense<V> dz(Executor::cpu(), p.z.rows(), p.z.cols()), da(Executor::cpu(), p.a.nnz(), 1);
-    FusedPlan<V, I>(exec, p.a.view(), p.options).backward(de.view(), f.saved, p.x.view(), p.y.view(), p.z.view(), dx.view(), dy.view(), dz.view(), da.view());
+    FusedPlan<V, I>(exec, p.a.view(), p.options)
+        .backward(de.view(), f.saved, p.x.view(), p.y.view(), p.z.view(), dx.view(), dy.view(), dz.view(), da.view());
     return {to_doubles(dx), to_doubles(dy), to_doubles(dz), to_doubles(da)};
 }
 
-} // namespace spk::test::fused
+}  // namespace spk::test::fused

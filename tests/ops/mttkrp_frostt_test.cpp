@@ -20,13 +20,15 @@ struct RealTensor {
 
 // From the folder's README: collegemsg is sender x receiver x day with message counts summing
 // to 59835; wn18rr is head x relation x tail with binary entries.
-const RealTensor kTensors[] = {{"collegemsg.tns", {1899, 1899, 194}, 33837, 59835.0}, {"wn18rr.tns.gz", {40943, 11, 40943}, 93003, 93003.0}};
+const RealTensor kTensors[] = {{"collegemsg.tns", {1899, 1899, 194}, 33837, 59835.0},
+                               {"wn18rr.tns.gz", {40943, 11, 40943}, 93003, 93003.0}};
 
 void PrintTo(const RealTensor& t, std::ostream* os) { *os << t.file; }
 
 class MttkrpOnRealTensors : public ::testing::TestWithParam<RealTensor> {};
 
-template <class V> CooTensor3<V, std::int32_t> load(const RealTensor& t) {
+template <class V>
+CooTensor3<V, std::int32_t> load(const RealTensor& t) {
     const std::string path = matrix_dir() + "/" + t.file;
     if (!std::filesystem::exists(path)) return {};
     return read_frostt<V, std::int32_t>(path);
@@ -41,7 +43,7 @@ TEST_P(MttkrpOnRealTensors, BackendsMatchReferenceInEveryMode) {
     const index_t rank = 16;
     const auto factors = random_factors<double>(x.dims, rank, seed(std::string("mttkrp ") + t.file));
     const MttkrpPlan<double, std::int32_t> reference(Executor::reference(), x);
-    EXPECT_EQ(reference.nnz(), t.nnz); // no repeated coordinates in these files
+    EXPECT_EQ(reference.nnz(), t.nnz);  // no repeated coordinates in these files
     for (int mode = 0; mode < 3; ++mode) {
         Dense<double> expected(Executor::cpu(), x.dims[static_cast<std::size_t>(mode)], rank);
         reference.run(mode, views(factors), expected.view());
@@ -74,7 +76,7 @@ TEST_P(MttkrpOnRealTensors, AllOnesFactorsSumTheValues) {
         for (index_t r = 0; r < rank; ++r) {
             double total = 0;
             for (index_t i = 0; i < out.rows(); ++i) total += got[static_cast<std::size_t>(i * rank + r)];
-            EXPECT_EQ(total, t.value_sum) << "mode " << mode << ", column " << r; // integer-valued, exact in float per row
+            EXPECT_EQ(total, t.value_sum) << "mode " << mode << ", column " << r;  // integer-valued, exact in float per row
         }
     }
 }
@@ -82,5 +84,5 @@ TEST_P(MttkrpOnRealTensors, AllOnesFactorsSumTheValues) {
 INSTANTIATE_TEST_SUITE_P(SharedTensors, MttkrpOnRealTensors, ::testing::ValuesIn(kTensors),
                          [](const auto& info) { return std::string(info.param.file).substr(0, std::string(info.param.file).find('.')); });
 
-} // namespace
-} // namespace spk::test
+}  // namespace
+}  // namespace spk::test

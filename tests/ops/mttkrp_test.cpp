@@ -10,18 +10,20 @@
 namespace spk::test {
 namespace {
 
-template <class VI> class MttkrpTest : public ::testing::Test {};
+template <class VI>
+class MttkrpTest : public ::testing::Test {};
 TYPED_TEST_SUITE(MttkrpTest, FloatBackendTypes);
 
 const index_t kRanks[] = {1, 3, 16, 33};
-const index_t kFixedRanks[] = {8, 32}; // the cpu kernel's other compile-time ranks
+const index_t kFixedRanks[] = {8, 32};  // the cpu kernel's other compile-time ranks
 
 // Runs a planned MTTKRP into a NaN-filled output (so unwritten rows show) and returns it as doubles.
 template <class V, class I>
 std::vector<double> run(const MttkrpPlan<V, I>& plan, int mode, const std::array<DenseView<const V>, 3>& factors, index_t rank,
                         Layout layout = Layout::row_major) {
     const index_t rows = plan.dims()[static_cast<std::size_t>(mode)];
-    Dense<V> out(Executor::cpu(), rows, rank, std::vector<V>(static_cast<std::size_t>(rows * rank), std::numeric_limits<V>::quiet_NaN()), layout);
+    Dense<V> out(Executor::cpu(), rows, rank, std::vector<V>(static_cast<std::size_t>(rows * rank), std::numeric_limits<V>::quiet_NaN()),
+                 layout);
     plan.run(mode, factors, out.view());
     return to_doubles(out);
 }
@@ -33,7 +35,8 @@ std::vector<double> run(const MttkrpPlan<V, I>& plan, int mode, const std::array
     return all_close(actual, expected, rtol, rtol * scale, cols);
 }
 
-template <class V, class I> void expect_backends_match_reference(const CooTensor3<V, I>& x, index_t rank, std::uint64_t seed) {
+template <class V, class I>
+void expect_backends_match_reference(const CooTensor3<V, I>& x, index_t rank, std::uint64_t seed) {
     const auto factors = random_factors<V>(x.dims, rank, seed);
     const MttkrpPlan<V, I> reference(Executor::reference(), x);
     for (const Executor& exec : backends_under_test()) {
@@ -50,7 +53,7 @@ TYPED_TEST(MttkrpTest, KnownValuesOnATinyTensor) {
     using I = typename TypeParam::index;
     CooTensor3<V, I> x;
     x.dims = {2, 3, 2};
-    push_entry(x, 1, 1, 1, 4.0); // unsorted on purpose
+    push_entry(x, 1, 1, 1, 4.0);  // unsorted on purpose
     push_entry(x, 0, 0, 0, 1.0);
     push_entry(x, 1, 1, 0, 3.0);
     push_entry(x, 0, 2, 1, 2.0);
@@ -73,13 +76,14 @@ TYPED_TEST(MttkrpTest, ReferenceMatchesBruteForce) {
     using V = typename TypeParam::value;
     using I = typename TypeParam::index;
     const std::uint64_t s = seed("mttkrp reference");
-    const CooTensor3<V, I> x = random_tensor<V, I>({7, 5, 9}, 120, s); // repeats coordinates
+    const CooTensor3<V, I> x = random_tensor<V, I>({7, 5, 9}, 120, s);  // repeats coordinates
     const MttkrpPlan<V, I> plan(Executor::reference(), x);
     for (index_t rank : kRanks) {
         const auto factors = random_factors<V>(x.dims, rank, s + 10);
         for (int mode = 0; mode < 3; ++mode) {
             SCOPED_TRACE("mode " + std::to_string(mode) + ", R = " + std::to_string(rank));
-            EXPECT_TRUE(close(run(plan, mode, views(factors), rank), brute_force_mttkrp(x, mode, views(factors), rank), rtol_for<V>(), rank));
+            EXPECT_TRUE(
+                close(run(plan, mode, views(factors), rank), brute_force_mttkrp(x, mode, views(factors), rank), rtol_for<V>(), rank));
         }
     }
 }
@@ -99,7 +103,8 @@ TYPED_TEST(MttkrpTest, SliceHoldingMostNonZeros) {
     const std::uint64_t s = seed("mttkrp skewed");
     for (int heavy_mode = 0; heavy_mode < 3; ++heavy_mode) {
         SCOPED_TRACE("heavy slice in mode " + std::to_string(heavy_mode));
-        expect_backends_match_reference(skewed_tensor<V, I>({30, 20, 25}, 2000, heavy_mode, 3, 0.9, s + static_cast<std::uint64_t>(heavy_mode)), 16, s);
+        expect_backends_match_reference(
+            skewed_tensor<V, I>({30, 20, 25}, 2000, heavy_mode, 3, 0.9, s + static_cast<std::uint64_t>(heavy_mode)), 16, s);
     }
 }
 
@@ -113,9 +118,9 @@ TEST(Mttkrp, OneFiberHoldingEverything) {
 TEST(Mttkrp, EmptySlicesBecomeZeroRows) {
     const std::uint64_t s = seed("mttkrp empty slices");
     CooTensor3<double, std::int32_t> x = random_tensor<double, std::int32_t>({40, 30, 20}, 300, s);
-    for (auto& i : x.idx[0]) i = i / 3 * 3 + 1; // rows 0, 2, 3, 5, ... stay empty
-    x.dims[0] = 43;                             // and the last two
-    for (auto& k : x.idx[2]) k = k / 2;         // the upper half of mode 2 is empty
+    for (auto& i : x.idx[0]) i = i / 3 * 3 + 1;  // rows 0, 2, 3, 5, ... stay empty
+    x.dims[0] = 43;                              // and the last two
+    for (auto& k : x.idx[2]) k = k / 2;          // the upper half of mode 2 is empty
     const auto factors = random_factors<double>(x.dims, 16, s + 1);
     for (const Executor& exec : backends_under_test()) {
         const MttkrpPlan<double, std::int32_t> plan(exec, x);
@@ -129,7 +134,7 @@ TEST(Mttkrp, EmptySlicesBecomeZeroRows) {
 TEST(Mttkrp, DuplicatesAreSummed) {
     const std::uint64_t s = seed("mttkrp duplicates");
     const CooTensor3<double, std::int64_t> x = random_tensor<double, std::int64_t>({12, 9, 10}, 150, s);
-    CooTensor3<double, std::int64_t> twice = x; // every entry again, in reverse order
+    CooTensor3<double, std::int64_t> twice = x;  // every entry again, in reverse order
     for (std::size_t p = x.values.size(); p-- > 0;) push_entry(twice, x.idx[0][p], x.idx[1][p], x.idx[2][p], x.values[p]);
     CooTensor3<double, std::int64_t> doubled = x;
     for (auto& v : doubled.values) v *= 2;
@@ -138,7 +143,8 @@ TEST(Mttkrp, DuplicatesAreSummed) {
         const MttkrpPlan<double, std::int64_t> a(exec, twice), b(exec, doubled);
         EXPECT_EQ(a.nnz(), b.nnz());
         for (int mode = 0; mode < 3; ++mode)
-            EXPECT_TRUE(close(run(a, mode, views(factors), 3), run(b, mode, views(factors), 3), 1e-12, 3)) << exec.name() << " mode " << mode;
+            EXPECT_TRUE(close(run(a, mode, views(factors), 3), run(b, mode, views(factors), 3), 1e-12, 3))
+                << exec.name() << " mode " << mode;
     }
 }
 
@@ -217,25 +223,33 @@ TEST(Mttkrp, BadInputIsRejectedWithItsName) {
     expect_error_all([&] { plan.run(-1, views(factors), out0.view()); }, ErrorKind::InvalidArgument, {"mode -1"});
     expect_error_all([&] { plan.run(1, views(factors), out1.view()); }, ErrorKind::InvalidArgument, {"mode 1", "not planned"});
     const auto wrong = random_factors<double>({3, 4, 6}, 2, 1);
-    expect_error_all([&] { plan.run(0, {factors[0].view(), factors[1].view(), wrong[2].view()}, out0.view()); }, ErrorKind::ShapeMismatch,
-                 {"factors[2]", "mode 0", "6 x 2", "5 x 2"});
+    expect_error_all(
+        [&] {
+            plan.run(0, {factors[0].view(), factors[1].view(), wrong[2].view()}, out0.view());
+        },
+        ErrorKind::ShapeMismatch, {"factors[2]", "mode 0", "6 x 2", "5 x 2"});
     const auto rank3 = random_factors<double>(x.dims, 3, 1);
-    expect_error_all([&] { plan.run(2, {rank3[0].view(), factors[1].view(), factors[2].view()}, Dense<double>(cpu, 5, 2).view()); },
-                 ErrorKind::ShapeMismatch, {"factors[0]", "mode 2"});
+    expect_error_all(
+        [&] {
+            plan.run(2, {rank3[0].view(), factors[1].view(), factors[2].view()}, Dense<double>(cpu, 5, 2).view());
+        },
+        ErrorKind::ShapeMismatch, {"factors[0]", "mode 2"});
     expect_error_all([&] { plan.run(0, views(factors), out1.view()); }, ErrorKind::ShapeMismatch, {"out", "4 x 2", "3 x 2"});
     // factors[mode] is not read, so it may be left empty.
     EXPECT_NO_THROW(plan.run(0, {DenseView<const double>{}, factors[1].view(), factors[2].view()}, out0.view()));
 
     CooTensor3<double, std::int32_t> outside = x;
     outside.idx[1][1] = 4;
-    expect_error_all([&] { MttkrpPlan<double, std::int32_t>(cpu, outside); }, ErrorKind::InvalidArgument, {"entry 1", "(2, 4, 4)", "mode 1", "0..3"});
+    expect_error_all([&] { MttkrpPlan<double, std::int32_t>(cpu, outside); }, ErrorKind::InvalidArgument,
+                     {"entry 1", "(2, 4, 4)", "mode 1", "0..3"});
     CooTensor3<double, std::int32_t> short_index = x;
     short_index.idx[2].pop_back();
-    expect_error_all([&] { MttkrpPlan<double, std::int32_t>(cpu, short_index); }, ErrorKind::InvalidArgument, {"idx[2]", "1 entries", "2 values"});
+    expect_error_all([&] { MttkrpPlan<double, std::int32_t>(cpu, short_index); }, ErrorKind::InvalidArgument,
+                     {"idx[2]", "1 entries", "2 values"});
     expect_error_all([&] { MttkrpPlan<double, std::int32_t>(cpu, x, {0, 7}); }, ErrorKind::InvalidArgument, {"mode 7"});
     expect_error_all([&] { MttkrpPlan<double, std::int32_t>(cpu, x, {}); }, ErrorKind::InvalidArgument, {"modes is empty"});
     expect_error_all([&] { mttkrp(cpu, x, 5, views(factors), out0.view()); }, ErrorKind::InvalidArgument, {"mode 5"});
 }
 
-} // namespace
-} // namespace spk::test
+}  // namespace
+}  // namespace spk::test

@@ -20,11 +20,13 @@ SddmmOptions options(bool scale_by_a, int heads) {
     return o;
 }
 
-template <class T> DenseView<T> view_of(Array<T>& data, const Strided<T>& shape) {
+template <class T>
+DenseView<T> view_of(Array<T>& data, const Strided<T>& shape) {
     return {data.data(), shape.rows, shape.cols, shape.ld, shape.layout, data.space()};
 }
 
-template <class T> std::vector<double> doubles_of(const std::vector<T>& data, Strided<T> shape) {
+template <class T>
+std::vector<double> doubles_of(const std::vector<T>& data, Strided<T> shape) {
     shape.data = data;
     std::vector<double> out;
     for (index_t i = 0; i < shape.rows; ++i)
@@ -71,11 +73,13 @@ Gradients run_backward(const Executor& exec, const Csr<V, I>& a, const Strided<V
 
 // Copies with every value replaced by its absolute value: the reference run on these gives, per
 // output element, the sum of the magnitudes that entered it (the scale of rounding errors).
-template <class T> Strided<T> absolute(Strided<T> s) {
+template <class T>
+Strided<T> absolute(Strided<T> s) {
     for (auto& v : s.data) v = value_cast<T>(std::abs(value_cast<double>(v)));
     return s;
 }
-template <class V, class I> Csr<V, I> absolute(const Csr<V, I>& a) {
+template <class V, class I>
+Csr<V, I> absolute(const Csr<V, I>& a) {
     std::vector<V> values = a.values().to_vector();
     for (auto& v : values) v = value_cast<V>(std::abs(value_cast<double>(v)));
     return Csr<V, I>(Executor::cpu(), a.rows(), a.cols(), a.row_ptr().to_vector(), a.col_idx().to_vector(), values);
@@ -92,8 +96,8 @@ void expect_sddmm_matches_reference(const Csr<V, I>& a, const Strided<V>& x, con
     const auto grad_bound = run_backward(Executor::reference(), absolute(a), absolute(x), absolute(y), absolute(g), o);
     const double rtol = test::rtol_for<V>();
     for (const Executor& exec : test::backends_under_test()) {
-        SCOPED_TRACE(exec.name() + " heads " + std::to_string(o.heads) + " features " + std::to_string(x.cols) + (o.scale_by_a ? " scaled" : "") +
-                     " X " + (x.layout == Layout::row_major ? "row" : "col") + "-major");
+        SCOPED_TRACE(exec.name() + " heads " + std::to_string(o.heads) + " features " + std::to_string(x.cols) +
+                     (o.scale_by_a ? " scaled" : "") + " X " + (x.layout == Layout::row_major ? "row" : "col") + "-major");
         EXPECT_TRUE(test::close_within_bound(run_sddmm(exec, a, x, y, o, out_layout, 3), out_expected, out_bound, rtol, o.heads));
         const auto grad = run_backward(exec, a, x, y, g, o);
         EXPECT_TRUE(test::close_within_bound(grad.dx, grad_expected.dx, grad_bound.dx, rtol, x.cols)) << "dx";
@@ -150,8 +154,10 @@ TEST(SddmmReference, BackwardMatchesFiniteDifferences) {
                 return (up - down) / (2 * eps);
             };
             const auto grad = run_backward(Executor::reference(), a, x, y, g, o);
-            for (index_t k = 0; k < static_cast<index_t>(x.data.size()); ++k) EXPECT_NEAR(grad.dx[k], derivative(x.data[k]), 1e-8) << "dx " << k;
-            for (index_t k = 0; k < static_cast<index_t>(y.data.size()); ++k) EXPECT_NEAR(grad.dy[k], derivative(y.data[k]), 1e-8) << "dy " << k;
+            for (index_t k = 0; k < static_cast<index_t>(x.data.size()); ++k)
+                EXPECT_NEAR(grad.dx[k], derivative(x.data[k]), 1e-8) << "dx " << k;
+            for (index_t k = 0; k < static_cast<index_t>(y.data.size()); ++k)
+                EXPECT_NEAR(grad.dy[k], derivative(y.data[k]), 1e-8) << "dy " << k;
             if (scale) {
                 for (index_t p = 0; p < a.nnz(); ++p) EXPECT_NEAR(grad.da[p], derivative(a.values()[p]), 1e-8) << "da " << p;
             }
@@ -159,7 +165,8 @@ TEST(SddmmReference, BackwardMatchesFiniteDifferences) {
 }
 
 // ---------------------------------------------------------------------------------------------
-template <class T> class SddmmBackend : public ::testing::Test {};
+template <class T>
+class SddmmBackend : public ::testing::Test {};
 TYPED_TEST_SUITE(SddmmBackend, test::BackendTypes);
 
 TYPED_TEST(SddmmBackend, HeadsScalingAndLayouts) {
@@ -233,7 +240,8 @@ TYPED_TEST(SddmmBackend, PatternOnlyMatrixWithoutScaling) {
     const auto expected = run_sddmm(Executor::reference(), valued, x, y, o);
     const auto grad_expected = run_backward(Executor::reference(), valued, x, y, g, o);
     for (const Executor& exec : test::backends_under_test()) {
-        EXPECT_TRUE(test::all_close(run_sddmm(exec, pattern, x, y, o), expected, test::rtol_for<V>(), test::rtol_for<V>() * 8, 2)) << exec.name();
+        EXPECT_TRUE(test::all_close(run_sddmm(exec, pattern, x, y, o), expected, test::rtol_for<V>(), test::rtol_for<V>() * 8, 2))
+            << exec.name();
         const auto grad = run_backward(exec, pattern, x, y, g, o);
         EXPECT_TRUE(test::all_close(grad.dx, grad_expected.dx, test::rtol_for<V>(), test::rtol_for<V>() * 8, 8)) << exec.name();
         EXPECT_TRUE(test::all_close(grad.dy, grad_expected.dy, test::rtol_for<V>(), test::rtol_for<V>() * 8, 8)) << exec.name();
@@ -311,5 +319,5 @@ TEST_F(SddmmBadInput, BackwardShapes) {
     EXPECT_NO_THROW(run(d_out, {}, {}, da.view()));
 }
 
-} // namespace
-} // namespace spk
+}  // namespace
+}  // namespace spk

@@ -7,12 +7,14 @@
 namespace spk {
 namespace {
 
-template <class T> class SpgemmCpuPaths : public ::testing::Test {};
+template <class T>
+class SpgemmCpuPaths : public ::testing::Test {};
 TYPED_TEST_SUITE(SpgemmCpuPaths, test::FloatBackendTypes);
 
 // A·B on every backend under test against the reference, for two semirings, with and without
 // a mask (every other entry of the product, so that C<M> and C<!M> both keep entries).
-template <class V, class I> void expect_all_match_reference(const Csr<V, I>& a, const Csr<V, I>& b) {
+template <class V, class I>
+void expect_all_match_reference(const Csr<V, I>& a, const Csr<V, I>& b) {
     const auto full = spgemm(Executor::reference(), a.view(), b.view());
     auto mask_col = full.col_idx().to_vector();
     auto mask_ptr = full.row_ptr().to_vector();
@@ -30,7 +32,8 @@ template <class V, class I> void expect_all_match_reference(const Csr<V, I>& a, 
                 const auto mask_view = mode == test::MaskMode::none ? std::nullopt : std::optional(mask.view());
                 const auto expected = test::entries_of(spgemm(Executor::reference(), a.view(), b.view(), options, mask_view), true);
                 for (const Executor& exec : test::backends_under_test()) {
-                    SCOPED_TRACE(exec.name() + " " + std::string(to_string(s)) + " mask " + test::to_string(mode) + (sorted ? " sorted" : " unsorted"));
+                    SCOPED_TRACE(exec.name() + " " + std::string(to_string(s)) + " mask " + test::to_string(mode) +
+                                 (sorted ? " sorted" : " unsorted"));
                     const auto c = spgemm(exec, a.view(), b.view(), options, mask_view);
                     EXPECT_TRUE(test::same_entries(test::entries_of(c, sorted), expected, test::rtol_for<V>(), 10 * test::rtol_for<V>()));
                 }
@@ -59,5 +62,5 @@ TYPED_TEST(SpgemmCpuPaths, ScatteredShortRows) {
     }
 }
 
-} // namespace
-} // namespace spk
+}  // namespace
+}  // namespace spk

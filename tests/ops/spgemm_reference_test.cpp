@@ -47,5 +47,5 @@ TEST(SpgemmReference, UnsortedInputGivesTheSameProduct) {
     EXPECT_TRUE(test::same_entries(test::entries_of(unsorted, true), test::entries_of(sorted, true), 1e-12));
 }
 
-} // namespace
-} // namespace spk
+}  // namespace
+}  // namespace spk

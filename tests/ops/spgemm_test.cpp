@@ -10,7 +10,8 @@ namespace {
 
 using test::MaskMode;
 
-template <class T> class SpgemmBackend : public ::testing::Test {};
+template <class T>
+class SpgemmBackend : public ::testing::Test {};
 TYPED_TEST_SUITE(SpgemmBackend, test::FloatBackendTypes);
 
 // Runs A·B on every backend under test and compares with the reference.
@@ -31,7 +32,8 @@ void expect_matches_reference(const Csr<V, I>& a, const Csr<V, I>& b, const Spge
 
 // A mask that overlaps the product: C's pattern with every third entry left out, so that
 // C<M> and C<!M> are both non-trivial.
-template <class V, class I> Csr<V, I> mask_overlapping_product(const Csr<V, I>& a, const Csr<V, I>& b) {
+template <class V, class I>
+Csr<V, I> mask_overlapping_product(const Csr<V, I>& a, const Csr<V, I>& b) {
     const auto c = spgemm(Executor::reference(), a.view(), b.view());
     std::vector<I> ptr{0}, col;
     std::vector<V> val;
@@ -157,7 +159,8 @@ TYPED_TEST(SpgemmBackend, EmptyAndRectangularShapes) {
         EXPECT_EQ(c.nnz(), 0);
     }
     // Rectangular with empty rows and columns; n = 1 and odd sizes.
-    for (const auto& [m, k, n] : std::vector<std::tuple<index_t, index_t, index_t>>{{1, 1, 1}, {3, 101, 1}, {1, 33, 77}, {29, 7, 3}, {131, 17, 64}}) {
+    for (const auto& [m, k, n] :
+         std::vector<std::tuple<index_t, index_t, index_t>>{{1, 1, 1}, {3, 101, 1}, {1, 33, 77}, {29, 7, 3}, {131, 17, 64}}) {
         const auto a = test::random_csr<V, I>(m, k, 1.5, seed + static_cast<std::uint64_t>(m * 1000 + n));
         const auto b = test::random_csr<V, I>(k, n, 1.5, seed + static_cast<std::uint64_t>(k * 1000 + n + 1));
         expect_matches_reference(a, b, {});
@@ -185,16 +188,18 @@ TEST(Spgemm, BadShapesAndArguments) {
     const auto b_ok = test::random_csr<double, std::int32_t>(4, 2, 2.0, 3);
     const auto bad_mask = test::random_csr<double, std::int32_t>(3, 3, 1.0, 4);
     for (const Executor& exec : {Executor::reference(), Executor::cpu(2)}) {
-        test::expect_error([&] { (void)spgemm(exec, a.view(), b.view()); }, ErrorKind::ShapeMismatch, "B: 5 rows, expected 4 (the columns of A");
+        test::expect_error([&] { (void)spgemm(exec, a.view(), b.view()); }, ErrorKind::ShapeMismatch,
+                           "B: 5 rows, expected 4 (the columns of A");
         test::expect_error([&] { (void)spgemm(exec, a.view(), b_ok.view(), {}, std::optional(bad_mask.view())); }, ErrorKind::ShapeMismatch,
                            "mask: shape 3 x 3, expected 3 x 2");
         const SpgemmPlan<double, std::int32_t> plan(exec, a.view(), b_ok.view());
         auto c = plan.compute();
-        test::expect_error([&] { plan.recompute(nullptr, b_ok.values().data(), c.values().data()); }, ErrorKind::InvalidArgument, "a_values");
+        test::expect_error([&] { plan.recompute(nullptr, b_ok.values().data(), c.values().data()); }, ErrorKind::InvalidArgument,
+                           "a_values");
         auto no_values = a.view();
         no_values.values = nullptr;
-        test::expect_error([&] { (void)spgemm(exec, CsrView<const double, std::int32_t>(no_values), b_ok.view()); }, ErrorKind::InvalidArgument,
-                           "A: null values");
+        test::expect_error([&] { (void)spgemm(exec, CsrView<const double, std::int32_t>(no_values), b_ok.view()); },
+                           ErrorKind::InvalidArgument, "A: null values");
     }
 }
 
@@ -206,5 +211,5 @@ TEST(Spgemm, SemiringNames) {
     EXPECT_EQ(to_string(Semiring::lor_land), "lor_land");
 }
 
-} // namespace
-} // namespace spk
+}  // namespace
+}  // namespace spk

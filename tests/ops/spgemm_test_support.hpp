@@ -17,7 +17,8 @@ namespace spk::test {
 using Entries = std::map<std::pair<index_t, index_t>, double>;
 
 inline const std::vector<Semiring>& all_semirings() {
-    static const std::vector<Semiring> s{Semiring::plus_times, Semiring::plus_pair, Semiring::min_plus, Semiring::max_times, Semiring::lor_land};
+    static const std::vector<Semiring> s{Semiring::plus_times, Semiring::plus_pair, Semiring::min_plus, Semiring::max_times,
+                                         Semiring::lor_land};
     return s;
 }
 
@@ -25,7 +26,8 @@ enum class MaskMode { none, mask, complement };
 inline std::string to_string(MaskMode m) { return m == MaskMode::none ? "none" : m == MaskMode::mask ? "mask" : "complement"; }
 
 // C's entries; fails the test on a repeated column or, when `sorted`, an unsorted row.
-template <class V, class I> Entries entries_of(const Csr<V, I>& c, bool sorted) {
+template <class V, class I>
+Entries entries_of(const Csr<V, I>& c, bool sorted) {
     Entries out;
     const auto ptr = c.row_ptr().to_vector();
     const auto col = c.col_idx().to_vector();
@@ -66,11 +68,26 @@ Entries dense_oracle(const Csr<V, I>& a, const Csr<V, I>& b, Semiring s, MaskMod
                 if (!x || !y) continue;
                 double prod = 0, sum = 0;
                 switch (s) {
-                case Semiring::plus_times: prod = *x * *y; sum = acc ? *acc + prod : prod; break;
-                case Semiring::plus_pair: prod = 1; sum = acc ? *acc + 1 : 1; break;
-                case Semiring::min_plus: prod = *x + *y; sum = acc ? std::min(*acc, prod) : prod; break;
-                case Semiring::max_times: prod = *x * *y; sum = acc ? std::max(*acc, prod) : prod; break;
-                case Semiring::lor_land: prod = (*x != 0 && *y != 0) ? 1 : 0; sum = acc ? std::max(*acc, prod) : prod; break;
+                    case Semiring::plus_times:
+                        prod = *x * *y;
+                        sum = acc ? *acc + prod : prod;
+                        break;
+                    case Semiring::plus_pair:
+                        prod = 1;
+                        sum = acc ? *acc + 1 : 1;
+                        break;
+                    case Semiring::min_plus:
+                        prod = *x + *y;
+                        sum = acc ? std::min(*acc, prod) : prod;
+                        break;
+                    case Semiring::max_times:
+                        prod = *x * *y;
+                        sum = acc ? std::max(*acc, prod) : prod;
+                        break;
+                    case Semiring::lor_land:
+                        prod = (*x != 0 && *y != 0) ? 1 : 0;
+                        sum = acc ? std::max(*acc, prod) : prod;
+                        break;
                 }
                 acc = sum;
             }
@@ -81,8 +98,7 @@ Entries dense_oracle(const Csr<V, I>& a, const Csr<V, I>& b, Semiring s, MaskMod
 
 // Same keys, values within atol + rtol |expected|.
 inline ::testing::AssertionResult same_entries(const Entries& actual, const Entries& expected, double rtol, double atol = 1e-12) {
-    if (actual.size() != expected.size())
-        return ::testing::AssertionFailure() << actual.size() << " entries, expected " << expected.size();
+    if (actual.size() != expected.size()) return ::testing::AssertionFailure() << actual.size() << " entries, expected " << expected.size();
     auto e = expected.begin();
     for (const auto& [ij, v] : actual) {
         if (ij != e->first)
@@ -96,14 +112,16 @@ inline ::testing::AssertionResult same_entries(const Entries& actual, const Entr
 }
 
 // A random CSR whose every 7th value is an explicit zero (lor_land and cancellation cases).
-template <class V, class I> Csr<V, I> random_with_zeros(index_t rows, index_t cols, double per_row, std::uint64_t seed) {
+template <class V, class I>
+Csr<V, I> random_with_zeros(index_t rows, index_t cols, double per_row, std::uint64_t seed) {
     Csr<V, I> m = random_csr<V, I>(rows, cols, per_row, seed);
     for (index_t q = 0; q < m.nnz(); q += 7) m.values()[q] = value_cast<V>(0.0);
     return m;
 }
 
 // The same matrix with each row's entries shuffled, marked unsorted.
-template <class V, class I> Csr<V, I> shuffled_rows(const Csr<V, I>& m, std::uint64_t seed) {
+template <class V, class I>
+Csr<V, I> shuffled_rows(const Csr<V, I>& m, std::uint64_t seed) {
     std::mt19937_64 rng(seed);
     auto ptr = m.row_ptr().to_vector();
     auto col = m.col_idx().to_vector();
@@ -117,4 +135,4 @@ template <class V, class I> Csr<V, I> shuffled_rows(const Csr<V, I>& m, std::uin
     return Csr<V, I>(Executor::cpu(), m.rows(), m.cols(), ptr, col, val, false);
 }
 
-} // namespace spk::test
+}  // namespace spk::test

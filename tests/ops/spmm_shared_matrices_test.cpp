@@ -39,5 +39,5 @@ std::string test_name(const ::testing::TestParamInfo<std::string>& info) {
 INSTANTIATE_TEST_SUITE_P(Files, SpmmSharedMatrix, ::testing::ValuesIn(test::shared_matrix_files()), test_name);
 GTEST_ALLOW_UNINSTANTIATED_PARAMETERIZED_TEST(SpmmSharedMatrix);
 
-} // namespace
-} // namespace spk
+}  // namespace
+}  // namespace spk

@@ -29,7 +29,8 @@ SpmmOptions options(Reduce reduce, double alpha = 1.0, double beta = 0.0, bool t
 // ---------------------------------------------------------------------------------------------
 // Dense oracle: op(A) densified with a mask of stored entries, then every output element
 // computed on its own, straight from the definition in spk/spmm.hpp.
-test::SpmmResult dense_oracle(const Csr<double, std::int32_t>& a, const Strided<double>& b, const Strided<double>& c0, const SpmmOptions& o) {
+test::SpmmResult dense_oracle(const Csr<double, std::int32_t>& a, const Strided<double>& b, const Strided<double>& c0,
+                              const SpmmOptions& o) {
     const index_t m = o.transpose_a ? a.cols() : a.rows(), k = o.transpose_a ? a.rows() : a.cols(), n = b.cols;
     std::vector<double> dense(static_cast<std::size_t>(m * k), 0.0);
     std::vector<bool> stored(static_cast<std::size_t>(m * k), false);
@@ -90,7 +91,8 @@ TEST(SpmmReference, MatchesDenseOracle) {
 
 // ---------------------------------------------------------------------------------------------
 // Backends against the reference, typed over value and index types.
-template <class T> class SpmmBackend : public ::testing::Test {};
+template <class T>
+class SpmmBackend : public ::testing::Test {};
 TYPED_TEST_SUITE(SpmmBackend, test::BackendTypes);
 
 TYPED_TEST(SpmmBackend, RandomSmallEveryWidthAndLayout) {
@@ -136,14 +138,15 @@ TYPED_TEST(SpmmBackend, TransposedA) {
     using V = typename TypeParam::value;
     using I = typename TypeParam::index;
     const std::uint64_t seed = test::seed("spmm_backend_transpose");
-    const auto a = test::random_csr<V, I>(250, 400, 6.0, seed); // op(A) is 400 x 250
+    const auto a = test::random_csr<V, I>(250, 400, 6.0, seed);  // op(A) is 400 x 250
     const auto b = test::random_strided<V>(a.rows(), 33, Layout::row_major, 0, seed + 1);
     for (const Reduce reduce : kAllReduces) test::expect_spmm_matches_reference(a, b, options(reduce, 1.0, 0.5, true));
 }
 
 // Banded and block-diagonal patterns, built here: long runs of equal row lengths and
 // neighbouring columns (B rows reused from cache), unlike the random matrices.
-template <class V, class I> Csr<V, I> banded(index_t n, index_t half_width, std::uint64_t seed) {
+template <class V, class I>
+Csr<V, I> banded(index_t n, index_t half_width, std::uint64_t seed) {
     std::mt19937_64 rng(seed);
     std::uniform_real_distribution<double> u(-1.0, 1.0);
     std::vector<I> ptr{0}, col;
@@ -158,7 +161,8 @@ template <class V, class I> Csr<V, I> banded(index_t n, index_t half_width, std:
     return Csr<V, I>(Executor::cpu(), n, n, ptr, col, val);
 }
 
-template <class V, class I> Csr<V, I> block_diagonal(index_t blocks, index_t size, std::uint64_t seed) {
+template <class V, class I>
+Csr<V, I> block_diagonal(index_t blocks, index_t size, std::uint64_t seed) {
     std::mt19937_64 rng(seed);
     std::uniform_real_distribution<double> u(-1.0, 1.0);
     std::vector<I> ptr{0}, col;
@@ -213,9 +217,12 @@ TYPED_TEST(SpmmBackend, EmptyShapes) {
         for (const double beta : {0.0, 2.0}) {
             test::expect_spmm_matches_reference(empty, test::random_strided<V>(0, 0, Layout::row_major, 0, 1), options(reduce, 1.0, beta));
             test::expect_spmm_matches_reference(empty, test::random_strided<V>(0, 5, Layout::row_major, 0, 1), options(reduce, 1.0, beta));
-            test::expect_spmm_matches_reference(no_rows, test::random_strided<V>(7, 4, Layout::row_major, 0, 1), options(reduce, 1.0, beta));
-            test::expect_spmm_matches_reference(no_cols, test::random_strided<V>(0, 4, Layout::col_major, 0, 1), options(reduce, 1.0, beta));
-            test::expect_spmm_matches_reference(empty_rows, test::random_strided<V>(6, 3, Layout::row_major, 0, 1), options(reduce, 1.0, beta));
+            test::expect_spmm_matches_reference(no_rows, test::random_strided<V>(7, 4, Layout::row_major, 0, 1),
+                                                options(reduce, 1.0, beta));
+            test::expect_spmm_matches_reference(no_cols, test::random_strided<V>(0, 4, Layout::col_major, 0, 1),
+                                                options(reduce, 1.0, beta));
+            test::expect_spmm_matches_reference(empty_rows, test::random_strided<V>(6, 3, Layout::row_major, 0, 1),
+                                                options(reduce, 1.0, beta));
         }
 }
 
@@ -313,7 +320,7 @@ TEST(SpmmPlan, RunsManyTimesAndFollowsNewValues) {
     const SpmmPlan<float, std::int32_t> plan(exec, a.view(), 16, options(Reduce::sum));
     EXPECT_FALSE(plan.config().empty());
     for (int round = 0; round < 3; ++round) {
-        for (std::size_t p = 0; p < a.values().size(); ++p) a.values()[p] *= 1.5f; // values may change between runs
+        for (std::size_t p = 0; p < a.values().size(); ++p) a.values()[p] *= 1.5f;  // values may change between runs
         const auto b = test::random_dense<float>(70, 16, seed + static_cast<std::uint64_t>(round));
         Dense<float> c(exec, 90, 16), expected(exec, 90, 16);
         plan.run(b.view(), c.view());
@@ -363,5 +370,5 @@ TEST_F(SpmmBadInput, ArgNeedsMaxOrMin) {
     expect_error([&] { spmm(exec, a.view(), b.view(), c.view(), options(Reduce::max), arg_bad.view()); }, ErrorKind::ShapeMismatch, "arg");
 }
 
-} // namespace
-} // namespace spk
+}  // namespace
+}  // namespace spk

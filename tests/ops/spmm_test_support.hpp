@@ -18,7 +18,8 @@ struct SpmmResult {
 };
 
 // Host storage of an m x n matrix with layout and leading dimension (ld >= the tight one).
-template <class T> struct Strided {
+template <class T>
+struct Strided {
     index_t rows = 0, cols = 0, ld = 0;
     Layout layout = Layout::row_major;
     std::vector<T> data;
@@ -32,7 +33,8 @@ template <class T> struct Strided {
 
 // Runs spmm on exec with copies of the host inputs in exec's memory space.
 template <class V, class I>
-SpmmResult run_spmm(const Executor& exec, const Csr<V, I>& a, const Strided<V>& b, const Strided<V>& c0, const SpmmOptions& options, bool want_arg) {
+SpmmResult run_spmm(const Executor& exec, const Csr<V, I>& a, const Strided<V>& b, const Strided<V>& c0, const SpmmOptions& options,
+                    bool want_arg) {
     const Csr<V, I> a_dev = a.to(exec);
     const Array<V> b_dev(exec, b.data);
     Array<V> c_dev(exec, c0.data);
@@ -64,9 +66,11 @@ std::vector<double> magnitude_bound(const Csr<V, I>& a, const Strided<V>& b, con
         const index_t begin = op_a.row_ptr()[i], end = op_a.row_ptr()[i + 1];
         for (index_t k = 0; k < b.cols; ++k) {
             double s = 0;
-            for (index_t p = begin; p < end; ++p) s += std::abs(value_cast<double>(op_a.values()[p]) * value_cast<double>(b.at(op_a.col_idx()[p], k)));
+            for (index_t p = begin; p < end; ++p)
+                s += std::abs(value_cast<double>(op_a.values()[p]) * value_cast<double>(b.at(op_a.col_idx()[p], k)));
             if (options.reduce == Reduce::mean && end > begin) s /= static_cast<double>(end - begin);
-            bound[i * b.cols + k] = std::abs(options.alpha) * s + (options.beta != 0.0 ? std::abs(options.beta * value_cast<double>(c0.at(i, k))) : 0.0);
+            bound[i * b.cols + k] =
+                std::abs(options.alpha) * s + (options.beta != 0.0 ? std::abs(options.beta * value_cast<double>(c0.at(i, k))) : 0.0);
         }
     }
     return bound;
@@ -74,25 +78,31 @@ std::vector<double> magnitude_bound(const Csr<V, I>& a, const Strided<V>& b, con
 
 // |actual - expected| <= rtol * bound elementwise; NaN must match NaN and inf the same inf.
 inline ::testing::AssertionResult close_within_bound(const std::vector<double>& actual, const std::vector<double>& expected,
-                                                      const std::vector<double>& bound, double rtol, index_t cols) {
-    if (actual.size() != expected.size()) return ::testing::AssertionFailure() << "sizes differ: " << actual.size() << " vs " << expected.size();
+                                                     const std::vector<double>& bound, double rtol, index_t cols) {
+    if (actual.size() != expected.size())
+        return ::testing::AssertionFailure() << "sizes differ: " << actual.size() << " vs " << expected.size();
     std::ostringstream bad;
     std::size_t count = 0;
     for (std::size_t k = 0; k < actual.size(); ++k) {
         const double a = actual[k], e = expected[k];
         bool ok;
-        if (std::isnan(e)) ok = std::isnan(a);
-        else if (std::isinf(e)) ok = a == e;
-        else ok = std::abs(a - e) <= rtol * bound[k] + std::numeric_limits<double>::denorm_min();
+        if (std::isnan(e))
+            ok = std::isnan(a);
+        else if (std::isinf(e))
+            ok = a == e;
+        else
+            ok = std::abs(a - e) <= rtol * bound[k] + std::numeric_limits<double>::denorm_min();
         if (ok) continue;
-        if (count++ < 5) bad << "  at (" << k / cols << ", " << k % cols << "): " << a << " vs expected " << e << " (bound " << bound[k] << ")\n";
+        if (count++ < 5)
+            bad << "  at (" << k / cols << ", " << k % cols << "): " << a << " vs expected " << e << " (bound " << bound[k] << ")\n";
     }
     if (count == 0) return ::testing::AssertionSuccess();
     return ::testing::AssertionFailure() << count << " of " << actual.size() << " elements differ:\n" << bad.str();
 }
 
 // Random host matrix in the given layout; entries uniform in [-1, 1].
-template <class V> Strided<V> random_strided(index_t rows, index_t cols, Layout layout, index_t pad, std::uint64_t seed) {
+template <class V>
+Strided<V> random_strided(index_t rows, index_t cols, Layout layout, index_t pad, std::uint64_t seed) {
     std::mt19937_64 rng(seed);
     std::uniform_real_distribution<double> u(-1.0, 1.0);
     Strided<V> s(rows, cols, layout, pad, V{});
@@ -113,8 +123,8 @@ void expect_spmm_matches_reference(const Csr<V, I>& a, const Strided<V>& b, cons
     const SpmmResult expected = run_spmm(Executor::reference(), a, b, c0, options, want_arg);
     const std::vector<double> bound = magnitude_bound(a, b, c0, options);
     for (const Executor& exec : backends_under_test()) {
-        SCOPED_TRACE(exec.name() + " reduce=" + std::string(to_string(options.reduce)) + " n=" + std::to_string(b.cols) +
-                     " B " + (b.layout == Layout::row_major ? "row" : "col") + "-major ld " + std::to_string(b.ld) + ", C " +
+        SCOPED_TRACE(exec.name() + " reduce=" + std::string(to_string(options.reduce)) + " n=" + std::to_string(b.cols) + " B " +
+                     (b.layout == Layout::row_major ? "row" : "col") + "-major ld " + std::to_string(b.ld) + ", C " +
                      (c_layout == Layout::row_major ? "row" : "col") + "-major pad " + std::to_string(c_pad) + " alpha " +
                      std::to_string(options.alpha) + " beta " + std::to_string(options.beta) + (options.transpose_a ? " transposed" : ""));
         const SpmmResult actual = run_spmm(exec, a, b, c0, options, want_arg);
@@ -125,4 +135,4 @@ void expect_spmm_matches_reference(const Csr<V, I>& a, const Strided<V>& b, cons
     }
 }
 
-} // namespace spk::test
+}  // namespace spk::test

@@ -16,7 +16,8 @@ namespace spk::test {
 
 // `nnz` entries with uniform coordinates in dims (so repeats happen on small dims, unsorted),
 // values uniform in [-1, 1] away from 0.
-template <class V, class I> CooTensor3<V, I> random_tensor(std::array<index_t, 3> dims, index_t nnz, std::uint64_t seed) {
+template <class V, class I>
+CooTensor3<V, I> random_tensor(std::array<index_t, 3> dims, index_t nnz, std::uint64_t seed) {
     std::mt19937_64 rng(seed);
     std::uniform_real_distribution<double> value(-1.0, 1.0);
     CooTensor3<V, I> x;
@@ -41,7 +42,8 @@ CooTensor3<V, I> skewed_tensor(std::array<index_t, 3> dims, index_t nnz, int mod
     return x;
 }
 
-template <class V, class I> void push_entry(CooTensor3<V, I>& x, index_t i, index_t j, index_t k, double v) {
+template <class V, class I>
+void push_entry(CooTensor3<V, I>& x, index_t i, index_t j, index_t k, double v) {
     x.idx[0].push_back(static_cast<I>(i));
     x.idx[1].push_back(static_cast<I>(j));
     x.idx[2].push_back(static_cast<I>(k));
@@ -50,7 +52,8 @@ template <class V, class I> void push_entry(CooTensor3<V, I>& x, index_t i, inde
 
 // MTTKRP straight from the COO entries: dims[mode] x R, row-major, in double.
 template <class V, class I>
-std::vector<double> brute_force_mttkrp(const CooTensor3<V, I>& x, int mode, const std::array<DenseView<const V>, 3>& factors, index_t rank) {
+std::vector<double> brute_force_mttkrp(const CooTensor3<V, I>& x, int mode, const std::array<DenseView<const V>, 3>& factors,
+                                       index_t rank) {
     std::vector<double> out(static_cast<std::size_t>(x.dims[static_cast<std::size_t>(mode)] * rank), 0.0);
     for (std::size_t p = 0; p < x.values.size(); ++p) {
         const index_t i = x.idx[static_cast<std::size_t>(mode)][p];
@@ -74,17 +77,20 @@ std::map<std::pair<index_t, index_t>, std::vector<double>> brute_force_ttm(const
         auto& y = fibers[{x.idx[static_cast<std::size_t>(a)][p], x.idx[static_cast<std::size_t>(b)][p]}];
         y.resize(static_cast<std::size_t>(u.rows), 0.0);
         const index_t k = x.idx[static_cast<std::size_t>(mode)][p];
-        for (index_t r = 0; r < u.rows; ++r) y[static_cast<std::size_t>(r)] += static_cast<double>(x.values[p]) * static_cast<double>(u(r, k));
+        for (index_t r = 0; r < u.rows; ++r)
+            y[static_cast<std::size_t>(r)] += static_cast<double>(x.values[p]) * static_cast<double>(u(r, k));
     }
     return fibers;
 }
 
-template <class V> std::array<DenseView<const V>, 3> views(const std::array<Dense<V>, 3>& factors) {
+template <class V>
+std::array<DenseView<const V>, 3> views(const std::array<Dense<V>, 3>& factors) {
     return {factors[0].view(), factors[1].view(), factors[2].view()};
 }
 
 // The same matrix stored in another layout.
-template <class V> Dense<V> with_layout(const Dense<V>& a, Layout layout) {
+template <class V>
+Dense<V> with_layout(const Dense<V>& a, Layout layout) {
     std::vector<V> values;
     const DenseView<const V> v = a.view();
     if (layout == Layout::row_major) {
@@ -99,9 +105,10 @@ template <class V> Dense<V> with_layout(const Dense<V>& a, Layout layout) {
 
 // One random dims[m] x rank factor per mode.
 template <class V>
-std::array<Dense<V>, 3> random_factors(const std::array<index_t, 3>& dims, index_t rank, std::uint64_t seed, Layout layout = Layout::row_major) {
+std::array<Dense<V>, 3> random_factors(const std::array<index_t, 3>& dims, index_t rank, std::uint64_t seed,
+                                       Layout layout = Layout::row_major) {
     return {random_dense<V>(dims[0], rank, seed, layout), random_dense<V>(dims[1], rank, seed + 1, layout),
             random_dense<V>(dims[2], rank, seed + 2, layout)};
 }
 
-} // namespace spk::test
+}  // namespace spk::test

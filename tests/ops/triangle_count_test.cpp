@@ -9,7 +9,8 @@
 namespace spk {
 namespace {
 
-template <class V = double, class I = std::int32_t> Csr<V, I> graph(index_t n, const std::vector<std::pair<index_t, index_t>>& edges) {
+template <class V = double, class I = std::int32_t>
+Csr<V, I> graph(index_t n, const std::vector<std::pair<index_t, index_t>>& edges) {
     Coo<V, I> coo{n, n, {}, {}, {}};
     for (const auto& [u, v] : edges) {
         coo.row_idx.push_back(static_cast<I>(u));
@@ -50,7 +51,7 @@ TEST(TriangleCount, EmptyGraphsAndPatternOnlyInput) {
     const auto no_edges = graph(7, {});
     auto k3 = graph(3, {{0, 1}, {1, 2}, {2, 0}});
     CsrView<const double, std::int32_t> pattern_only = k3.view();
-    pattern_only.values = nullptr; // values are ignored
+    pattern_only.values = nullptr;  // values are ignored
     for (const Executor& exec : all_executors()) {
         EXPECT_EQ(triangle_count(exec, empty.view()), 0u);
         EXPECT_EQ(triangle_count(exec, no_edges.view()), 0u);
@@ -133,5 +134,5 @@ TEST(TriangleCount, ReferenceOnSmallSharedMatrices) {
     EXPECT_EQ(checked, 3);
 }
 
-} // namespace
-} // namespace spk
+}  // namespace
+}  // namespace spk

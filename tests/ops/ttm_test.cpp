@@ -10,7 +10,8 @@
 namespace spk::test {
 namespace {
 
-template <class VI> class TtmTest : public ::testing::Test {};
+template <class VI>
+class TtmTest : public ::testing::Test {};
 TYPED_TEST_SUITE(TtmTest, FloatBackendTypes);
 
 const index_t kRanks[] = {1, 3, 16, 33};
@@ -78,7 +79,8 @@ TYPED_TEST(TtmTest, ReferenceMatchesBruteForce) {
         }
 }
 
-template <class V, class I> void expect_backends_match_reference(const CooTensor3<V, I>& x, index_t rank, std::uint64_t seed) {
+template <class V, class I>
+void expect_backends_match_reference(const CooTensor3<V, I>& x, index_t rank, std::uint64_t seed) {
     for (int mode = 0; mode < 3; ++mode) {
         const Dense<V> u = random_dense<V>(rank, x.dims[static_cast<std::size_t>(mode)], seed);
         const Dense<V> u_col = with_layout(u, Layout::col_major);
@@ -110,7 +112,8 @@ TYPED_TEST(TtmTest, FiberHoldingMostNonZeros) {
         for (std::size_t q = p; q < p + 9 && q < x.values.size(); ++q) x.idx[0][q] = x.idx[1][q] = 0;
     expect_backends_match_reference(x, 16, s);
     for (int heavy_mode = 0; heavy_mode < 3; ++heavy_mode)
-        expect_backends_match_reference(skewed_tensor<V, I>({30, 20, 25}, 2000, heavy_mode, 3, 0.9, s + static_cast<std::uint64_t>(heavy_mode)), 3, s);
+        expect_backends_match_reference(
+            skewed_tensor<V, I>({30, 20, 25}, 2000, heavy_mode, 3, 0.9, s + static_cast<std::uint64_t>(heavy_mode)), 3, s);
 }
 
 TEST(Ttm, DuplicatesAndUnsortedInput) {
@@ -121,7 +124,8 @@ TEST(Ttm, DuplicatesAndUnsortedInput) {
     for (const Executor& exec : backends_under_test())
         for (int mode = 0; mode < 3; ++mode) {
             const Dense<double> u = random_dense<double>(5, x.dims[static_cast<std::size_t>(mode)], s + 1);
-            EXPECT_TRUE(matches_brute_force(ttm(exec, twice, mode, u.view()), twice, mode, u.view(), 1e-12)) << exec.name() << " mode " << mode;
+            EXPECT_TRUE(matches_brute_force(ttm(exec, twice, mode, u.view()), twice, mode, u.view(), 1e-12))
+                << exec.name() << " mode " << mode;
         }
 }
 
@@ -185,5 +189,5 @@ TEST(Ttm, BadInputIsRejectedWithItsName) {
     expect_error_all([&] { TtmPlan<double, std::int32_t>(cpu, outside, 1); }, ErrorKind::InvalidArgument, {"entry 0", "mode 0", "0..2"});
 }
 
-} // namespace
-} // namespace spk::test
+}  // namespace
+}  // namespace spk::test

@@ -1,7 +1,6 @@
 // Uses the installed package: a 2 x 2 SpMM on the CPU, checked against hand-computed values.
-#include <spk/spk.hpp>
-
 #include <cstdio>
+#include <spk/spk.hpp>
 #include <vector>
 
 int main() {

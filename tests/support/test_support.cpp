@@ -12,8 +12,10 @@ namespace spk::test {
 
 std::uint64_t seed(const std::string& what) {
     std::uint64_t s;
-    if (const char* env = std::getenv("SPK_SEED")) s = std::strtoull(env, nullptr, 10);
-    else s = (static_cast<std::uint64_t>(std::random_device{}()) << 32) ^ std::random_device{}();
+    if (const char* env = std::getenv("SPK_SEED"))
+        s = std::strtoull(env, nullptr, 10);
+    else
+        s = (static_cast<std::uint64_t>(std::random_device{}()) << 32) ^ std::random_device{}();
     ::testing::Test::RecordProperty("seed_" + what, std::to_string(s));
     std::printf("[ seed     ] %s: SPK_SEED=%llu\n", what.c_str(), static_cast<unsigned long long>(s));
     return s;
@@ -43,7 +45,8 @@ std::vector<Executor> backends_under_test() {
     return out;
 }
 
-template <class V, class I> Csr<V, I> random_csr(index_t rows, index_t cols, double per_row, std::uint64_t s) {
+template <class V, class I>
+Csr<V, I> random_csr(index_t rows, index_t cols, double per_row, std::uint64_t s) {
     std::mt19937_64 rng(s);
     std::uniform_real_distribution<double> val(-1.0, 1.0);
     const index_t max_len = std::min<index_t>(cols, static_cast<index_t>(2 * per_row) + 1);
@@ -71,7 +74,8 @@ template <class V, class I> Csr<V, I> random_csr(index_t rows, index_t cols, dou
     return Csr<V, I>(Executor::cpu(), rows, cols, ptr, col, values, true);
 }
 
-template <class V> Dense<V> random_dense(index_t rows, index_t cols, std::uint64_t s, Layout layout) {
+template <class V>
+Dense<V> random_dense(index_t rows, index_t cols, std::uint64_t s, Layout layout) {
     std::mt19937_64 rng(s);
     std::uniform_real_distribution<double> val(-1.0, 1.0);
     std::vector<V> host(static_cast<std::size_t>(rows * cols));
@@ -79,7 +83,8 @@ template <class V> Dense<V> random_dense(index_t rows, index_t cols, std::uint64
     return Dense<V>(Executor::cpu(), rows, cols, host, layout);
 }
 
-template <class V> std::vector<double> to_doubles(DenseView<const V> d) {
+template <class V>
+std::vector<double> to_doubles(DenseView<const V> d) {
     std::vector<double> out(static_cast<std::size_t>(d.rows * d.cols));
     const index_t n = (d.layout == Layout::row_major ? d.rows : d.cols) * d.ld;
     std::vector<V> host(static_cast<std::size_t>(std::max<index_t>(n, 0)));
@@ -90,9 +95,13 @@ template <class V> std::vector<double> to_doubles(DenseView<const V> d) {
     return out;
 }
 
-template <class V> std::vector<double> to_doubles(const Dense<V>& d) { return to_doubles<V>(d.view()); }
+template <class V>
+std::vector<double> to_doubles(const Dense<V>& d) {
+    return to_doubles<V>(d.view());
+}
 
-::testing::AssertionResult all_close(const std::vector<double>& actual, const std::vector<double>& expected, double rtol, double atol, index_t cols) {
+::testing::AssertionResult all_close(const std::vector<double>& actual, const std::vector<double>& expected, double rtol, double atol,
+                                     index_t cols) {
     if (actual.size() != expected.size())
         return ::testing::AssertionFailure() << "sizes differ: " << actual.size() << " vs " << expected.size();
     std::ostringstream bad;
@@ -107,18 +116,23 @@ template <class V> std::vector<double> to_doubles(const Dense<V>& d) { return to
     return ::testing::AssertionFailure() << count << " of " << actual.size() << " elements differ:\n" << bad.str();
 }
 
-template <class V> double rtol_for() {
-    if constexpr (std::is_same_v<V, double>) return 1e-10;
-    else if constexpr (std::is_same_v<V, float>) return 1e-4;
-    else if constexpr (std::is_same_v<V, f16>) return 1e-2;
-    else return 2e-2;
+template <class V>
+double rtol_for() {
+    if constexpr (std::is_same_v<V, double>)
+        return 1e-10;
+    else if constexpr (std::is_same_v<V, float>)
+        return 1e-4;
+    else if constexpr (std::is_same_v<V, f16>)
+        return 1e-2;
+    else
+        return 2e-2;
 }
 
-#define SPK_INSTANTIATE_V(V)                                                            \
-    template Dense<V> random_dense<V>(index_t, index_t, std::uint64_t, Layout);          \
-    template std::vector<double> to_doubles<V>(DenseView<const V>);                     \
-    template std::vector<double> to_doubles<V>(const Dense<V>&);                        \
-    template double rtol_for<V>();                                                      \
+#define SPK_INSTANTIATE_V(V)                                                                            \
+    template Dense<V> random_dense<V>(index_t, index_t, std::uint64_t, Layout);                         \
+    template std::vector<double> to_doubles<V>(DenseView<const V>);                                     \
+    template std::vector<double> to_doubles<V>(const Dense<V>&);                                        \
+    template double rtol_for<V>();                                                                      \
     template Csr<V, std::int32_t> random_csr<V, std::int32_t>(index_t, index_t, double, std::uint64_t); \
     template Csr<V, std::int64_t> random_csr<V, std::int64_t>(index_t, index_t, double, std::uint64_t);
 SPK_INSTANTIATE_V(float)
@@ -127,4 +141,4 @@ SPK_INSTANTIATE_V(f16)
 SPK_INSTANTIATE_V(bf16)
 #undef SPK_INSTANTIATE_V
 
-} // namespace spk::test
+}  // namespace spk::test

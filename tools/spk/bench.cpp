@@ -30,23 +30,27 @@ const CommandSpec& spec() {
                 "minimum bytes (inputs read once, outputs written once) by the time. Geometric means per (op, n) close the\n"
                 "table. --op read times the Matrix Market reader on one core (MB/s of uncompressed text).\n"
                 "n: spmm's dense width, sddmm's and fusedmm's feature width k; spgemm, tc, mttkrp, ttm and read ignore it.",
-            .options = {{.name = "op", .value_name = "OPS", .help = "comma list of spmm, sddmm, fusedmm, spgemm, tc, mttkrp, ttm, read"},
-                        {.name = "matrix", .value_name = "MATRIX", .help = "a matrix file or generator spec (TENSOR for mttkrp, ttm)", .repeatable = true},
-                        {.name = "suite", .value_name = "FILE", .help = "a file listing matrices, one a line (bench/suites/)", .repeatable = true},
-                        {.name = "n", .value_name = "LIST", .help = "widths: 32,128 or 32:512:x2 or 32:128:32", .default_value = "32"},
-                        {.name = "warmup", .value_name = "W", .help = "untimed runs first", .default_value = "3"},
-                        {.name = "reps", .value_name = "R", .help = "timed runs", .default_value = "10"},
-                        {.name = "backend", .value_name = "B", .help = "cpu, reference or cuda", .default_value = "cpu"},
-                        {.name = "threads", .value_name = "T", .help = "cpu threads (0 = all)", .default_value = "0"},
-                        {.name = "json", .value_name = "FILE", .help = "also write every measurement to FILE"}},
+            .options =
+                {{.name = "op", .value_name = "OPS", .help = "comma list of spmm, sddmm, fusedmm, spgemm, tc, mttkrp, ttm, read"},
+                 {.name = "matrix",
+                  .value_name = "MATRIX",
+                  .help = "a matrix file or generator spec (TENSOR for mttkrp, ttm)",
+                  .repeatable = true},
+                 {.name = "suite", .value_name = "FILE", .help = "a file listing matrices, one a line (bench/suites/)", .repeatable = true},
+                 {.name = "n", .value_name = "LIST", .help = "widths: 32,128 or 32:512:x2 or 32:128:32", .default_value = "32"},
+                 {.name = "warmup", .value_name = "W", .help = "untimed runs first", .default_value = "3"},
+                 {.name = "reps", .value_name = "R", .help = "timed runs", .default_value = "10"},
+                 {.name = "backend", .value_name = "B", .help = "cpu, reference or cuda", .default_value = "cpu"},
+                 {.name = "threads", .value_name = "T", .help = "cpu threads (0 = all)", .default_value = "0"},
+                 {.name = "json", .value_name = "FILE", .help = "also write every measurement to FILE"}},
             .min_positional = 0,
             .max_positional = 0,
-            .epilog = std::string_view(
-                "Suite files: one MATRIX a line, '#' comments; relative paths are relative to the shared matrices folder\n"
-                "($SPK_MATRICES, else the first shared/matrices above the current folder or the spk binary).\n"
-                "MATRIX: 'gen:SPEC' is a generator spec; an existing file or a name ending in .mtx, .mtx.gz, .spkb is a\n"
-                "file; anything else is a generator spec.\n"
-                "Example: spk bench --op spmm,spgemm --suite bench/suites/cpu.txt --n 32,128 --json out.json"),
+            .epilog =
+                std::string_view("Suite files: one MATRIX a line, '#' comments; relative paths are relative to the shared matrices folder\n"
+                                 "($SPK_MATRICES, else the first shared/matrices above the current folder or the spk binary).\n"
+                                 "MATRIX: 'gen:SPEC' is a generator spec; an existing file or a name ending in .mtx, .mtx.gz, .spkb is a\n"
+                                 "file; anything else is a generator spec.\n"
+                                 "Example: spk bench --op spmm,spgemm --suite bench/suites/cpu.txt --n 32,128 --json out.json"),
         };
         for (auto& o : op_parameter_options(false)) c.options.push_back(o);
         return c;
@@ -57,12 +61,12 @@ const CommandSpec& spec() {
 struct Measurement {
     std::string op = {}, matrix = {}, source = {}, config = {};
     index_t rows = 0, cols = 0, nnz = 0;
-    std::int64_t n = 0; // 0: the op has no width
+    std::int64_t n = 0;  // 0: the op has no width
     std::vector<double> times = {};
     double median = 0, flops = 0, bytes = 0;
-    double checksum = 0;     // of the result (the count for tc), to compare with other tools
-    index_t result_nnz = -1; // sparse results only
-    std::optional<BaselineTime> baseline = {}; // the vendor's fastest, same inputs, same process
+    double checksum = 0;                        // of the result (the count for tc), to compare with other tools
+    index_t result_nnz = -1;                    // sparse results only
+    std::optional<BaselineTime> baseline = {};  // the vendor's fastest, same inputs, same process
 };
 
 double median(std::vector<double> v) {
@@ -71,7 +75,8 @@ double median(std::vector<double> v) {
     return v.size() % 2 ? v[m] : 0.5 * (v[m - 1] + v[m]);
 }
 
-template <class F> std::vector<double> time_runs(F&& body, std::int64_t warmup, std::int64_t reps) {
+template <class F>
+std::vector<double> time_runs(F&& body, std::int64_t warmup, std::int64_t reps) {
     for (std::int64_t r = 0; r < warmup; ++r) body();
     std::vector<double> times;
     for (std::int64_t r = 0; r < reps; ++r) {
@@ -97,7 +102,8 @@ void bench_read(const MatrixSource& src, const Settings& s, std::vector<Measurem
     Measurement m{.op = "read", .matrix = src.label, .source = src.text, .config = "read_matrix_market (1 core)"};
     m.times = time_runs(
         [&] {
-            const auto a = src.path.ends_with(".spkb") ? load_matrix<float, std::int32_t>(src.path) : read_matrix_market<float, std::int32_t>(src.path);
+            const auto a = src.path.ends_with(".spkb") ? load_matrix<float, std::int32_t>(src.path)
+                                                       : read_matrix_market<float, std::int32_t>(src.path);
             m.rows = a.rows();
             m.cols = a.cols();
             m.nnz = a.nnz();
@@ -117,8 +123,10 @@ void bench_op(const Executor& exec, const OpConfig& base, const MatrixSource& sr
     const std::vector<std::int64_t> widths = has_width ? s.widths : std::vector<std::int64_t>{0};
     for (const std::int64_t w : widths) {
         OpConfig c = base;
-        if (c.op == "spmm") c.n = w;
-        else if (has_width) c.k = w;
+        if (c.op == "spmm")
+            c.n = w;
+        else if (has_width)
+            c.k = w;
         auto op = make_operation(exec, c, inputs);
         Measurement m{.op = c.op, .matrix = src.label, .source = src.text, .config = op->describe(), .n = w};
         if (inputs.tensor) {
@@ -131,11 +139,13 @@ void bench_op(const Executor& exec, const OpConfig& base, const MatrixSource& sr
             m.nnz = inputs.a->nnz();
         }
         // On a device, CUDA events around each run; on the host, a wall clock.
-        if (exec.backend() == Backend::cuda) m.times = {device_seconds(exec, *op, s.warmup, s.reps)};
-        else m.times = time_runs([&] { op->run(); }, s.warmup, s.reps);
+        if (exec.backend() == Backend::cuda)
+            m.times = {device_seconds(exec, *op, s.warmup, s.reps)};
+        else
+            m.times = time_runs([&] { op->run(); }, s.warmup, s.reps);
         m.baseline = vendor_baseline(exec, c, inputs, s.warmup, s.reps);
         m.flops = op->flops();
-        m.bytes = op->bytes(); // after the runs: spgemm knows its output's size only then
+        m.bytes = op->bytes();  // after the runs: spgemm knows its output's size only then
         const OpOutput result = op->output();
         m.checksum = result.checksum();
         if (result.sparse) m.result_nnz = static_cast<index_t>(result.values.size());
@@ -147,7 +157,8 @@ void bench_op(const Executor& exec, const OpConfig& base, const MatrixSource& sr
 
 std::string width_key(const Measurement& m) { return m.n ? m.op + " n=" + std::to_string(m.n) : m.op; }
 
-Json to_json(const std::vector<Measurement>& ms, const Executor& exec, const Settings& s, const std::vector<std::pair<std::string, std::pair<double, double>>>& geo) {
+Json to_json(const std::vector<Measurement>& ms, const Executor& exec, const Settings& s,
+             const std::vector<std::pair<std::string, std::pair<double, double>>>& geo) {
     Json results = Json::array();
     for (const auto& m : ms) {
         Json times = Json::array();
@@ -159,8 +170,10 @@ Json to_json(const std::vector<Measurement>& ms, const Executor& exec, const Set
         r.set("flops", m.flops).set("bytes", m.bytes).set("checksum", m.checksum);
         if (m.result_nnz >= 0) r.set("result_nnz", m.result_nnz);
         if (m.baseline) r.set("baseline", m.baseline->name).set("baseline_s", m.baseline->seconds).set("baselines", m.baseline->all);
-        if (m.op == "read") r.set("mb_per_s", rate(m.bytes, m.median) / 1e6);
-        else r.set("gflops", rate(m.flops, m.median) / 1e9).set("gb_per_s", rate(m.bytes, m.median) / 1e9);
+        if (m.op == "read")
+            r.set("mb_per_s", rate(m.bytes, m.median) / 1e6);
+        else
+            r.set("gflops", rate(m.flops, m.median) / 1e9).set("gb_per_s", rate(m.bytes, m.median) / 1e9);
         results.push(std::move(r));
     }
     Json geomeans = Json::array();
@@ -175,7 +188,7 @@ Json to_json(const std::vector<Measurement>& ms, const Executor& exec, const Set
         .set("geomeans", std::move(geomeans));
 }
 
-} // namespace
+}  // namespace
 
 int run_bench(std::span<const std::string> args) {
     const auto parsed = parse(spec(), args);
@@ -232,13 +245,20 @@ int run_bench(std::span<const std::string> args) {
     std::vector<std::string> group_order;
     for (const auto& m : ms) {
         const bool read = m.op == "read";
-        std::vector<std::string> row{m.op, m.matrix, count(m.rows), count(m.nnz), m.n ? count(m.n) : "-", millis(m.median),
+        std::vector<std::string> row{m.op,
+                                     m.matrix,
+                                     count(m.rows),
+                                     count(m.nnz),
+                                     m.n ? count(m.n) : "-",
+                                     millis(m.median),
                                      read || m.flops == 0 ? "-" : fixed(rate(m.flops, m.median) / 1e9, 2),
                                      read ? fixed(rate(m.bytes, m.median) / 1e6, 1) + " MB/s" : fixed(rate(m.bytes, m.median) / 1e9, 2)};
         if (bandwidth > 0) row.push_back(read ? "-" : fixed(100.0 * m.bytes / bandwidth / m.median, 1) + "%");
         if (with_baseline) {
-            if (m.baseline) row.insert(row.end(), {m.baseline->name, millis(m.baseline->seconds), fixed(m.baseline->seconds / m.median, 2) + "x"});
-            else row.insert(row.end(), {"-", "-", "-"});
+            if (m.baseline)
+                row.insert(row.end(), {m.baseline->name, millis(m.baseline->seconds), fixed(m.baseline->seconds / m.median, 2) + "x"});
+            else
+                row.insert(row.end(), {"-", "-", "-"});
         }
         table.add_row(row);
         const std::string key = width_key(m);
@@ -279,11 +299,11 @@ int run_bench(std::span<const std::string> args) {
                 ++with_vendor;
             }
         if (with_vendor)
-            std::printf("geomean %s vs cusparse-best: %sx (worst case %sx, %d matrices)\n", key.c_str(), fixed(std::exp(log_ratio / with_vendor), 2).c_str(),
-                        fixed(worst, 2).c_str(), with_vendor);
+            std::printf("geomean %s vs cusparse-best: %sx (worst case %sx, %d matrices)\n", key.c_str(),
+                        fixed(std::exp(log_ratio / with_vendor), 2).c_str(), fixed(worst, 2).c_str(), with_vendor);
     }
     if (const auto path = parsed->value("json")) write_json_file(*path, to_json(ms, exec, settings, geo));
     return 0;
 }
 
-} // namespace spk::cli
+}  // namespace spk::cli

@@ -26,7 +26,9 @@ std::optional<BaselineTime> vendor_baseline(const Executor& exec, const OpConfig
 double device_copy_bandwidth(const Executor& exec) { return baselines::copy_bandwidth(exec); }
 
 double device_seconds(const Executor& exec, Operation& op, std::int64_t warmup, std::int64_t reps) {
-    return baselines::time_device_ms(exec, [&] { op.enqueue(); }, static_cast<int>(warmup), static_cast<int>(reps)) / 1e3;
+    return baselines::time_device_ms(
+               exec, [&] { op.enqueue(); }, static_cast<int>(warmup), static_cast<int>(reps)) /
+           1e3;
 }
 
-} // namespace spk::cli
+}  // namespace spk::cli

@@ -9,7 +9,7 @@
 namespace spk::cli {
 
 struct BaselineTime {
-    std::string name; // the fastest algorithm, e.g. "cusparse.alg2"
+    std::string name;  // the fastest algorithm, e.g. "cusparse.alg2"
     double seconds = 0;
     std::string all;  // every algorithm tried: "cusparse.default=0.412ms alg1=... alg3=n/a(...)"
 };
@@ -25,4 +25,4 @@ double device_copy_bandwidth(const Executor& exec);
 // Median seconds of `reps` runs after `warmup`, with CUDA events on the executor's stream.
 double device_seconds(const Executor& exec, Operation& op, std::int64_t warmup, std::int64_t reps);
 
-} // namespace spk::cli
+}  // namespace spk::cli

@@ -11,7 +11,7 @@ namespace spk::cli {
 struct Command {
     std::string_view name;
     std::string_view summary;
-    int (*run)(std::span<const std::string> args); // args exclude the sub-command's name
+    int (*run)(std::span<const std::string> args);  // args exclude the sub-command's name
 };
 
 // A malformed command line (unknown option, missing value): exit code 2.
@@ -22,4 +22,4 @@ struct UsageError : std::runtime_error {
 // Every sub-command, in the order `spk --help` lists them.
 std::span<const Command> commands();
 
-} // namespace spk::cli
+}  // namespace spk::cli

@@ -26,4 +26,4 @@ std::span<const Command> commands() {
     return table;
 }
 
-} // namespace spk::cli
+}  // namespace spk::cli

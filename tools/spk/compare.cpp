@@ -23,20 +23,23 @@ std::string position(const OpOutput& o, std::size_t p) {
     return std::string("(").append(std::to_string(p / cols)).append(", ").append(std::to_string(p % cols)).append(")");
 }
 
-} // namespace
+}  // namespace
 
 Verdict compare(const OpOutput& got, const OpOutput& want, double rtol) {
     if (want.count) {
         if (!got.count || *got.count != *want.count)
-            return fail("count " + (got.count ? std::to_string(*got.count) : std::string("missing")) + ", expected " + std::to_string(*want.count));
+            return fail("count " + (got.count ? std::to_string(*got.count) : std::string("missing")) + ", expected " +
+                        std::to_string(*want.count));
         return {};
     }
     if (got.rows != want.rows || got.cols != want.cols || got.values.size() != want.values.size())
         return fail("shape " + std::to_string(got.rows) + " x " + std::to_string(got.cols) + " (" + std::to_string(got.values.size()) +
-                    " values), expected " + std::to_string(want.rows) + " x " + std::to_string(want.cols) + " (" + std::to_string(want.values.size()) + ")");
+                    " values), expected " + std::to_string(want.rows) + " x " + std::to_string(want.cols) + " (" +
+                    std::to_string(want.values.size()) + ")");
     if (got.sparse != want.sparse || got.row_ptr != want.row_ptr) return fail("sparse pattern differs (row lengths)");
     if (got.col_idx != want.col_idx) {
-        const auto p = static_cast<std::size_t>(std::mismatch(got.col_idx.begin(), got.col_idx.end(), want.col_idx.begin()).first - got.col_idx.begin());
+        const auto p = static_cast<std::size_t>(std::mismatch(got.col_idx.begin(), got.col_idx.end(), want.col_idx.begin()).first -
+                                                got.col_idx.begin());
         return fail("sparse pattern differs at entry " + std::to_string(p) + " " + position(want, p));
     }
     double scale = 0;
@@ -64,4 +67,4 @@ Verdict compare(const OpOutput& got, const OpOutput& want, double rtol) {
     return v;
 }
 
-} // namespace spk::cli
+}  // namespace spk::cli

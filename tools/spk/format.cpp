@@ -15,7 +15,7 @@ std::string printf_double(const char* fmt, int digits, double x) {
     return buf;
 }
 
-} // namespace
+}  // namespace
 
 std::string fixed(double x, int digits) { return printf_double("%.*f", digits, x); }
 std::string sci(double x) { return printf_double("%.*e", 2, x); }
@@ -39,4 +39,4 @@ std::string bytes(double n) {
     return fixed(n, u == 0 ? 0 : 1) + " " + units[u];
 }
 
-} // namespace spk::cli
+}  // namespace spk::cli

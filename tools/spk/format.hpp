@@ -18,4 +18,4 @@ std::string count(std::int64_t n);
 // Bytes with a binary unit ("3.2 MiB").
 std::string bytes(double n);
 
-} // namespace spk::cli
+}  // namespace spk::cli

@@ -19,13 +19,15 @@ const CommandSpec& spec() {
     static const CommandSpec s{
         .name = "info",
         .synopsis = "MATRIX [--json]",
-        .description = "Prints the shape, nnz, row-length statistics and log2 histogram, symmetry (pattern and values),\n"
-                       "bandwidth and diagonal entries of MATRIX: a file (.mtx, .mtx.gz, .spkb) or a generator spec.",
+        .description =
+            "Prints the shape, nnz, row-length statistics and log2 histogram, symmetry (pattern and values),\n"
+            "bandwidth and diagonal entries of MATRIX: a file (.mtx, .mtx.gz, .spkb) or a generator spec.",
         .options = {{.name = "json", .help = "print the statistics as JSON on stdout instead of text"}},
         .min_positional = 1,
         .max_positional = 1,
-        .epilog = "MATRIX: 'gen:SPEC' is a generator spec; otherwise an existing file or a name ending in .mtx, .mtx.gz\n"
-                  "or .spkb is a file; anything else is a generator spec (see spk gen --help).",
+        .epilog =
+            "MATRIX: 'gen:SPEC' is a generator spec; otherwise an existing file or a name ending in .mtx, .mtx.gz\n"
+            "or .spkb is a file; anything else is a generator spec (see spk gen --help).",
     };
     return s;
 }
@@ -60,29 +62,33 @@ Json to_json(const MatrixSource& src, const MatrixStats& s, const MatrixMarketHe
 void print_text(const MatrixSource& src, const MatrixStats& s, const MatrixMarketHeader* header) {
     std::printf("matrix       %s\n", src.text.c_str());
     if (header)
-        std::printf("header       %s %s %s %s, %lld stored entries\n", header->object.c_str(), header->format.c_str(), header->field.c_str(),
-                    header->symmetry.c_str(), static_cast<long long>(header->entries));
+        std::printf("header       %s %s %s %s, %lld stored entries\n", header->object.c_str(), header->format.c_str(),
+                    header->field.c_str(), header->symmetry.c_str(), static_cast<long long>(header->entries));
     const double cells = static_cast<double>(s.rows) * static_cast<double>(s.cols);
     std::printf("shape        %lld x %lld\n", static_cast<long long>(s.rows), static_cast<long long>(s.cols));
-    std::printf("nnz          %lld (density %s)\n", static_cast<long long>(s.nnz), sci(cells > 0 ? static_cast<double>(s.nnz) / cells : 0.0).c_str());
+    std::printf("nnz          %lld (density %s)\n", static_cast<long long>(s.nnz),
+                sci(cells > 0 ? static_cast<double>(s.nnz) / cells : 0.0).c_str());
     std::printf("row length   min %lld, max %lld, mean %s, std dev %s, empty rows %lld\n", static_cast<long long>(s.min_row),
-                static_cast<long long>(s.max_row), fixed(s.mean_row, 2).c_str(), fixed(s.stddev_row, 2).c_str(), static_cast<long long>(s.empty_rows));
+                static_cast<long long>(s.max_row), fixed(s.mean_row, 2).c_str(), fixed(s.stddev_row, 2).c_str(),
+                static_cast<long long>(s.empty_rows));
     if (s.square)
         std::printf("symmetric    pattern %s, values %s\n", yes_no(s.pattern_symmetric), yes_no(s.value_symmetric));
     else
         std::printf("symmetric    no (not square)\n");
-    std::printf("bandwidth    lower %lld, upper %lld\n", static_cast<long long>(s.lower_bandwidth), static_cast<long long>(s.upper_bandwidth));
+    std::printf("bandwidth    lower %lld, upper %lld\n", static_cast<long long>(s.lower_bandwidth),
+                static_cast<long long>(s.upper_bandwidth));
     std::printf("diagonal     %lld entries\n", static_cast<long long>(s.diagonal));
     std::printf("row lengths  (log2 buckets)\n");
     index_t most = 1;
     for (const index_t c : s.histogram) most = std::max(most, c);
     for (std::size_t b = 0; b < s.histogram.size(); ++b) {
         const int bar = static_cast<int>((50 * s.histogram[b] + most - 1) / most);
-        std::printf("  %-12s %10lld  %s\n", bucket_name(b).c_str(), static_cast<long long>(s.histogram[b]), std::string(static_cast<std::size_t>(bar), '#').c_str());
+        std::printf("  %-12s %10lld  %s\n", bucket_name(b).c_str(), static_cast<long long>(s.histogram[b]),
+                    std::string(static_cast<std::size_t>(bar), '#').c_str());
     }
 }
 
-} // namespace
+}  // namespace
 
 int run_info(std::span<const std::string> args) {
     const auto parsed = parse(spec(), args);
@@ -100,4 +106,4 @@ int run_info(std::span<const std::string> args) {
     return 0;
 }
 
-} // namespace spk::cli
+}  // namespace spk::cli

@@ -15,19 +15,29 @@ void write_string(std::string& out, const std::string& s) {
     for (const char ch : s) {
         const auto c = static_cast<unsigned char>(ch);
         switch (c) {
-        case '"': out += "\\\""; break;
-        case '\\': out += "\\\\"; break;
-        case '\n': out += "\\n"; break;
-        case '\t': out += "\\t"; break;
-        case '\r': out += "\\r"; break;
-        default:
-            if (c < 0x20) {
-                char buf[8];
-                std::snprintf(buf, sizeof buf, "\\u%04x", c);
-                out += buf;
-            } else {
-                out += ch;
-            }
+            case '"':
+                out += "\\\"";
+                break;
+            case '\\':
+                out += "\\\\";
+                break;
+            case '\n':
+                out += "\\n";
+                break;
+            case '\t':
+                out += "\\t";
+                break;
+            case '\r':
+                out += "\\r";
+                break;
+            default:
+                if (c < 0x20) {
+                    char buf[8];
+                    std::snprintf(buf, sizeof buf, "\\u%04x", c);
+                    out += buf;
+                } else {
+                    out += ch;
+                }
         }
     }
     out += '"';
@@ -39,7 +49,7 @@ void newline(std::string& out, int indent, int depth) {
     out.append(static_cast<std::size_t>(indent * depth), ' ');
 }
 
-} // namespace
+}  // namespace
 
 Json& Json::set(const std::string& key, Json value) {
     auto& obj = std::get<Object>(v_);
@@ -111,4 +121,4 @@ void write_json_file(const std::string& path, const Json& json) {
     if (!f) invalid_argument("--json: error while writing '" + path + "'");
 }
 
-} // namespace spk::cli
+}  // namespace spk::cli

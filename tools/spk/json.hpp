@@ -19,11 +19,19 @@ public:
     Json(int i) : v_(static_cast<std::int64_t>(i)) {}
     Json(std::int64_t i) : v_(i) {}
     Json(std::uint64_t u) : v_(static_cast<std::int64_t>(u)) {}
-    Json(double d) : v_(d) {} // NaN and inf are written as null
+    Json(double d) : v_(d) {}  // NaN and inf are written as null
     Json(const char* s) : v_(std::string(s)) {}
     Json(std::string s) : v_(std::move(s)) {}
-    static Json array() { Json j; j.v_ = Array{}; return j; }
-    static Json object() { Json j; j.v_ = Object{}; return j; }
+    static Json array() {
+        Json j;
+        j.v_ = Array{};
+        return j;
+    }
+    static Json object() {
+        Json j;
+        j.v_ = Object{};
+        return j;
+    }
 
     // Object: adds (or replaces) a key. Array: appends. Both return *this for chaining.
     Json& set(const std::string& key, Json value);
@@ -39,4 +47,4 @@ private:
 // Writes json.dump() and a newline to path; throws spk::Error (InvalidArgument) naming the path.
 void write_json_file(const std::string& path, const Json& json);
 
-} // namespace spk::cli
+}  // namespace spk::cli

@@ -11,10 +11,11 @@ namespace {
 void print_usage(FILE* out) {
     std::fprintf(out, "usage: spk <command> [options]   (spk <command> --help for its options)\n\ncommands:\n");
     for (const auto& c : spk::cli::commands())
-        std::fprintf(out, "  %-8.*s %.*s\n", static_cast<int>(c.name.size()), c.name.data(), static_cast<int>(c.summary.size()), c.summary.data());
+        std::fprintf(out, "  %-8.*s %.*s\n", static_cast<int>(c.name.size()), c.name.data(), static_cast<int>(c.summary.size()),
+                     c.summary.data());
 }
 
-} // namespace
+}  // namespace
 
 int main(int argc, char** argv) {
     if (argc < 2) {

@@ -7,7 +7,9 @@
 
 namespace spk::cli {
 
-template <class V, class I> void save_matrix(const std::string& path, CsrView<const V, I> a);
-template <class V> void save_dense(const std::string& path, DenseView<const V> d);
+template <class V, class I>
+void save_matrix(const std::string& path, CsrView<const V, I> a);
+template <class V>
+void save_dense(const std::string& path, DenseView<const V> d);
 
-} // namespace spk::cli
+}  // namespace spk::cli

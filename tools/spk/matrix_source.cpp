@@ -3,11 +3,11 @@
 #include <algorithm>
 #include <cstdint>
 #include <cstdlib>
+#include <filesystem>
+#include <fstream>
 #include <limits>
 #include <optional>
 #include <type_traits>
-#include <filesystem>
-#include <fstream>
 
 #include "spk/error.hpp"
 #include "spk/generate.hpp"
@@ -19,7 +19,9 @@ namespace fs = std::filesystem;
 
 namespace {
 
-bool ends_with(std::string_view s, std::string_view suffix) { return s.size() >= suffix.size() && s.substr(s.size() - suffix.size()) == suffix; }
+bool ends_with(std::string_view s, std::string_view suffix) {
+    return s.size() >= suffix.size() && s.substr(s.size() - suffix.size()) == suffix;
+}
 
 std::string file_label(const std::string& path) {
     std::string name = fs::path(path).filename().string();
@@ -45,7 +47,8 @@ std::string find_shared_above(fs::path start) {
     return {};
 }
 
-template <class V, class I, class V2, class I2> Csr<V, I> convert_types(const Csr<V2, I2>& m, const std::string& path) {
+template <class V, class I, class V2, class I2>
+Csr<V, I> convert_types(const Csr<V2, I2>& m, const std::string& path) {
     if constexpr (sizeof(I) < sizeof(I2))
         if (m.nnz() > std::numeric_limits<I>::max())
             invalid_argument(path + ": " + std::to_string(m.nnz()) + " non-zeros do not fit 32-bit indices");
@@ -59,7 +62,8 @@ template <class V, class I, class V2, class I2> Csr<V, I> convert_types(const Cs
 }
 
 // A .spkb file stores its own value and index types: read whichever f32/f64, i32/i64 it holds.
-template <class V, class I> Csr<V, I> read_binary_any(const std::string& path) {
+template <class V, class I>
+Csr<V, I> read_binary_any(const std::string& path) {
     try {
         return read_binary<V, I>(path);
     } catch (const Error& e) {
@@ -82,7 +86,7 @@ template <class V, class I> Csr<V, I> read_binary_any(const std::string& path) {
     }
 }
 
-} // namespace
+}  // namespace
 
 MatrixSource classify_matrix_arg(std::string_view arg) {
     MatrixSource s;
@@ -91,7 +95,8 @@ MatrixSource classify_matrix_arg(std::string_view arg) {
     if (arg.starts_with("gen:")) {
         s.is_spec = true;
         s.spec = std::string(arg.substr(4));
-    } else if (fs::is_regular_file(fs::path(s.text), ec) || ends_with(arg, ".mtx") || ends_with(arg, ".mtx.gz") || ends_with(arg, ".spkb")) {
+    } else if (fs::is_regular_file(fs::path(s.text), ec) || ends_with(arg, ".mtx") || ends_with(arg, ".mtx.gz") ||
+               ends_with(arg, ".spkb")) {
         s.path = s.text;
     } else {
         s.is_spec = true;
@@ -101,7 +106,8 @@ MatrixSource classify_matrix_arg(std::string_view arg) {
     return s;
 }
 
-template <class V, class I> Csr<V, I> load_matrix_source(const MatrixSource& source) {
+template <class V, class I>
+Csr<V, I> load_matrix_source(const MatrixSource& source) {
     if (!source.is_spec) return source.path.ends_with(".spkb") ? read_binary_any<V, I>(source.path) : load_matrix<V, I>(source.path);
     try {
         return generate<V, I>(source.spec);
@@ -137,7 +143,9 @@ std::vector<MatrixSource> read_suite(const std::string& path) {
         if (text.empty()) continue;
         MatrixSource s = classify_matrix_arg(text);
         if (!s.is_spec && fs::path(s.path).is_relative()) {
-            if (dir.empty()) invalid_argument(path + ":" + std::to_string(lineno) + ": '" + s.path + "' is relative but no shared matrices folder was found (set SPK_MATRICES)");
+            if (dir.empty())
+                invalid_argument(path + ":" + std::to_string(lineno) + ": '" + s.path +
+                                 "' is relative but no shared matrices folder was found (set SPK_MATRICES)");
             s = classify_matrix_arg((fs::path(dir) / s.path).string());
         }
         out.push_back(std::move(s));
@@ -157,4 +165,4 @@ double text_bytes(const std::string& path) {
     return static_cast<double>(std::uint32_t(t[0]) | std::uint32_t(t[1]) << 8 | std::uint32_t(t[2]) << 16 | std::uint32_t(t[3]) << 24);
 }
 
-} // namespace spk::cli
+}  // namespace spk::cli

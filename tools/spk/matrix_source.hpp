@@ -16,15 +16,16 @@ namespace spk::cli {
 struct MatrixSource {
     std::string text;  // the argument as given (after suite-path resolution)
     bool is_spec = false;
-    std::string spec;  // generator spec (is_spec)
-    std::string path;  // file path (!is_spec)
-    std::string label; // short name for tables: the file name without extension, or the spec
+    std::string spec;   // generator spec (is_spec)
+    std::string path;   // file path (!is_spec)
+    std::string label;  // short name for tables: the file name without extension, or the spec
 };
 
 MatrixSource classify_matrix_arg(std::string_view arg);
 
 // Reads the file or runs the generator. Errors name the argument.
-template <class V, class I> Csr<V, I> load_matrix_source(const MatrixSource& source);
+template <class V, class I>
+Csr<V, I> load_matrix_source(const MatrixSource& source);
 
 // The shared matrices folder: $SPK_MATRICES if set, else the first "shared/matrices" found
 // above the current directory or above the spk executable; empty if none.
@@ -37,4 +38,4 @@ std::vector<MatrixSource> read_suite(const std::string& path);
 // from the gzip trailer (modulo 4 GiB, as the format stores it).
 double text_bytes(const std::string& path);
 
-} // namespace spk::cli
+}  // namespace spk::cli

@@ -6,7 +6,8 @@
 
 namespace spk::cli {
 
-template <class V, class I> MatrixStats compute_stats(CsrView<const V, I> a) {
+template <class V, class I>
+MatrixStats compute_stats(CsrView<const V, I> a) {
     MatrixStats s;
     s.rows = a.rows;
     s.cols = a.cols;
@@ -37,7 +38,8 @@ template <class V, class I> MatrixStats compute_stats(CsrView<const V, I> a) {
     if (s.square) {
         const Csr<std::remove_const_t<V>, I> t = transpose(a);
         const auto tv = t.view();
-        s.pattern_symmetric = std::equal(a.row_ptr, a.row_ptr + a.rows + 1, tv.row_ptr) && std::equal(a.col_idx, a.col_idx + a.nnz, tv.col_idx);
+        s.pattern_symmetric =
+            std::equal(a.row_ptr, a.row_ptr + a.rows + 1, tv.row_ptr) && std::equal(a.col_idx, a.col_idx + a.nnz, tv.col_idx);
         s.value_symmetric = s.pattern_symmetric && (a.values == nullptr || std::equal(a.values, a.values + a.nnz, tv.values));
     }
     return s;
@@ -45,4 +47,4 @@ template <class V, class I> MatrixStats compute_stats(CsrView<const V, I> a) {
 
 template MatrixStats compute_stats(CsrView<const double, std::int64_t>);
 
-} // namespace spk::cli
+}  // namespace spk::cli

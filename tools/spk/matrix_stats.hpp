@@ -10,18 +10,19 @@ namespace spk::cli {
 struct MatrixStats {
     index_t rows = 0, cols = 0, nnz = 0;
     index_t min_row = 0, max_row = 0, empty_rows = 0;
-    double mean_row = 0, stddev_row = 0; // population standard deviation
+    double mean_row = 0, stddev_row = 0;  // population standard deviation
     // histogram[0]: empty rows; histogram[b] for b >= 1: rows of length in [2^(b-1), 2^b).
     std::vector<index_t> histogram;
-    index_t diagonal = 0;                  // stored entries on the diagonal
-    index_t lower_bandwidth = 0;           // max i - j over entries (0 if none below)
-    index_t upper_bandwidth = 0;           // max j - i over entries
+    index_t diagonal = 0;         // stored entries on the diagonal
+    index_t lower_bandwidth = 0;  // max i - j over entries (0 if none below)
+    index_t upper_bandwidth = 0;  // max j - i over entries
     bool square = false;
-    bool pattern_symmetric = false;        // square and pattern(A) == pattern(Aᵀ)
-    bool value_symmetric = false;          // and values equal
+    bool pattern_symmetric = false;  // square and pattern(A) == pattern(Aᵀ)
+    bool value_symmetric = false;    // and values equal
 };
 
 // A must be host, sorted, without duplicates (as readers and generators return it).
-template <class V, class I> MatrixStats compute_stats(CsrView<const V, I> a);
+template <class V, class I>
+MatrixStats compute_stats(CsrView<const V, I> a);
 
-} // namespace spk::cli
+}  // namespace spk::cli

@@ -41,10 +41,13 @@ index_t score_width(const OpConfig& c) { return c.preset == "gcn" ? 0 : c.preset
 class FusedOp final : public Operation {
 public:
     FusedOp(const Executor& exec, const OpConfig& config, const Matrix& a)
-        : exec_(exec), config_(config), a_(a.to(exec)),
+        : exec_(exec),
+          config_(config),
+          a_(a.to(exec)),
           x_(random_dense(exec, a.rows(), config.heads * score_width(config), config.seed)),
           y_(random_dense(exec, a.cols(), config.heads * score_width(config), config.seed + 1)),
-          z_(random_dense(exec, a.cols(), config.heads * config.k, config.seed + 2)), e_(exec, a.rows(), config.heads * config.k),
+          z_(random_dense(exec, a.cols(), config.heads * config.k, config.seed + 2)),
+          e_(exec, a.rows(), config.heads * config.k),
           plan_(exec, a_.view(), preset_options(config)) {}
 
     std::string describe() const override {
@@ -77,10 +80,10 @@ private:
     FusedPlan<float, std::int32_t> plan_;
 };
 
-} // namespace
+}  // namespace
 
 std::unique_ptr<Operation> make_fusedmm(const Executor& exec, const OpConfig& config, const OpInputs& inputs) {
     return std::make_unique<FusedOp>(exec, config, *inputs.a);
 }
 
-} // namespace spk::cli
+}  // namespace spk::cli

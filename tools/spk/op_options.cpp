@@ -39,7 +39,7 @@ std::int64_t positive(const ParsedArgs& args, std::string_view name, std::int64_
     return v;
 }
 
-} // namespace
+}  // namespace
 
 std::string op_list() {
     std::string s;
@@ -54,7 +54,10 @@ std::vector<OptionSpec> op_parameter_options(bool with_widths) {
         {.name = "heads", .value_name = "H", .help = "sddmm, fusedmm: heads", .default_value = "1"},
         {.name = "reduce", .value_name = "R", .help = "spmm: sum, mean, max or min", .default_value = "sum"},
         {.name = "preset", .value_name = "P", .help = "fusedmm: gcn, attention, gat or force2vec", .default_value = "gcn"},
-        {.name = "semiring", .value_name = "S", .help = "spgemm: plus_times, plus_pair, min_plus, max_times, lor_land", .default_value = "plus_times"},
+        {.name = "semiring",
+         .value_name = "S",
+         .help = "spgemm: plus_times, plus_pair, min_plus, max_times, lor_land",
+         .default_value = "plus_times"},
         {.name = "b", .value_name = "MATRIX", .help = "spgemm: right operand", .default_value = "A, or A^T when A is not square"},
         {.name = "mask", .value_name = "MATRIX", .help = "spgemm: structural mask C<M> ('self' = A)"},
         {.name = "complement-mask", .help = "spgemm: use the mask's complement C<!M>"},
@@ -96,7 +99,8 @@ OpInputs load_op_inputs(const ParsedArgs& args, const std::string& op, const std
     }
     in.a = std::make_shared<const Matrix>(load_matrix_source<float, std::int32_t>(classify_matrix_arg(input)));
     if (op != "spgemm") return in;
-    if (const auto b = args.value("b")) in.b = std::make_shared<const Matrix>(load_matrix_source<float, std::int32_t>(classify_matrix_arg(*b)));
+    if (const auto b = args.value("b"))
+        in.b = std::make_shared<const Matrix>(load_matrix_source<float, std::int32_t>(classify_matrix_arg(*b)));
     if (const auto m = args.value("mask"))
         in.mask = *m == "self" ? in.a : std::make_shared<const Matrix>(load_matrix_source<float, std::int32_t>(classify_matrix_arg(*m)));
     return in;
@@ -115,4 +119,4 @@ int read_threads(const ParsedArgs& args) {
     return static_cast<int>(t);
 }
 
-} // namespace spk::cli
+}  // namespace spk::cli

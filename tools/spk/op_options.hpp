@@ -30,4 +30,4 @@ std::string op_list();
 // The help text shared by the commands that take a matrix argument.
 extern const char* const matrix_argument_help;
 
-} // namespace spk::cli
+}  // namespace spk::cli

@@ -10,8 +10,12 @@ namespace {
 class SddmmOp final : public Operation {
 public:
     SddmmOp(const Executor& exec, const OpConfig& config, const Matrix& a)
-        : exec_(exec), config_(config), a_(a.to(exec)), x_(random_dense(exec, a.rows(), config.heads * config.k, config.seed)),
-          y_(random_dense(exec, a.cols(), config.heads * config.k, config.seed + 1)), out_(exec, a.nnz(), config.heads) {}
+        : exec_(exec),
+          config_(config),
+          a_(a.to(exec)),
+          x_(random_dense(exec, a.rows(), config.heads * config.k, config.seed)),
+          y_(random_dense(exec, a.cols(), config.heads * config.k, config.seed + 1)),
+          out_(exec, a.nnz(), config.heads) {}
 
     std::string describe() const override { return "sddmm k=" + std::to_string(config_.k) + " heads=" + std::to_string(config_.heads); }
     void run() override {
@@ -23,7 +27,8 @@ public:
     double flops() const override { return 2.0 * static_cast<double>(a_.nnz()) * static_cast<double>(config_.heads * config_.k); }
     double bytes() const override {
         const index_t width = config_.heads * config_.k;
-        return csr_bytes(a_.rows(), a_.nnz()) + dense_bytes(a_.rows(), width) + dense_bytes(a_.cols(), width) + dense_bytes(a_.nnz(), config_.heads);
+        return csr_bytes(a_.rows(), a_.nnz()) + dense_bytes(a_.rows(), width) + dense_bytes(a_.cols(), width) +
+               dense_bytes(a_.nnz(), config_.heads);
     }
 
 private:
@@ -33,10 +38,10 @@ private:
     Dense<float> x_, y_, out_;
 };
 
-} // namespace
+}  // namespace
 
 std::unique_ptr<Operation> make_sddmm(const Executor& exec, const OpConfig& config, const OpInputs& inputs) {
     return std::make_unique<SddmmOp>(exec, config, *inputs.a);
 }
 
-} // namespace spk::cli
+}  // namespace spk::cli

@@ -53,7 +53,7 @@ private:
     double products_;
 };
 
-} // namespace
+}  // namespace
 
 std::unique_ptr<Operation> make_spgemm(const Executor& exec, const OpConfig& config, const OpInputs& inputs) {
     const Matrix& a = *inputs.a;
@@ -63,4 +63,4 @@ std::unique_ptr<Operation> make_spgemm(const Executor& exec, const OpConfig& con
     return std::make_unique<SpgemmOp>(exec, config, a, at, inputs.mask.get());
 }
 
-} // namespace spk::cli
+}  // namespace spk::cli

@@ -15,10 +15,16 @@ SpmmOptions options(const OpConfig& config) {
 class SpmmOp final : public Operation {
 public:
     SpmmOp(const Executor& exec, const OpConfig& config, const Matrix& a)
-        : exec_(exec), config_(config), a_(a.to(exec)), b_(random_dense(exec, a.cols(), config.n, config.seed)),
-          c_(exec, a.rows(), config.n), plan_(exec, a_.view(), config.n, options(config)) {}
+        : exec_(exec),
+          config_(config),
+          a_(a.to(exec)),
+          b_(random_dense(exec, a.cols(), config.n, config.seed)),
+          c_(exec, a.rows(), config.n),
+          plan_(exec, a_.view(), config.n, options(config)) {}
 
-    std::string describe() const override { return "spmm n=" + std::to_string(config_.n) + " reduce=" + std::string(to_string(config_.reduce)); }
+    std::string describe() const override {
+        return "spmm n=" + std::to_string(config_.n) + " reduce=" + std::string(to_string(config_.reduce));
+    }
     void enqueue() override { plan_.run(b_.view(), c_.view()); }
     void run() override {
         enqueue();
@@ -39,10 +45,10 @@ private:
     SpmmPlan<float, std::int32_t> plan_;
 };
 
-} // namespace
+}  // namespace
 
 std::unique_ptr<Operation> make_spmm(const Executor& exec, const OpConfig& config, const OpInputs& inputs) {
     return std::make_unique<SpmmOp>(exec, config, *inputs.a);
 }
 
-} // namespace spk::cli
+}  // namespace spk::cli

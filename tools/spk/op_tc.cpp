@@ -26,7 +26,7 @@ public:
         invalid_argument("-o '" + path + "': tc has a single number as its result; it is printed, not written");
     }
     double flops() const override { return 0; }
-    double bytes() const override { return csr_bytes(a_.rows(), a_.nnz()) - 4.0 * static_cast<double>(a_.nnz()); } // pattern only
+    double bytes() const override { return csr_bytes(a_.rows(), a_.nnz()) - 4.0 * static_cast<double>(a_.nnz()); }  // pattern only
 
 private:
     Executor exec_;
@@ -34,10 +34,10 @@ private:
     std::uint64_t count_ = 0;
 };
 
-} // namespace
+}  // namespace
 
 std::unique_ptr<Operation> make_tc(const Executor& exec, const OpConfig&, const OpInputs& inputs) {
     return std::make_unique<TcOp>(exec, *inputs.a);
 }
 
-} // namespace spk::cli
+}  // namespace spk::cli

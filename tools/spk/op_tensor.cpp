@@ -10,17 +10,24 @@ namespace spk::cli {
 
 namespace {
 
-double tensor_bytes(index_t nnz) { return 16.0 * static_cast<double>(nnz); } // three i32 indices and an f32 value
+double tensor_bytes(index_t nnz) { return 16.0 * static_cast<double>(nnz); }  // three i32 indices and an f32 value
 
 class MttkrpOp final : public Operation {
 public:
     MttkrpOp(const Executor& exec, const OpConfig& config, const Tensor& x)
-        : exec_(exec), config_(config), plan_(exec, x, {config.mode}), out_(exec, x.dims[static_cast<std::size_t>(config.mode)], config.rank) {
+        : exec_(exec),
+          config_(config),
+          plan_(exec, x, {config.mode}),
+          out_(exec, x.dims[static_cast<std::size_t>(config.mode)], config.rank) {
         for (int m = 0; m < 3; ++m)
-            if (m != config.mode) factors_[static_cast<std::size_t>(m)] = random_dense(exec, x.dims[static_cast<std::size_t>(m)], config.rank, config.seed + static_cast<std::uint64_t>(m));
+            if (m != config.mode)
+                factors_[static_cast<std::size_t>(m)] =
+                    random_dense(exec, x.dims[static_cast<std::size_t>(m)], config.rank, config.seed + static_cast<std::uint64_t>(m));
     }
 
-    std::string describe() const override { return "mttkrp mode=" + std::to_string(config_.mode) + " rank=" + std::to_string(config_.rank); }
+    std::string describe() const override {
+        return "mttkrp mode=" + std::to_string(config_.mode) + " rank=" + std::to_string(config_.rank);
+    }
     void run() override {
         plan_.run(config_.mode, {factors_[0].view(), factors_[1].view(), factors_[2].view()}, out_.view());
         exec_.synchronize();
@@ -47,8 +54,11 @@ private:
 class TtmOp final : public Operation {
 public:
     TtmOp(const Executor& exec, const OpConfig& config, const Tensor& x)
-        : exec_(exec), config_(config), plan_(exec, x, config.mode),
-          u_(random_dense(exec, config.rank, x.dims[static_cast<std::size_t>(config.mode)], config.seed)), y_(exec, plan_.fibers(), config.rank),
+        : exec_(exec),
+          config_(config),
+          plan_(exec, x, config.mode),
+          u_(random_dense(exec, config.rank, x.dims[static_cast<std::size_t>(config.mode)], config.seed)),
+          y_(exec, plan_.fibers(), config.rank),
           nnz_(x.nnz()) {}
 
     std::string describe() const override { return "ttm mode=" + std::to_string(config_.mode) + " rank=" + std::to_string(config_.rank); }
@@ -69,12 +79,13 @@ private:
     index_t nnz_;
 };
 
-} // namespace
+}  // namespace
 
 std::unique_ptr<Operation> make_tensor_op(const Executor& exec, const OpConfig& config, const OpInputs& inputs) {
-    if (config.mode < 0 || config.mode > 2) throw UsageError("--mode: " + std::to_string(config.mode) + " is not a mode of a 3-way tensor (0, 1, 2)");
+    if (config.mode < 0 || config.mode > 2)
+        throw UsageError("--mode: " + std::to_string(config.mode) + " is not a mode of a 3-way tensor (0, 1, 2)");
     if (config.op == "mttkrp") return std::make_unique<MttkrpOp>(exec, config, *inputs.tensor);
     return std::make_unique<TtmOp>(exec, config, *inputs.tensor);
 }
 
-} // namespace spk::cli
+}  // namespace spk::cli

@@ -71,4 +71,4 @@ std::unique_ptr<Operation> make_operation(const Executor& exec, const OpConfig& 
     throw UsageError("unknown operation '" + config.op + "' (spmm, sddmm, fusedmm, spgemm, tc, mttkrp, ttm)");
 }
 
-} // namespace spk::cli
+}  // namespace spk::cli

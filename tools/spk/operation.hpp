@@ -28,11 +28,11 @@ bool is_tensor_op(std::string_view op);
 
 struct OpConfig {
     std::string op;
-    index_t n = 32;     // spmm: columns of B and C
-    index_t k = 32;     // sddmm, fusedmm: feature width per head
-    int heads = 1;      // sddmm, fusedmm
+    index_t n = 32;  // spmm: columns of B and C
+    index_t k = 32;  // sddmm, fusedmm: feature width per head
+    int heads = 1;   // sddmm, fusedmm
     Reduce reduce = Reduce::sum;
-    std::string preset = "gcn"; // fusedmm
+    std::string preset = "gcn";  // fusedmm
     Semiring semiring = Semiring::plus_times;
     bool complement_mask = false;
     int mode = 0;       // mttkrp, ttm
@@ -43,8 +43,8 @@ struct OpConfig {
 // Host inputs, shared by the operations built on them (verify builds one per backend).
 struct OpInputs {
     std::shared_ptr<const Matrix> a;
-    std::shared_ptr<const Matrix> b;    // spgemm's right operand (null: A, or Aᵀ when A is not square)
-    std::shared_ptr<const Matrix> mask; // spgemm's mask (null: none)
+    std::shared_ptr<const Matrix> b;     // spgemm's right operand (null: A, or Aᵀ when A is not square)
+    std::shared_ptr<const Matrix> mask;  // spgemm's mask (null: none)
     std::shared_ptr<const Tensor> tensor;
 };
 
@@ -52,10 +52,10 @@ struct OpInputs {
 struct OpOutput {
     index_t rows = 0, cols = 0;
     bool sparse = false;
-    std::vector<std::int64_t> row_ptr, col_idx; // sparse results
-    std::vector<double> values;                 // dense row-major, or the sparse values
-    std::optional<std::uint64_t> count;         // a scalar count (tc)
-    double checksum() const;                    // sum of values, or the count
+    std::vector<std::int64_t> row_ptr, col_idx;  // sparse results
+    std::vector<double> values;                  // dense row-major, or the sparse values
+    std::optional<std::uint64_t> count;          // a scalar count (tc)
+    double checksum() const;                     // sum of values, or the count
 };
 
 class Operation {
@@ -85,7 +85,7 @@ std::unique_ptr<Operation> make_operation(const Executor& exec, const OpConfig& 
 Dense<float> random_dense(const Executor& exec, index_t rows, index_t cols, std::uint64_t seed);
 OpOutput dense_output(const Dense<float>& d);
 OpOutput sparse_output(const Matrix& m);
-double csr_bytes(index_t rows, index_t nnz); // row_ptr + col_idx + values of an f32/i32 CSR
+double csr_bytes(index_t rows, index_t nnz);  // row_ptr + col_idx + values of an f32/i32 CSR
 double dense_bytes(index_t rows, index_t cols);
 
 std::unique_ptr<Operation> make_spmm(const Executor& exec, const OpConfig& config, const OpInputs& inputs);
@@ -95,4 +95,4 @@ std::unique_ptr<Operation> make_spgemm(const Executor& exec, const OpConfig& con
 std::unique_ptr<Operation> make_tc(const Executor& exec, const OpConfig& config, const OpInputs& inputs);
 std::unique_ptr<Operation> make_tensor_op(const Executor& exec, const OpConfig& config, const OpInputs& inputs);
 
-} // namespace spk::cli
+}  // namespace spk::cli

@@ -52,8 +52,9 @@ void append_range(std::string_view item, std::string_view what, std::vector<std:
     if (multiply) step.remove_prefix(1);
     const std::int64_t s = parse_int(step, what);
     if (multiply ? (s < 2 || first < 1) : s < 1)
-        throw UsageError(std::string(what) + ": range " + quoted(item) + (multiply ? " needs a factor >= 2 and a start >= 1" : " needs a step >= 1"));
-    constexpr std::size_t max_items = 1 << 16; // a typo like 1:1000000000 should not eat the memory
+        throw UsageError(std::string(what) + ": range " + quoted(item) +
+                         (multiply ? " needs a factor >= 2 and a start >= 1" : " needs a step >= 1"));
+    constexpr std::size_t max_items = 1 << 16;  // a typo like 1:1000000000 should not eat the memory
     constexpr std::int64_t top = std::numeric_limits<std::int64_t>::max();
     for (std::int64_t v = first; v <= last;) {
         out.push_back(v);
@@ -63,7 +64,7 @@ void append_range(std::string_view item, std::string_view what, std::vector<std:
     }
 }
 
-} // namespace
+}  // namespace
 
 std::int64_t parse_int(std::string_view text, std::string_view what) {
     text = trim(text);
@@ -136,11 +137,11 @@ std::string ParsedArgs::get_choice(std::string_view name, std::string_view fallb
 
 std::optional<ParsedArgs> parse(const CommandSpec& spec, std::span<const std::string> args) {
     ParsedArgs parsed;
-    bool only_positional = false; // after "--"
+    bool only_positional = false;  // after "--"
     for (std::size_t i = 0; i < args.size(); ++i) {
         const std::string& arg = args[i];
         if (only_positional || arg.size() < 2 || arg[0] != '-' || (arg[1] != '-' && !std::isalpha(static_cast<unsigned char>(arg[1])))) {
-            parsed.positional_.push_back(arg); // "-" alone and negative numbers are positional
+            parsed.positional_.push_back(arg);  // "-" alone and negative numbers are positional
             continue;
         }
         if (arg == "--") {
@@ -179,15 +180,15 @@ std::optional<ParsedArgs> parse(const CommandSpec& spec, std::span<const std::st
         }
     }
     const std::size_t n = parsed.positional_.size();
-    if (n < spec.min_positional)
-        throw UsageError("missing argument: spk " + std::string(spec.name) + " " + std::string(spec.synopsis));
+    if (n < spec.min_positional) throw UsageError("missing argument: spk " + std::string(spec.name) + " " + std::string(spec.synopsis));
     if (n > spec.max_positional) throw UsageError("unexpected argument " + quoted(parsed.positional_[spec.max_positional]));
     return parsed;
 }
 
 void print_help(const CommandSpec& spec, FILE* out) {
-    std::fprintf(out, "usage: spk %.*s %.*s\n\n%.*s\n", static_cast<int>(spec.name.size()), spec.name.data(), static_cast<int>(spec.synopsis.size()),
-                 spec.synopsis.data(), static_cast<int>(spec.description.size()), spec.description.data());
+    std::fprintf(out, "usage: spk %.*s %.*s\n\n%.*s\n", static_cast<int>(spec.name.size()), spec.name.data(),
+                 static_cast<int>(spec.synopsis.size()), spec.synopsis.data(), static_cast<int>(spec.description.size()),
+                 spec.description.data());
     if (!spec.options.empty()) std::fprintf(out, "\noptions:\n");
     for (const auto& o : spec.options) {
         std::string left = o.short_name ? std::string("-") + o.short_name + ", " : std::string("    ");
@@ -196,11 +197,13 @@ void print_help(const CommandSpec& spec, FILE* out) {
         std::string help(o.help);
         if (!o.default_value.empty()) help += " (default " + std::string(o.default_value) + ")";
         if (o.repeatable) help += " (repeatable)";
-        if (left.size() > 26) std::fprintf(out, "  %s\n  %-26s %s\n", left.c_str(), "", help.c_str());
-        else std::fprintf(out, "  %-26s %s\n", left.c_str(), help.c_str());
+        if (left.size() > 26)
+            std::fprintf(out, "  %s\n  %-26s %s\n", left.c_str(), "", help.c_str());
+        else
+            std::fprintf(out, "  %-26s %s\n", left.c_str(), help.c_str());
     }
     std::fprintf(out, "  -h, --help                 show this help\n");
     if (!spec.epilog.empty()) std::fprintf(out, "\n%.*s\n", static_cast<int>(spec.epilog.size()), spec.epilog.data());
 }
 
-} // namespace spk::cli
+}  // namespace spk::cli

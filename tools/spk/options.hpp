@@ -15,22 +15,22 @@
 namespace spk::cli {
 
 struct OptionSpec {
-    std::string_view name = {};       // without the leading "--"
-    std::string_view value_name = {}; // empty: a flag that takes no value
+    std::string_view name = {};        // without the leading "--"
+    std::string_view value_name = {};  // empty: a flag that takes no value
     std::string_view help = {};
-    std::string_view default_value = {}; // shown in --help only
-    char short_name = 0;                 // e.g. 'o' for -o
+    std::string_view default_value = {};  // shown in --help only
+    char short_name = 0;                  // e.g. 'o' for -o
     bool repeatable = false;
 };
 
 struct CommandSpec {
-    std::string_view name = {};     // "info"
-    std::string_view synopsis = {}; // "FILE [options]"
+    std::string_view name = {};      // "info"
+    std::string_view synopsis = {};  // "FILE [options]"
     std::string_view description = {};
     std::vector<OptionSpec> options = {};
     std::size_t min_positional = 0;
     std::size_t max_positional = 0;
-    std::string_view epilog = {}; // extra help text after the options
+    std::string_view epilog = {};  // extra help text after the options
 };
 
 class ParsedArgs {
@@ -67,4 +67,4 @@ std::vector<std::int64_t> parse_int_list(std::string_view text, std::string_view
 std::int64_t parse_int(std::string_view text, std::string_view what);
 double parse_double(std::string_view text, std::string_view what);
 
-} // namespace spk::cli
+}  // namespace spk::cli

@@ -15,9 +15,10 @@ const CommandSpec& spec() {
         CommandSpec c{
             .name = "run",
             .synopsis = "OP MATRIX|TENSOR [options]",
-            .description = "Computes OP (spmm, sddmm, fusedmm, spgemm, tc, mttkrp, ttm) on MATRIX, or on TENSOR for mttkrp and ttm, with\n"
-                           "random dense inputs drawn from --seed. Writes the result to -o FILE (.mtx; sparse results also .spkb)\n"
-                           "or prints a summary: shape, nnz, checksum (the sum of the result's values) and the time.",
+            .description =
+                "Computes OP (spmm, sddmm, fusedmm, spgemm, tc, mttkrp, ttm) on MATRIX, or on TENSOR for mttkrp and ttm, with\n"
+                "random dense inputs drawn from --seed. Writes the result to -o FILE (.mtx; sparse results also .spkb)\n"
+                "or prints a summary: shape, nnz, checksum (the sum of the result's values) and the time.",
             .options = {{.name = "backend", .value_name = "B", .help = "cpu, reference or cuda", .default_value = "cpu"},
                         {.name = "threads", .value_name = "T", .help = "cpu threads (0 = all)", .default_value = "0"},
                         {.name = "output", .value_name = "FILE", .help = "write the result to FILE", .short_name = 'o'}},
@@ -31,7 +32,7 @@ const CommandSpec& spec() {
     return s;
 }
 
-} // namespace
+}  // namespace
 
 int run_run(std::span<const std::string> args) {
     const auto parsed = parse(spec(), args);
@@ -61,4 +62,4 @@ int run_run(std::span<const std::string> args) {
     return 0;
 }
 
-} // namespace spk::cli
+}  // namespace spk::cli

@@ -13,4 +13,4 @@ private:
     std::chrono::steady_clock::time_point start_ = std::chrono::steady_clock::now();
 };
 
-} // namespace spk::cli
+}  // namespace spk::cli

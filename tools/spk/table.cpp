@@ -8,12 +8,12 @@ namespace spk::cli {
 namespace {
 
 bool looks_numeric(const std::string& s) {
-    if (s.empty()) return true; // empty cells do not decide a column's alignment
+    if (s.empty()) return true;  // empty cells do not decide a column's alignment
     const unsigned char c = static_cast<unsigned char>(s[0]);
     return std::isdigit(c) || ((c == '-' || c == '+' || c == '.') && s.size() > 1) || s == "-";
 }
 
-} // namespace
+}  // namespace
 
 void Table::print(FILE* out) const {
     const std::size_t ncols = headers_.size();
@@ -44,4 +44,4 @@ void Table::print(FILE* out) const {
     for (const auto& row : rows_) print_row(row);
 }
 
-} // namespace spk::cli
+}  // namespace spk::cli

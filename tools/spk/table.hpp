@@ -19,4 +19,4 @@ private:
     std::vector<std::vector<std::string>> rows_;
 };
 
-} // namespace spk::cli
+}  // namespace spk::cli

@@ -16,8 +16,9 @@ const CommandSpec& spec() {
     static const CommandSpec s{
         .name = "tc",
         .synopsis = "MATRIX [--threads T] [--backend B]",
-        .description = "Counts the triangles of the undirected simple graph under MATRIX (pattern of A + A^T, diagonal\n"
-                       "dropped, each triangle once). Prints the count on the first line, the time on stderr.",
+        .description =
+            "Counts the triangles of the undirected simple graph under MATRIX (pattern of A + A^T, diagonal\n"
+            "dropped, each triangle once). Prints the count on the first line, the time on stderr.",
         .options = {{.name = "backend", .value_name = "B", .help = "cpu, reference or cuda", .default_value = "cpu"},
                     {.name = "threads", .value_name = "T", .help = "cpu threads (0 = all)", .default_value = "0"}},
         .min_positional = 1,
@@ -27,7 +28,7 @@ const CommandSpec& spec() {
     return s;
 }
 
-} // namespace
+}  // namespace
 
 int run_tc(std::span<const std::string> args) {
     const auto parsed = parse(spec(), args);
@@ -42,9 +43,9 @@ int run_tc(std::span<const std::string> args) {
     exec.synchronize();
     const double seconds = clock.seconds();
     std::printf("%llu\n", static_cast<unsigned long long>(triangles));
-    std::fprintf(stderr, "triangles %llu in %s ms on %s (load %s ms)\n", static_cast<unsigned long long>(triangles), millis(seconds).c_str(),
-                 exec.name().c_str(), millis(load_seconds).c_str());
+    std::fprintf(stderr, "triangles %llu in %s ms on %s (load %s ms)\n", static_cast<unsigned long long>(triangles),
+                 millis(seconds).c_str(), exec.name().c_str(), millis(load_seconds).c_str());
     return 0;
 }
 
-} // namespace spk::cli
+}  // namespace spk::cli

@@ -16,13 +16,15 @@ const CommandSpec& spec() {
     static const CommandSpec s{
         .name = "tune",
         .synopsis = "(--matrix MATRIX ... | --suite FILE) [--n LIST] [--device D]",
-        .description = "For each matrix and width n, times the candidate CUDA SpMM configurations (f32 values, i32 indices,\n"
-                       "sum) on random dense operands and records the fastest in the tuning cache ($SPK_TUNING_CACHE, else\n"
-                       "~/.cache/spk/tuning.json). Needs spk built with CUDA and a device.",
-        .options = {{.name = "matrix", .value_name = "MATRIX", .help = "a matrix file or generator spec", .repeatable = true},
-                    {.name = "suite", .value_name = "FILE", .help = "a file listing matrices, one a line (bench/suites/)", .repeatable = true},
-                    {.name = "n", .value_name = "LIST", .help = "widths: 32,128 or 32:512:x2", .default_value = "32"},
-                    {.name = "device", .value_name = "D", .help = "CUDA device", .default_value = "0"}},
+        .description =
+            "For each matrix and width n, times the candidate CUDA SpMM configurations (f32 values, i32 indices,\n"
+            "sum) on random dense operands and records the fastest in the tuning cache ($SPK_TUNING_CACHE, else\n"
+            "~/.cache/spk/tuning.json). Needs spk built with CUDA and a device.",
+        .options =
+            {{.name = "matrix", .value_name = "MATRIX", .help = "a matrix file or generator spec", .repeatable = true},
+             {.name = "suite", .value_name = "FILE", .help = "a file listing matrices, one a line (bench/suites/)", .repeatable = true},
+             {.name = "n", .value_name = "LIST", .help = "widths: 32,128 or 32:512:x2", .default_value = "32"},
+             {.name = "device", .value_name = "D", .help = "CUDA device", .default_value = "0"}},
         .min_positional = 0,
         .max_positional = 0,
         .epilog = matrix_argument_help,
@@ -30,7 +32,7 @@ const CommandSpec& spec() {
     return s;
 }
 
-} // namespace
+}  // namespace
 
 int run_tune(std::span<const std::string> args) {
     const auto parsed = parse(spec(), args);
@@ -57,4 +59,4 @@ int run_tune(std::span<const std::string> args) {
     return 0;
 }
 
-} // namespace spk::cli
+}  // namespace spk::cli

@@ -20,14 +20,16 @@ const CommandSpec& spec() {
         CommandSpec c{
             .name = "verify",
             .synopsis = "OP|all MATRIX|TENSOR [options]",
-            .description = "Runs OP on every backend there is (cpu with 1 thread and with all threads, cuda when spk was built with\n"
-                           "it and a device exists, reported as skipped otherwise) and compares each result with the reference\n"
-                           "backend's: max abs and max rel error (rel over entries with |ref| >= 1e-3 max|ref|), PASS or FAIL.\n"
-                           "A value passes when |got - ref| <= rtol (|ref| + max|ref|); counts and sparse patterns must match\n"
-                           "exactly. 'all' runs spmm (sum, max), sddmm, fusedmm (every preset), spgemm and tc on MATRIX, or\n"
-                           "mttkrp and ttm in every mode on a TENSOR (.tns). Exit status 1 when any check fails.",
-            .options = {{.name = "threads", .value_name = "T", .help = "threads of the multi-threaded cpu run (0 = all)", .default_value = "0"},
-                        {.name = "rtol", .value_name = "X", .help = "relative tolerance", .default_value = "1e-4"}},
+            .description =
+                "Runs OP on every backend there is (cpu with 1 thread and with all threads, cuda when spk was built with\n"
+                "it and a device exists, reported as skipped otherwise) and compares each result with the reference\n"
+                "backend's: max abs and max rel error (rel over entries with |ref| >= 1e-3 max|ref|), PASS or FAIL.\n"
+                "A value passes when |got - ref| <= rtol (|ref| + max|ref|); counts and sparse patterns must match\n"
+                "exactly. 'all' runs spmm (sum, max), sddmm, fusedmm (every preset), spgemm and tc on MATRIX, or\n"
+                "mttkrp and ttm in every mode on a TENSOR (.tns). Exit status 1 when any check fails.",
+            .options =
+                {{.name = "threads", .value_name = "T", .help = "threads of the multi-threaded cpu run (0 = all)", .default_value = "0"},
+                 {.name = "rtol", .value_name = "X", .help = "relative tolerance", .default_value = "1e-4"}},
             .min_positional = 2,
             .max_positional = 2,
             .epilog = matrix_argument_help,
@@ -41,7 +43,7 @@ const CommandSpec& spec() {
 struct Backend {
     std::string label;
     std::optional<Executor> exec;
-    std::string skipped; // why there is no executor
+    std::string skipped;  // why there is no executor
 };
 
 std::vector<Backend> backends(int threads) {
@@ -49,9 +51,12 @@ std::vector<Backend> backends(int threads) {
     out.push_back({"cpu, 1 thread", Executor::cpu(1), {}});
     const Executor all = Executor::cpu(threads);
     out.push_back({"cpu, " + std::to_string(all.threads()) + " threads", all, {}});
-    if (!detail::cuda::built_with_cuda()) out.push_back({"cuda", std::nullopt, "built without CUDA"});
-    else if (detail::cuda::device_count() == 0) out.push_back({"cuda", std::nullopt, "no CUDA device"});
-    else out.push_back({"cuda, device 0", Executor::cuda(0), {}});
+    if (!detail::cuda::built_with_cuda())
+        out.push_back({"cuda", std::nullopt, "built without CUDA"});
+    else if (detail::cuda::device_count() == 0)
+        out.push_back({"cuda", std::nullopt, "no CUDA device"});
+    else
+        out.push_back({"cuda, device 0", Executor::cuda(0), {}});
     return out;
 }
 
@@ -116,7 +121,7 @@ void verify_one(const OpConfig& config, const OpInputs& inputs, const std::vecto
     }
 }
 
-} // namespace
+}  // namespace
 
 int run_verify(std::span<const std::string> args) {
     const auto parsed = parse(spec(), args);
@@ -144,8 +149,9 @@ int run_verify(std::span<const std::string> args) {
     Tally tally;
     for (const auto& c : configs) verify_one(c, inputs, list, rtol, table, tally);
     table.print(stdout);
-    std::printf("\n%s: %d of %d checks passed (%d skipped)\n", tally.failed ? "FAIL" : "PASS", tally.passed, tally.passed + tally.failed, tally.skipped);
+    std::printf("\n%s: %d of %d checks passed (%d skipped)\n", tally.failed ? "FAIL" : "PASS", tally.passed, tally.passed + tally.failed,
+                tally.skipped);
     return tally.failed ? 1 : 0;
 }
 
-} // namespace spk::cli
+}  // namespace spk::cli

@@ -15,11 +15,11 @@ namespace spk::detail::cuda {
     throw_error(ErrorKind::Device, msg);
 }
 
-} // namespace spk::detail::cuda
+}  // namespace spk::detail::cuda
 
-#define SPK_CUDA_CHECK(call)                                                                                 \
-    do {                                                                                                     \
-        const cudaError_t spk_err_ = (call);                                                                 \
+#define SPK_CUDA_CHECK(call)                                                                                     \
+    do {                                                                                                         \
+        const cudaError_t spk_err_ = (call);                                                                     \
         if (spk_err_ != cudaSuccess) ::spk::detail::cuda::throw_cuda_error(spk_err_, #call, __FILE__, __LINE__); \
     } while (0)
 

@@ -8,7 +8,7 @@ bool built_with_cuda() noexcept { return true; }
 int device_count() {
     int n = 0;
     if (cudaGetDeviceCount(&n) != cudaSuccess) {
-        (void)cudaGetLastError(); // no driver or no device: not an error here, clear it
+        (void)cudaGetLastError();  // no driver or no device: not an error here, clear it
         return 0;
     }
     return n;
@@ -26,8 +26,8 @@ void* device_allocate(int device, std::size_t bytes) {
     const cudaError_t err = cudaMalloc(&p, bytes);
     if (err != cudaSuccess) {
         (void)cudaGetLastError();
-        out_of_memory("cudaMalloc of " + std::to_string(bytes) + " bytes on device " + std::to_string(device) + " failed: " +
-                      cudaGetErrorString(err));
+        out_of_memory("cudaMalloc of " + std::to_string(bytes) + " bytes on device " + std::to_string(device) +
+                      " failed: " + cudaGetErrorString(err));
     }
     return p;
 }
@@ -46,4 +46,4 @@ void synchronize(int device, void* stream) {
     SPK_CUDA_CHECK(cudaStreamSynchronize(static_cast<cudaStream_t>(stream)));
 }
 
-} // namespace spk::detail::cuda
+}  // namespace spk::detail::cuda

@@ -13,29 +13,39 @@ namespace spk::detail::cuda {
 
 constexpr unsigned full_mask = 0xffffffffu;
 
-template <int R> __device__ __forceinline__ int group_lane() { return static_cast<int>(threadIdx.x) & (R - 1); }
-
-// The lanes of this thread's group of G consecutive lanes (groups are aligned within the warp).
-template <int G> __device__ __forceinline__ unsigned group_mask() {
-    if constexpr (G == 32) return full_mask;
-    else return ((1u << G) - 1u) << (static_cast<unsigned>(threadIdx.x) & 31u & ~static_cast<unsigned>(G - 1));
+template <int R>
+__device__ __forceinline__ int group_lane() {
+    return static_cast<int>(threadIdx.x) & (R - 1);
 }
 
-template <int R, class T, class Op> __device__ __forceinline__ T group_reduce(T v, Op op, unsigned mask = full_mask) {
+// The lanes of this thread's group of G consecutive lanes (groups are aligned within the warp).
+template <int G>
+__device__ __forceinline__ unsigned group_mask() {
+    if constexpr (G == 32)
+        return full_mask;
+    else
+        return ((1u << G) - 1u) << (static_cast<unsigned>(threadIdx.x) & 31u & ~static_cast<unsigned>(G - 1));
+}
+
+template <int R, class T, class Op>
+__device__ __forceinline__ T group_reduce(T v, Op op, unsigned mask = full_mask) {
     static_assert(R >= 1 && R <= 32 && (R & (R - 1)) == 0, "group size must be a power of two up to 32");
 #pragma unroll
     for (int offset = R / 2; offset > 0; offset /= 2) v = op(v, __shfl_xor_sync(mask, v, offset, R));
     return v;
 }
 
-template <int R, class T> __device__ __forceinline__ T group_sum(T v, unsigned mask = full_mask) {
-    return group_reduce<R>(v, [](T a, T b) { return a + b; }, mask);
+template <int R, class T>
+__device__ __forceinline__ T group_sum(T v, unsigned mask = full_mask) {
+    return group_reduce<R>(
+        v, [](T a, T b) { return a + b; }, mask);
 }
 
 // Segmented inclusive scan from the right within each group: after it, the head lane of each run
 // of equal keys holds the run's total. Keys must be non-decreasing within a group (true for the
 // row index of consecutive non-zeros), which is what makes log2(R) steps enough.
-template <int R, class T, class K, class Op> __device__ __forceinline__ T segment_reduce(T v, K key, Op op, unsigned mask = full_mask) {
+template <int R, class T, class K, class Op>
+__device__ __forceinline__ T segment_reduce(T v, K key, Op op, unsigned mask = full_mask) {
     static_assert(R >= 1 && R <= 32 && (R & (R - 1)) == 0, "group size must be a power of two up to 32");
     const int lane = group_lane<R>();
 #pragma unroll
@@ -48,14 +58,17 @@ template <int R, class T, class K, class Op> __device__ __forceinline__ T segmen
 }
 
 // True for the lane that starts a run of equal keys within its group.
-template <int R, class K> __device__ __forceinline__ bool segment_head(K key, unsigned mask = full_mask) {
+template <int R, class K>
+__device__ __forceinline__ bool segment_head(K key, unsigned mask = full_mask) {
     const K prev = __shfl_up_sync(mask, key, 1, R);
     return group_lane<R>() == 0 || prev != key;
 }
 
-template <int R, class T, class K> __device__ __forceinline__ void group_atomic_add(T* out, K key, T v, unsigned mask = full_mask) {
-    const T total = segment_reduce<R>(v, key, [](T a, T b) { return a + b; }, mask);
+template <int R, class T, class K>
+__device__ __forceinline__ void group_atomic_add(T* out, K key, T v, unsigned mask = full_mask) {
+    const T total = segment_reduce<R>(
+        v, key, [](T a, T b) { return a + b; }, mask);
     if (segment_head<R>(key, mask)) atomicAdd(out, total);
 }
 
-} // namespace spk::detail::cuda
+}  // namespace spk::detail::cuda

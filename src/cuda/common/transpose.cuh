@@ -8,8 +8,9 @@
 
 namespace spk::detail::cuda {
 
-template <class T> __global__ void transpose_kernel(const T* in, long long rows, long long cols, long long ld_in, T* out, long long ld_out) {
-    __shared__ T tile[32][33]; // +1 column: no bank conflicts on the transposed read
+template <class T>
+__global__ void transpose_kernel(const T* in, long long rows, long long cols, long long ld_in, T* out, long long ld_out) {
+    __shared__ T tile[32][33];  // +1 column: no bank conflicts on the transposed read
     const long long r0 = static_cast<long long>(blockIdx.y) * 32, c0 = static_cast<long long>(blockIdx.x) * 32;
     for (int k = threadIdx.y; k < 32; k += blockDim.y) {
         const long long r = r0 + k, c = c0 + threadIdx.x;
@@ -22,11 +23,12 @@ template <class T> __global__ void transpose_kernel(const T* in, long long rows,
     }
 }
 
-template <class T> void transpose(const T* in, long long rows, long long cols, long long ld_in, T* out, long long ld_out, cudaStream_t stream) {
+template <class T>
+void transpose(const T* in, long long rows, long long cols, long long ld_in, T* out, long long ld_out, cudaStream_t stream) {
     if (rows == 0 || cols == 0) return;
     const dim3 grid(static_cast<unsigned>((cols + 31) / 32), static_cast<unsigned>((rows + 31) / 32));
     transpose_kernel<T><<<grid, dim3(32, 8), 0, stream>>>(in, rows, cols, ld_in, out, ld_out);
     SPK_CUDA_CHECK_LAUNCH();
 }
 
-} // namespace spk::detail::cuda
+}  // namespace spk::detail::cuda

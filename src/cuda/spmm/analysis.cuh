@@ -17,7 +17,8 @@ __global__ void row_length_histogram(const I* row_ptr, long long rows, unsigned 
     for (int k = threadIdx.x; k < length_buckets; k += blockDim.x) local[k] = 0;
     if (threadIdx.x == 0) local_max = 0;
     __syncthreads();
-    for (long long i = static_cast<long long>(blockIdx.x) * blockDim.x + threadIdx.x; i < rows; i += static_cast<long long>(gridDim.x) * blockDim.x) {
+    for (long long i = static_cast<long long>(blockIdx.x) * blockDim.x + threadIdx.x; i < rows;
+         i += static_cast<long long>(gridDim.x) * blockDim.x) {
         const unsigned long long len = static_cast<unsigned long long>(row_ptr[i + 1] - row_ptr[i]);
         const int bits = len == 0 ? 0 : 64 - __clzll(static_cast<long long>(len));
         atomicAdd(&local[bits], 1ull);
@@ -33,7 +34,8 @@ __global__ void row_length_histogram(const I* row_ptr, long long rows, unsigned 
 // One atomic per warp and bin (ballot + popc), so the order inside a bin is arbitrary; each row is
 // still computed by one group, so results do not depend on it.
 template <class I>
-__global__ void split_rows(const I* row_ptr, long long rows, long long threshold, I* short_rows, I* long_rows, unsigned long long* counters) {
+__global__ void split_rows(const I* row_ptr, long long rows, long long threshold, I* short_rows, I* long_rows,
+                           unsigned long long* counters) {
     const long long i = static_cast<long long>(blockIdx.x) * blockDim.x + threadIdx.x;
     const bool valid = i < rows;
     const bool is_long = valid && static_cast<long long>(row_ptr[i + 1] - row_ptr[i]) > threshold;
@@ -48,12 +50,15 @@ __global__ void split_rows(const I* row_ptr, long long rows, long long threshold
     long_base = __shfl_sync(full_mask, long_base, 0);
     short_base = __shfl_sync(full_mask, short_base, 0);
     const unsigned below = (1u << lane) - 1u;
-    if (is_long) long_rows[long_base + __popc(long_votes & below)] = static_cast<I>(i);
-    else if (valid) short_rows[short_base + __popc(short_votes & below)] = static_cast<I>(i);
+    if (is_long)
+        long_rows[long_base + __popc(long_votes & below)] = static_cast<I>(i);
+    else if (valid)
+        short_rows[short_base + __popc(short_votes & below)] = static_cast<I>(i);
 }
 
 // The non-zero range of each row in a list (for cutting long rows into chunks on the host).
-template <class I> __global__ void gather_row_ranges(const I* row_ptr, const I* rows, long long count, long long* begin, long long* end) {
+template <class I>
+__global__ void gather_row_ranges(const I* row_ptr, const I* rows, long long count, long long* begin, long long* end) {
     const long long k = static_cast<long long>(blockIdx.x) * blockDim.x + threadIdx.x;
     if (k >= count) return;
     begin[k] = row_ptr[rows[k]];
@@ -61,8 +66,10 @@ template <class I> __global__ void gather_row_ranges(const I* row_ptr, const I* 
 }
 
 // C(row, :) = beta * C(row, :) for the rows in a list (beta == 0 writes zeros: C may hold NaN).
-template <class T> __global__ void scale_rows(const void* rows, bool wide_index, long long count, T* c, long long ldc, long long n, accum_t<T> beta) {
-    for (long long e = static_cast<long long>(blockIdx.x) * blockDim.x + threadIdx.x; e < count * n; e += static_cast<long long>(gridDim.x) * blockDim.x) {
+template <class T>
+__global__ void scale_rows(const void* rows, bool wide_index, long long count, T* c, long long ldc, long long n, accum_t<T> beta) {
+    for (long long e = static_cast<long long>(blockIdx.x) * blockDim.x + threadIdx.x; e < count * n;
+         e += static_cast<long long>(gridDim.x) * blockDim.x) {
         const long long k = e / n, col = e % n;
         const long long row = wide_index ? static_cast<const long long*>(rows)[k] : static_cast<const int*>(rows)[k];
         T* out = c + row * ldc + col;
@@ -70,4 +77,4 @@ template <class T> __global__ void scale_rows(const void* rows, bool wide_index,
     }
 }
 
-} // namespace spk::detail::cuda
+}  // namespace spk::detail::cuda

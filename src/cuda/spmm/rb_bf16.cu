@@ -3,7 +3,9 @@
 
 namespace spk::detail::cuda {
 
-template void launch_rb<__nv_bfloat16, std::int32_t>(const RbShape&, Fold, const SpmmKernelArgs<__nv_bfloat16, std::int32_t>&, cudaStream_t);
-template void launch_rb<__nv_bfloat16, std::int64_t>(const RbShape&, Fold, const SpmmKernelArgs<__nv_bfloat16, std::int64_t>&, cudaStream_t);
+template void launch_rb<__nv_bfloat16, std::int32_t>(const RbShape&, Fold, const SpmmKernelArgs<__nv_bfloat16, std::int32_t>&,
+                                                     cudaStream_t);
+template void launch_rb<__nv_bfloat16, std::int64_t>(const RbShape&, Fold, const SpmmKernelArgs<__nv_bfloat16, std::int64_t>&,
+                                                     cudaStream_t);
 
-} // namespace spk::detail::cuda
+}  // namespace spk::detail::cuda

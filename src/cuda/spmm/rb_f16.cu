@@ -6,4 +6,4 @@ namespace spk::detail::cuda {
 template void launch_rb<__half, std::int32_t>(const RbShape&, Fold, const SpmmKernelArgs<__half, std::int32_t>&, cudaStream_t);
 template void launch_rb<__half, std::int64_t>(const RbShape&, Fold, const SpmmKernelArgs<__half, std::int64_t>&, cudaStream_t);
 
-} // namespace spk::detail::cuda
+}  // namespace spk::detail::cuda

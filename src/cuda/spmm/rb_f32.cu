@@ -8,4 +8,4 @@ template void launch_rb<float, std::int64_t>(const RbShape&, Fold, const SpmmKer
 template void launch_rb_split<float, std::int32_t>(const RbShape&, const SpmmKernelArgs<float, std::int32_t>&, cudaStream_t);
 template void launch_rb_split<float, std::int64_t>(const RbShape&, const SpmmKernelArgs<float, std::int64_t>&, cudaStream_t);
 
-} // namespace spk::detail::cuda
+}  // namespace spk::detail::cuda

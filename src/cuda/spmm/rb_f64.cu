@@ -8,4 +8,4 @@ template void launch_rb<double, std::int64_t>(const RbShape&, Fold, const SpmmKe
 template void launch_rb_split<double, std::int32_t>(const RbShape&, const SpmmKernelArgs<double, std::int32_t>&, cudaStream_t);
 template void launch_rb_split<double, std::int64_t>(const RbShape&, const SpmmKernelArgs<double, std::int64_t>&, cudaStream_t);
 
-} // namespace spk::detail::cuda
+}  // namespace spk::detail::cuda

@@ -13,7 +13,8 @@
 
 namespace spk::detail::cuda {
 
-template <class T, class I> struct SpmmKernelArgs {
+template <class T, class I>
+struct SpmmKernelArgs {
     const I* row_ptr;
     const I* col_idx;
     const T* values;
@@ -21,10 +22,10 @@ template <class T, class I> struct SpmmKernelArgs {
     long long ldb;
     T* c;
     long long ldc;
-    I* arg; // null unless max/min with arg
+    I* arg;  // null unless max/min with arg
     long long ldarg;
-    const I* row_list; // rows this launch covers (a row bin), or null for rows 0..num_rows-1
-    long long num_rows; // work items: rows, or row chunks when split
+    const I* row_list;   // rows this launch covers (a row bin), or null for rows 0..num_rows-1
+    long long num_rows;  // work items: rows, or row chunks when split
     // Split long rows (sum and mean only): item k covers non-zeros [chunk_begin[k], + chunk) of
     // row row_list[k] and adds its part to C atomically; C's rows were scaled by beta first.
     const long long* chunk_begin;
@@ -48,7 +49,7 @@ __global__ void __launch_bounds__(256) spmm_rb_kernel(const SpmmKernelArgs<T, I>
     const int column_lane = g / R;
     const unsigned mask = group_mask<G>();
     const long long group = (static_cast<long long>(blockIdx.x) * blockDim.x + threadIdx.x) / G;
-    if (group >= p.num_rows) return; // whole groups leave together, so the shuffles below stay legal
+    if (group >= p.num_rows) return;  // whole groups leave together, so the shuffles below stay legal
     const long long row = p.row_list ? static_cast<long long>(p.row_list[group]) : group;
     const long long col0 = static_cast<long long>(blockIdx.y) * tile + static_cast<long long>(column_lane) * VEC;
     const bool full_vector = col0 + VEC <= p.n;
@@ -83,7 +84,8 @@ __global__ void __launch_bounds__(256) spmm_rb_kernel(const SpmmKernelArgs<T, I>
             if (k >= count || col0 >= p.n) continue;
             A bv[VEC];
             const T* brow = p.b + static_cast<long long>(j) * p.ldb + col0;
-            if (full_vector) load_vec<T, VEC>(brow, bv);
+            if (full_vector)
+                load_vec<T, VEC>(brow, bv);
             else {
 #pragma unroll
                 for (int q = 0; q < VEC; ++q) bv[q] = col0 + q < p.n ? to_accum(brow[q]) : A(0);
@@ -91,7 +93,8 @@ __global__ void __launch_bounds__(256) spmm_rb_kernel(const SpmmKernelArgs<T, I>
 #pragma unroll
             for (int q = 0; q < VEC; ++q) {
                 const A prod = a * bv[q];
-                if constexpr (!extremum) acc[q] += prod;
+                if constexpr (!extremum)
+                    acc[q] += prod;
                 else if (fold_wins<F>(prod, j, acc[q], win[q])) {
                     acc[q] = prod;
                     win[q] = j;
@@ -103,7 +106,8 @@ __global__ void __launch_bounds__(256) spmm_rb_kernel(const SpmmKernelArgs<T, I>
     if constexpr (R > 1) {
 #pragma unroll
         for (int q = 0; q < VEC; ++q) {
-            if constexpr (!extremum) acc[q] = group_sum<R>(acc[q], mask);
+            if constexpr (!extremum)
+                acc[q] = group_sum<R>(acc[q], mask);
             else {
 #pragma unroll
                 for (int offset = R / 2; offset > 0; offset /= 2) {
@@ -162,4 +166,4 @@ __global__ void __launch_bounds__(256) spmm_rb_kernel(const SpmmKernelArgs<T, I>
     }
 }
 
-} // namespace spk::detail::cuda
+}  // namespace spk::detail::cuda

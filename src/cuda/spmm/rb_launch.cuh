@@ -20,43 +20,54 @@ void launch_rb_shape(const SpmmKernelArgs<T, I>& args, cudaStream_t stream) {
     const long long blocks = (args.num_rows + groups_per_block - 1) / groups_per_block;
     const long long tiles = (args.n + tile - 1) / tile;
     if (blocks == 0 || tiles == 0) return;
-    if (blocks > 0x7fffffffLL || tiles > 65535) unsupported("spmm: problem too large for one launch (" + std::to_string(blocks) + " x " + std::to_string(tiles) + " blocks)");
-    spmm_rb_kernel<T, I, G, R, VEC, F, Split><<<dim3(static_cast<unsigned>(blocks), static_cast<unsigned>(tiles)), rb_block_threads, 0, stream>>>(args);
+    if (blocks > 0x7fffffffLL || tiles > 65535)
+        unsupported("spmm: problem too large for one launch (" + std::to_string(blocks) + " x " + std::to_string(tiles) + " blocks)");
+    spmm_rb_kernel<T, I, G, R, VEC, F, Split>
+        <<<dim3(static_cast<unsigned>(blocks), static_cast<unsigned>(tiles)), rb_block_threads, 0, stream>>>(args);
     SPK_CUDA_CHECK_LAUNCH();
 }
 
-template <class T, class I, Fold F> void launch_rb_fold(const RbShape& s, const SpmmKernelArgs<T, I>& args, cudaStream_t stream) {
-#define SPK_SHAPE_CASE(G, R, VEC)                                \
-    if (s.g == G && s.r == R && s.vec == VEC) {                  \
-        launch_rb_shape<T, I, G, R, VEC, F>(args, stream);       \
-        return;                                                  \
+template <class T, class I, Fold F>
+void launch_rb_fold(const RbShape& s, const SpmmKernelArgs<T, I>& args, cudaStream_t stream) {
+#define SPK_SHAPE_CASE(G, R, VEC)                          \
+    if (s.g == G && s.r == R && s.vec == VEC) {            \
+        launch_rb_shape<T, I, G, R, VEC, F>(args, stream); \
+        return;                                            \
     }
     SPK_SPMM_RB_SHAPES(SPK_SHAPE_CASE)
 #undef SPK_SHAPE_CASE
     invalid_argument("spmm: shape " + to_string(s) + " is not compiled");
 }
 
-template <class T, class I> void launch_rb(const RbShape& s, Fold fold, const SpmmKernelArgs<T, I>& args, cudaStream_t stream) {
+template <class T, class I>
+void launch_rb(const RbShape& s, Fold fold, const SpmmKernelArgs<T, I>& args, cudaStream_t stream) {
     switch (fold) {
-    case Fold::sum: launch_rb_fold<T, I, Fold::sum>(s, args, stream); break;
-    case Fold::max: launch_rb_fold<T, I, Fold::max>(s, args, stream); break;
-    case Fold::min: launch_rb_fold<T, I, Fold::min>(s, args, stream); break;
+        case Fold::sum:
+            launch_rb_fold<T, I, Fold::sum>(s, args, stream);
+            break;
+        case Fold::max:
+            launch_rb_fold<T, I, Fold::max>(s, args, stream);
+            break;
+        case Fold::min:
+            launch_rb_fold<T, I, Fold::min>(s, args, stream);
+            break;
     }
 }
 
 // Long rows cut into chunks, each chunk's sum added atomically (f32/f64 only; full-warp shapes).
-template <class T, class I> void launch_rb_split(const RbShape& s, const SpmmKernelArgs<T, I>& args, cudaStream_t stream) {
+template <class T, class I>
+void launch_rb_split(const RbShape& s, const SpmmKernelArgs<T, I>& args, cudaStream_t stream) {
     static_assert(sizeof(T) >= 4, "split rows add atomically in the value type: f32 and f64 only");
-#define SPK_SPLIT_CASE(G, R, VEC)                                             \
-    if constexpr (G == 32) {                                                  \
-        if (s.g == G && s.r == R && s.vec == VEC) {                           \
+#define SPK_SPLIT_CASE(G, R, VEC)                                            \
+    if constexpr (G == 32) {                                                 \
+        if (s.g == G && s.r == R && s.vec == VEC) {                          \
             launch_rb_shape<T, I, G, R, VEC, Fold::sum, true>(args, stream); \
-            return;                                                           \
-        }                                                                     \
+            return;                                                          \
+        }                                                                    \
     }
     SPK_SPMM_RB_SHAPES(SPK_SPLIT_CASE)
 #undef SPK_SPLIT_CASE
     invalid_argument("spmm: split long rows need a 32-lane shape, got " + to_string(s));
 }
 
-} // namespace spk::detail::cuda
+}  // namespace spk::detail::cuda

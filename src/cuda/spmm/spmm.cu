@@ -13,20 +13,24 @@
 
 namespace spk::detail::cuda {
 
-template <class T, class I> void launch_rb(const RbShape& s, Fold fold, const SpmmKernelArgs<T, I>& args, cudaStream_t stream);
-template <class T, class I> void launch_rb_split(const RbShape& s, const SpmmKernelArgs<T, I>& args, cudaStream_t stream);
+template <class T, class I>
+void launch_rb(const RbShape& s, Fold fold, const SpmmKernelArgs<T, I>& args, cudaStream_t stream);
+template <class T, class I>
+void launch_rb_split(const RbShape& s, const SpmmKernelArgs<T, I>& args, cudaStream_t stream);
 
 namespace {
 
 cudaStream_t stream_of(const Executor& exec) { return static_cast<cudaStream_t>(exec.stream()); }
 
-template <class I> SpmmFeatures measure_features(const Executor& exec, const I* row_ptr, index_t rows) {
+template <class I>
+SpmmFeatures measure_features(const Executor& exec, const I* row_ptr, index_t rows) {
     SpmmFeatures f;
     Array<unsigned long long> counters(exec, length_buckets + 1);
     SPK_CUDA_CHECK(cudaMemsetAsync(counters.data(), 0, sizeof(unsigned long long) * (length_buckets + 1), stream_of(exec)));
     if (rows > 0) {
         const long long blocks = std::min<long long>((rows + 255) / 256, 4096);
-        row_length_histogram<I><<<static_cast<unsigned>(blocks), 256, 0, stream_of(exec)>>>(row_ptr, rows, counters.data(), counters.data() + length_buckets);
+        row_length_histogram<I>
+            <<<static_cast<unsigned>(blocks), 256, 0, stream_of(exec)>>>(row_ptr, rows, counters.data(), counters.data() + length_buckets);
         SPK_CUDA_CHECK_LAUNCH();
     }
     unsigned long long host[length_buckets + 1];
@@ -37,14 +41,15 @@ template <class I> SpmmFeatures measure_features(const Executor& exec, const I* 
     return f;
 }
 
-template <class I> void bin_rows(const Executor& exec, const I* row_ptr, index_t rows, SpmmState& state) {
+template <class I>
+void bin_rows(const Executor& exec, const I* row_ptr, index_t rows, SpmmState& state) {
     state.short_rows = Array<std::byte>(exec, sizeof(I) * static_cast<std::size_t>(rows));
     state.long_rows = Array<std::byte>(exec, sizeof(I) * static_cast<std::size_t>(rows));
     Array<unsigned long long> counters(exec, 2);
     SPK_CUDA_CHECK(cudaMemsetAsync(counters.data(), 0, 2 * sizeof(unsigned long long), stream_of(exec)));
     split_rows<I><<<static_cast<unsigned>((rows + 255) / 256), 256, 0, stream_of(exec)>>>(
-        row_ptr, rows, state.config.long_threshold, reinterpret_cast<I*>(state.short_rows.data()), reinterpret_cast<I*>(state.long_rows.data()),
-        counters.data());
+        row_ptr, rows, state.config.long_threshold, reinterpret_cast<I*>(state.short_rows.data()),
+        reinterpret_cast<I*>(state.long_rows.data()), counters.data());
     SPK_CUDA_CHECK_LAUNCH();
     unsigned long long host[2];
     SPK_CUDA_CHECK(cudaMemcpyAsync(host, counters.data(), sizeof(host), cudaMemcpyDeviceToHost, stream_of(exec)));
@@ -55,7 +60,8 @@ template <class I> void bin_rows(const Executor& exec, const I* row_ptr, index_t
 
 // Cuts each long row into chunks of config.long_threshold non-zeros. Long rows are few (at most
 // nnz / threshold), so their ranges come to the host and the chunk list goes back.
-template <class I> void chunk_long_rows(const Executor& exec, const I* row_ptr, SpmmState& state) {
+template <class I>
+void chunk_long_rows(const Executor& exec, const I* row_ptr, SpmmState& state) {
     const index_t count = state.num_long;
     Array<long long> begin(exec, static_cast<std::size_t>(count)), end(exec, static_cast<std::size_t>(count));
     if (count > 0) {
@@ -76,7 +82,8 @@ template <class I> void chunk_long_rows(const Executor& exec, const I* row_ptr, 
             starts.push_back(p);
         }
     state.num_chunks = static_cast<index_t>(rows.size());
-    state.chunk_rows = Array<std::byte>(exec, std::span<const std::byte>(reinterpret_cast<const std::byte*>(rows.data()), rows.size() * sizeof(I)));
+    state.chunk_rows =
+        Array<std::byte>(exec, std::span<const std::byte>(reinterpret_cast<const std::byte*>(rows.data()), rows.size() * sizeof(I)));
     state.chunk_begin = Array<long long>(exec, starts);
 }
 
@@ -91,7 +98,7 @@ RbShape scalar_shape(const RbShape& s) {
     return s.r > 1 ? RbShape{32, 32, 1} : RbShape{32, 1, 1};
 }
 
-} // namespace
+}  // namespace
 
 template <class V, class I>
 std::shared_ptr<const SpmmState> spmm_analyse(const Executor& exec, CsrView<const V, I> a, index_t n, const SpmmOptions& options) {
@@ -115,7 +122,8 @@ std::shared_ptr<const SpmmState> spmm_analyse(const Executor& exec, CsrView<cons
 std::string spmm_describe(const SpmmState& state) { return to_string(state.config); }
 const SpmmFeatures& spmm_features(const SpmmState& state) { return state.features; }
 
-template <class V, class I> void spmm(const Executor& exec, const SpmmState& state, const SpmmArgs<V, I>& args) {
+template <class V, class I>
+void spmm(const Executor& exec, const SpmmState& state, const SpmmArgs<V, I>& args) {
     using T = device_t<V>;
     using A = accum_t<T>;
     const cudaStream_t stream = stream_of(exec);
@@ -148,13 +156,29 @@ template <class V, class I> void spmm(const Executor& exec, const SpmmState& sta
         // Workspaces are freed on return: wait for the kernels that read them.
         if (c_transposed || !b_rm.empty()) SPK_CUDA_CHECK(cudaStreamSynchronize(stream));
     };
-    SpmmKernelArgs<T, I> kargs{args.a.row_ptr, args.a.col_idx, reinterpret_cast<const T*>(args.a.values), b, ldb, c, ldc, args.arg.data, args.arg.ld,
-                               nullptr, rows, nullptr, 0, n, static_cast<A>(args.alpha), static_cast<A>(args.beta), args.reduce == Reduce::mean};
+    SpmmKernelArgs<T, I> kargs{args.a.row_ptr,
+                               args.a.col_idx,
+                               reinterpret_cast<const T*>(args.a.values),
+                               b,
+                               ldb,
+                               c,
+                               ldc,
+                               args.arg.data,
+                               args.arg.ld,
+                               nullptr,
+                               rows,
+                               nullptr,
+                               0,
+                               n,
+                               static_cast<A>(args.alpha),
+                               static_cast<A>(args.beta),
+                               args.reduce == Reduce::mean};
     const Fold fold = args.reduce == Reduce::max ? Fold::max : args.reduce == Reduce::min ? Fold::min : Fold::sum;
     const bool vector_ok = aligned_for(b, ldb, state.config.shape.vec, sizeof(T)) &&
                            (!state.config.long_shape || aligned_for(b, ldb, state.config.long_shape->vec, sizeof(T)));
     const auto shape_for = [&](const RbShape& s) { return vector_ok ? s : scalar_shape(s); };
-    if (!state.config.long_shape) launch_rb<T, I>(shape_for(state.config.shape), fold, kargs, stream);
+    if (!state.config.long_shape)
+        launch_rb<T, I>(shape_for(state.config.shape), fold, kargs, stream);
     else {
         kargs.row_list = reinterpret_cast<const I*>(state.short_rows.data());
         kargs.num_rows = state.num_short;
@@ -188,4 +212,4 @@ template <class V, class I> void spmm(const Executor& exec, const SpmmState& sta
 SPK_FOR_ALL_VALUES_AND_INDICES(SPK_INSTANTIATE)
 #undef SPK_INSTANTIATE
 
-} // namespace spk::detail::cuda
+}  // namespace spk::detail::cuda

@@ -21,4 +21,4 @@ struct SpmmState {
     index_t num_chunks = 0;
 };
 
-} // namespace spk::detail::cuda
+}  // namespace spk::detail::cuda

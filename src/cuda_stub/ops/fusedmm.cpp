@@ -6,13 +6,19 @@
 
 namespace spk::detail::cuda {
 
-template <class V, class I> void fusedmm_forward(const Executor&, const FusedForwardArgs<V, I>&, const std::string&) { missing_kernel("fusedmm"); }
-template <class V, class I> void fusedmm_backward(const Executor&, const FusedBackwardArgs<V, I>&, const std::string&) { missing_kernel("fusedmm backward"); }
+template <class V, class I>
+void fusedmm_forward(const Executor&, const FusedForwardArgs<V, I>&, const std::string&) {
+    missing_kernel("fusedmm");
+}
+template <class V, class I>
+void fusedmm_backward(const Executor&, const FusedBackwardArgs<V, I>&, const std::string&) {
+    missing_kernel("fusedmm backward");
+}
 
-#define SPK_INSTANTIATE(V, I)                                                                       \
+#define SPK_INSTANTIATE(V, I)                                                                          \
     template void fusedmm_forward(const Executor&, const FusedForwardArgs<V, I>&, const std::string&); \
     template void fusedmm_backward(const Executor&, const FusedBackwardArgs<V, I>&, const std::string&);
 SPK_FOR_ALL_VALUES_AND_INDICES(SPK_INSTANTIATE)
 #undef SPK_INSTANTIATE
 
-} // namespace spk::detail::cuda
+}  // namespace spk::detail::cuda

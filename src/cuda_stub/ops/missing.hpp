@@ -8,7 +8,8 @@
 namespace spk::detail::cuda {
 
 [[noreturn]] inline void missing_kernel(const char* op) {
-    unsupported(std::string(op) + " on CUDA: " + (built_with_cuda() ? "not implemented on the CUDA backend yet" : "spk was built without CUDA"));
+    unsupported(std::string(op) +
+                " on CUDA: " + (built_with_cuda() ? "not implemented on the CUDA backend yet" : "spk was built without CUDA"));
 }
 
-} // namespace spk::detail::cuda
+}  // namespace spk::detail::cuda

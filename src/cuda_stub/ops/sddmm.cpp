@@ -6,13 +6,19 @@
 
 namespace spk::detail::cuda {
 
-template <class V, class I> void sddmm(const Executor&, const SddmmArgs<V, I>&) { missing_kernel("sddmm"); }
-template <class V, class I> void sddmm_backward(const Executor&, const SddmmBackwardArgs<V, I>&) { missing_kernel("sddmm_backward"); }
+template <class V, class I>
+void sddmm(const Executor&, const SddmmArgs<V, I>&) {
+    missing_kernel("sddmm");
+}
+template <class V, class I>
+void sddmm_backward(const Executor&, const SddmmBackwardArgs<V, I>&) {
+    missing_kernel("sddmm_backward");
+}
 
-#define SPK_INSTANTIATE(V, I)                                      \
+#define SPK_INSTANTIATE(V, I)                                     \
     template void sddmm(const Executor&, const SddmmArgs<V, I>&); \
     template void sddmm_backward(const Executor&, const SddmmBackwardArgs<V, I>&);
 SPK_FOR_ALL_VALUES_AND_INDICES(SPK_INSTANTIATE)
 #undef SPK_INSTANTIATE
 
-} // namespace spk::detail::cuda
+}  // namespace spk::detail::cuda

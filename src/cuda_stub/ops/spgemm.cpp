@@ -6,8 +6,12 @@
 
 namespace spk::detail::cuda {
 
-template <class V, class I> SpgemmAnalysis spgemm_symbolic(const Executor&, const SpgemmProblem<V, I>&) { missing_kernel("spgemm"); }
-template <class V, class I> void spgemm_numeric(const Executor&, const SpgemmProblem<V, I>&, const SpgemmAnalysis&, I*, V*) {
+template <class V, class I>
+SpgemmAnalysis spgemm_symbolic(const Executor&, const SpgemmProblem<V, I>&) {
+    missing_kernel("spgemm");
+}
+template <class V, class I>
+void spgemm_numeric(const Executor&, const SpgemmProblem<V, I>&, const SpgemmAnalysis&, I*, V*) {
     missing_kernel("spgemm");
 }
 
@@ -17,4 +21,4 @@ template <class V, class I> void spgemm_numeric(const Executor&, const SpgemmPro
 SPK_FOR_FLOAT_VALUES_AND_INDICES(SPK_INSTANTIATE)
 #undef SPK_INSTANTIATE
 
-} // namespace spk::detail::cuda
+}  // namespace spk::detail::cuda

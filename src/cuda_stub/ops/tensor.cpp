@@ -6,13 +6,19 @@
 
 namespace spk::detail::cuda {
 
-template <class V, class I> void mttkrp(const Executor&, const MttkrpArgs<V, I>&, const std::string&) { missing_kernel("mttkrp"); }
-template <class V, class I> void ttm(const Executor&, const TtmArgs<V, I>&, const std::string&) { missing_kernel("ttm"); }
+template <class V, class I>
+void mttkrp(const Executor&, const MttkrpArgs<V, I>&, const std::string&) {
+    missing_kernel("mttkrp");
+}
+template <class V, class I>
+void ttm(const Executor&, const TtmArgs<V, I>&, const std::string&) {
+    missing_kernel("ttm");
+}
 
-#define SPK_INSTANTIATE(V, I)                                                               \
+#define SPK_INSTANTIATE(V, I)                                                           \
     template void mttkrp(const Executor&, const MttkrpArgs<V, I>&, const std::string&); \
     template void ttm(const Executor&, const TtmArgs<V, I>&, const std::string&);
 SPK_FOR_FLOAT_VALUES_AND_INDICES(SPK_INSTANTIATE)
 #undef SPK_INSTANTIATE
 
-} // namespace spk::detail::cuda
+}  // namespace spk::detail::cuda
