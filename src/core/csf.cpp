@@ -45,18 +45,8 @@ CsfView<V, I> Csf<V, I>::view() {
 
 template <class V, class I>
 CsfView<const V, I> Csf<V, I>::view() const {
-    return {dims_,
-            order_,
-            slices(),
-            fibers(),
-            nnz(),
-            slice_ids_.data(),
-            slice_ptr_.data(),
-            fiber_ids_.data(),
-            fiber_ptr_.data(),
-            leaf_ids_.data(),
-            values_.data(),
-            slice_ptr_.space()};
+    // The same fields as view(), read-only: view() does not modify the tensor.
+    return const_cast<Csf*>(this)->view();
 }
 
 template <class V, class I>

@@ -75,20 +75,7 @@ public:
                 const std::size_t q = static_cast<std::size_t>((p - begin) * H + h);
                 Acc s = 0, w = 0, alpha;
                 if (recompute) {
-                    switch (o_.score) {
-                        case Score::dot:
-                            s = fused::dot<Acc>(xi + h * d, yj + h * d, d);
-                            break;
-                        case Score::add:
-                            s = load_as<Acc>(xi[h]) + load_as<Acc>(yj[h]);
-                            break;
-                        case Score::neg_sqdist:
-                            s = fused::neg_sqdist<Acc>(xi + h * d, yj + h * d, d);
-                            break;
-                        case Score::value:
-                            s = load_as<Acc>(a.values[p]);
-                            break;
-                    }
+                    s = fused::score<Acc>(o_.score, xi, yj, a.values, p, h, d);
                     w = edge_apply(o_.edge, s);
                 }
                 if (o_.save_attention)

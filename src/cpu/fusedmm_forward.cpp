@@ -71,21 +71,7 @@ public:
             const V* yj = o_.score == Score::value ? nullptr : args_.y.data + j * args_.y.ld;
             const V* zj = args_.z.data + j * args_.z.ld;
             for (index_t h = 0; h < heads_; ++h) {
-                Acc s = 0;
-                switch (o_.score) {
-                    case Score::dot:
-                        s = fused::dot<Acc>(xi + h * d, yj + h * d, d);
-                        break;
-                    case Score::add:
-                        s = load_as<Acc>(xi[h]) + load_as<Acc>(yj[h]);
-                        break;
-                    case Score::neg_sqdist:
-                        s = fused::neg_sqdist<Acc>(xi + h * d, yj + h * d, d);
-                        break;
-                    case Score::value:
-                        s = load_as<Acc>(a.values[p]);
-                        break;
-                }
+                const Acc s = fused::score<Acc>(o_.score, xi, yj, a.values, p, h, d);
                 const Acc w = edge_apply(o_.edge, s);
                 Acc* acc = acc_.data() + h * dz;
                 Acc weight = w;

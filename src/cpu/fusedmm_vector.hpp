@@ -4,6 +4,7 @@
 #include <algorithm>
 
 #include "cpu/value_load.hpp"
+#include "spk/fusedmm.hpp"
 #include "spk/matrix.hpp"
 
 namespace spk::detail::cpu::fused {
@@ -40,6 +41,23 @@ inline Acc neg_sqdist(const V* x, const V* y, index_t n) noexcept {
         s += diff * diff;
     }
     return -s;
+}
+
+// The score s_ij of head h (d features a head): xi, yj are rows of X and Y (unused for `value`);
+// A(i, j) is a_values[p], read only for `value` (a_values may be null otherwise).
+template <class Acc, class V>
+inline Acc score(Score kind, const V* xi, const V* yj, const V* a_values, index_t p, index_t h, index_t d) noexcept {
+    switch (kind) {
+        case Score::dot:
+            return dot<Acc>(xi + h * d, yj + h * d, d);
+        case Score::add:
+            return load_as<Acc>(xi[h]) + load_as<Acc>(yj[h]);
+        case Score::neg_sqdist:
+            return neg_sqdist<Acc>(xi + h * d, yj + h * d, d);
+        case Score::value:
+            return load_as<Acc>(a_values[p]);
+    }
+    return Acc(0);
 }
 
 // Σ_k [arg[k] == j] x[k] y[k]: the part of a dot product over the features that column j won.
