@@ -41,5 +41,11 @@ step "quick benchmark"
 if [ -x build-gpu/bin/spk ] && [ -f bench/suites/gpu-quick.txt ]; then
   build-gpu/bin/spk bench --op spmm --backend cuda --suite bench/suites/gpu-quick.txt --n 4,32,128 --warmup 5 --reps 30 \
     --json "$OUT/bench-quick.json" 2>&1 | tee "$OUT/bench-quick.txt" | tail -40 || status=1
+  step "selector against the measured best (--tune measure)"
+  build-gpu/bin/spk bench --op spmm --backend cuda --suite bench/suites/gpu-quick.txt --n 32,128 --tune measure --warmup 5 --reps 30 \
+    --json "$OUT/bench-measured.json" 2>&1 | tee "$OUT/bench-measured.txt" | grep -E "^spk bench: spmm|^geomean" || status=1
+  step "deterministic"
+  build-gpu/bin/spk bench --op spmm --backend cuda --suite bench/suites/gpu-quick.txt --n 32,128 --deterministic --warmup 5 --reps 30 \
+    --json "$OUT/bench-deterministic.json" 2>&1 | tee "$OUT/bench-deterministic.txt" | grep -E "^spk bench: spmm|^geomean" || status=1
 fi
 exit $status

@@ -16,6 +16,7 @@ const char* const matrix_argument_help =
 namespace {
 
 constexpr std::array<std::string_view, 4> reduce_names{"sum", "mean", "max", "min"};
+constexpr std::array<std::string_view, 3> tune_names{"select", "cache", "measure"};
 constexpr std::array<std::string_view, 5> semiring_names{"plus_times", "plus_pair", "min_plus", "max_times", "lor_land"};
 
 Reduce to_reduce(const std::string& s) {
@@ -64,6 +65,12 @@ std::vector<OptionSpec> op_parameter_options(bool with_widths) {
         {.name = "mode", .value_name = "M", .help = "mttkrp, ttm: the mode (0, 1 or 2)", .default_value = "0"},
         {.name = "rank", .value_name = "R", .help = "mttkrp, ttm: columns of the factor matrices", .default_value = "16"},
         {.name = "seed", .value_name = "S", .help = "seed of the random dense inputs", .default_value = "1"},
+        {.name = "config", .value_name = "CFG", .help = "spmm on cuda: kernel configuration, e.g. rb.g8.r1.v4 (overrides --tune)"},
+        {.name = "tune",
+         .value_name = "T",
+         .help = "spmm on cuda: select (rules), cache (tuning cache) or measure (time candidates)",
+         .default_value = "select"},
+        {.name = "deterministic", .help = "spmm: no timing-dependent sums (no atomics)"},
     };
     std::vector<OptionSpec> out;
     for (const auto& o : all)
@@ -88,6 +95,10 @@ OpConfig read_op_config(const ParsedArgs& args, const std::string& op, bool with
     if (c.mode < 0 || c.mode > 2) throw UsageError("--mode: must be 0, 1 or 2, got " + std::to_string(c.mode));
     c.rank = positive(args, "rank", 16);
     c.seed = static_cast<std::uint64_t>(args.get_int("seed", 1));
+    c.kernel_config = args.value("config").value_or("");
+    const std::string tune = args.get_choice("tune", "select", tune_names);
+    c.tune = tune == "cache" ? Tune::cache : tune == "measure" ? Tune::measure : Tune::select;
+    c.deterministic = args.has("deterministic");
     return c;
 }
 

@@ -1,6 +1,8 @@
 // SpMM for the command line: C = reduce_j A(i,j) B(j,:), B random cols(A) x n.
+#include "format.hpp"
 #include "matrix_output.hpp"
 #include "operation.hpp"
+#include "stopwatch.hpp"
 
 namespace spk::cli {
 
@@ -9,6 +11,9 @@ namespace {
 SpmmOptions options(const OpConfig& config) {
     SpmmOptions o;
     o.reduce = config.reduce;
+    o.config = config.kernel_config;
+    o.tune = config.tune;
+    o.deterministic = config.deterministic;
     return o;
 }
 
@@ -20,10 +25,14 @@ public:
           a_(a.to(exec)),
           b_(random_dense(exec, a.cols(), config.n, config.seed)),
           c_(exec, a.rows(), config.n),
-          plan_(exec, a_.view(), config.n, options(config)) {}
+          plan_(make_plan()) {}
 
+    // On CUDA the description names the kernel configuration and the plan's analysis time.
     std::string describe() const override {
-        return "spmm n=" + std::to_string(config_.n) + " reduce=" + std::string(to_string(config_.reduce));
+        std::string s = "spmm n=" + std::to_string(config_.n) + " reduce=" + std::string(to_string(config_.reduce));
+        if (config_.deterministic) s += " deterministic";
+        if (exec_.backend() == Backend::cuda) s += " [" + plan_.config() + ", plan " + millis(plan_seconds_) + " ms]";
+        return s;
     }
     void enqueue() override { plan_.run(b_.view(), c_.view()); }
     void run() override {
@@ -42,7 +51,19 @@ private:
     OpConfig config_;
     Matrix a_;
     Dense<float> b_, c_;
+    double plan_seconds_ = 0;
     SpmmPlan<float, std::int32_t> plan_;
+
+    SpmmPlan<float, std::int32_t> make_plan() {
+        // The first plan of a process also loads the analysis kernels: time a second one.
+        if (exec_.backend() == Backend::cuda && config_.tune == Tune::select)
+            SpmmPlan<float, std::int32_t>(exec_, a_.view(), config_.n, options(config_));
+        const Stopwatch clock;
+        SpmmPlan<float, std::int32_t> plan(exec_, a_.view(), config_.n, options(config_));
+        exec_.synchronize();
+        plan_seconds_ = clock.seconds();
+        return plan;
+    }
 };
 
 }  // namespace

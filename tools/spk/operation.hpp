@@ -38,6 +38,9 @@ struct OpConfig {
     int mode = 0;       // mttkrp, ttm
     index_t rank = 16;  // mttkrp, ttm
     std::uint64_t seed = 1;
+    std::string kernel_config;  // spmm on cuda: explicit configuration (empty: tune decides)
+    Tune tune = Tune::select;   // spmm on cuda
+    bool deterministic = false;  // spmm
 };
 
 // Host inputs, shared by the operations built on them (verify builds one per backend).

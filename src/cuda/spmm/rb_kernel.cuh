@@ -35,6 +35,14 @@ struct SpmmKernelArgs {
     bool mean;
 };
 
+// Non-zeros whose B loads one lane issues back to back: enough to cover DRAM latency, few enough
+// to keep the loaded values in about 32 registers.
+template <class A, int VEC>
+constexpr int rb_batch() {
+    constexpr int registers = VEC * static_cast<int>(sizeof(A) / 4);
+    return 32 / registers > 16 ? 16 : 32 / registers < 2 ? 2 : 32 / registers;
+}
+
 template <class T, class I, int G, int R, int VEC, Fold F, bool Split = false>
 __global__ void __launch_bounds__(256) spmm_rb_kernel(const SpmmKernelArgs<T, I> p) {
     static_assert(!Split || (F == Fold::sum && (sizeof(T) >= 4)), "only f32/f64 sums split rows (atomic adds in the value type)");
@@ -68,36 +76,58 @@ __global__ void __launch_bounds__(256) spmm_rb_kernel(const SpmmKernelArgs<T, I>
         win[k] = I(-1);
     }
 
+    // Each chunk of G non-zeros arrives one (column, value) pair per lane; the next chunk's pairs
+    // are requested before this one is consumed. Every lane then takes G/R of the chunk's pairs by
+    // shuffles, in batches whose B loads are all issued before the first product: rows are short
+    // and each load waits on DRAM, so loads in flight, not arithmetic, set the pace.
+    constexpr int steps = G / R;
+    constexpr int batch = steps < rb_batch<A, VEC>() ? steps : rb_batch<A, VEC>();
+    const bool columns_here = col0 < p.n;
+    I next_j = 0;
+    A next_a = 0;
+    if (begin + g < end) {
+        next_j = p.col_idx[begin + g];
+        next_a = to_accum(p.values[begin + g]);
+    }
     for (long long base = begin; base < end; base += G) {
-        I my_j = 0;
-        A my_a = 0;
-        if (base + g < end) {
-            my_j = p.col_idx[base + g];
-            my_a = to_accum(p.values[base + g]);
-        }
+        const I my_j = next_j;
+        const A my_a = next_a;
+        const bool more = base + G + g < end;
+        next_j = more ? p.col_idx[base + G + g] : I(0);
+        next_a = more ? to_accum(p.values[base + G + g]) : A(0);
         const int count = static_cast<int>(end - base < G ? end - base : G);
 #pragma unroll
-        for (int s = 0; s < G / R; ++s) {
-            const int k = s * R + r;
-            const I j = __shfl_sync(mask, my_j, k, G);
-            const A a = __shfl_sync(mask, my_a, k, G);
-            if (k >= count || col0 >= p.n) continue;
-            A bv[VEC];
-            const T* brow = p.b + static_cast<long long>(j) * p.ldb + col0;
-            if (full_vector)
-                load_vec<T, VEC>(brow, bv);
-            else {
+        for (int s0 = 0; s0 < steps; s0 += batch) {
+            if (s0 * R >= count) break;  // the same for the whole group: the shuffles stay legal
+            I j[batch];
+            A a[batch];
+            bool live[batch];
+            A bv[batch][VEC];
 #pragma unroll
-                for (int q = 0; q < VEC; ++q) bv[q] = col0 + q < p.n ? to_accum(brow[q]) : A(0);
+            for (int u = 0; u < batch; ++u) {
+                const int k = (s0 + u) * R + r;
+                j[u] = __shfl_sync(mask, my_j, k, G);
+                a[u] = __shfl_sync(mask, my_a, k, G);
+                live[u] = k < count && columns_here;
+                const T* brow = p.b + static_cast<long long>(j[u]) * p.ldb + col0;
+                if (live[u] && full_vector)
+                    load_vec<T, VEC>(brow, bv[u]);
+                else {
+#pragma unroll
+                    for (int q = 0; q < VEC; ++q) bv[u][q] = live[u] && col0 + q < p.n ? to_accum(brow[q]) : A(0);
+                }
             }
 #pragma unroll
-            for (int q = 0; q < VEC; ++q) {
-                const A prod = a * bv[q];
-                if constexpr (!extremum)
-                    acc[q] += prod;
-                else if (fold_wins<F>(prod, j, acc[q], win[q])) {
-                    acc[q] = prod;
-                    win[q] = j;
+            for (int u = 0; u < batch; ++u) {
+#pragma unroll
+                for (int q = 0; q < VEC; ++q) {
+                    const A prod = a[u] * bv[u][q];
+                    if constexpr (!extremum)
+                        acc[q] += prod;  // a dead slot adds 0 * 0
+                    else if (live[u] && fold_wins<F>(prod, j[u], acc[q], win[q])) {
+                        acc[q] = prod;
+                        win[q] = j[u];
+                    }
                 }
             }
         }
