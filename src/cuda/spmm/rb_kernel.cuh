@@ -35,12 +35,16 @@ struct SpmmKernelArgs {
     bool mean;
 };
 
-// Non-zeros whose B loads one lane issues back to back: enough to cover DRAM latency, few enough
-// to keep the loaded values in about 32 registers.
+// Non-zeros whose B loads one lane issues back to back. More loads in flight hide latency, but
+// every loaded value holds a register, and occupancy falls with registers.
+#ifndef SPK_RB_LOAD_REGISTERS
+#define SPK_RB_LOAD_REGISTERS 8
+#endif
 template <class A, int VEC>
 constexpr int rb_batch() {
     constexpr int registers = VEC * static_cast<int>(sizeof(A) / 4);
-    return 32 / registers > 16 ? 16 : 32 / registers < 2 ? 2 : 32 / registers;
+    constexpr int batch = SPK_RB_LOAD_REGISTERS / registers;
+    return batch > 16 ? 16 : batch < 1 ? 1 : batch;
 }
 
 template <class T, class I, int G, int R, int VEC, Fold F, bool Split = false>
