@@ -26,7 +26,11 @@ fi
 
 step "gpu tests"
 ctest --test-dir build-gpu -L gpu --output-on-failure --timeout 900 >"$OUT/gpu-tests.log" 2>&1 || status=1
-tail -15 "$OUT/gpu-tests.log"
+grep -E "tests passed|Failed|\*\*\*" "$OUT/gpu-tests.log" | head -30
+# The other tests run every backend under test, the CUDA one included when a device is present.
+step "all other tests"
+ctest --test-dir build-gpu -LE gpu -E package -j 8 --output-on-failure --timeout 900 >"$OUT/other-tests.log" 2>&1 || status=1
+grep -E "tests passed|Failed|\*\*\*" "$OUT/other-tests.log" | head -30
 
 step "compute-sanitizer memcheck (subset)"
 if command -v compute-sanitizer >/dev/null; then
@@ -47,5 +51,17 @@ if [ -x build-gpu/bin/spk ] && [ -f bench/suites/gpu-quick.txt ]; then
   step "deterministic"
   build-gpu/bin/spk bench --op spmm --backend cuda --suite bench/suites/gpu-quick.txt --n 32,128 --deterministic --warmup 5 --reps 30 \
     --json "$OUT/bench-deterministic.json" 2>&1 | tee "$OUT/bench-deterministic.txt" | grep -E "^spk bench: spmm|^geomean" || status=1
+  for op in sddmm fusedmm spgemm; do
+    step "$op"
+    widths=(--n 32,128)
+    [ "$op" = spgemm ] && widths=()
+    extra=()
+    [ "$op" = fusedmm ] && extra=(--preset attention --heads 4)
+    timeout 300 build-gpu/bin/spk bench --op "$op" --backend cuda --suite bench/suites/gpu-quick.txt "${widths[@]}" "${extra[@]}" \
+      --warmup 3 --reps 10 --json "$OUT/bench-$op.json" >"$OUT/bench-$op.txt" 2>&1 || status=1
+    grep -E "^geomean|error" "$OUT/bench-$op.txt"
+  done
 fi
+# One archive: the device tool brings back only a few files.
+tar -czf /tmp/gpu-logs.tgz -C "$OUT" . && rm -f "$OUT"/* && mv /tmp/gpu-logs.tgz "$OUT/"
 exit $status

@@ -19,4 +19,22 @@ std::vector<Timing> cusparse_spmm(const Executor&, CsrView<const V, I>, DenseVie
 SPK_FOR_ALL_VALUES_AND_INDICES(SPK_INSTANTIATE)
 #undef SPK_INSTANTIATE
 
+template <class V, class I>
+std::vector<Timing> cusparse_spgemm(const Executor&, CsrView<const V, I>, CsrView<const V, I>, int, int) {
+    unsupported("cuSPARSE SpGEMM baseline: spk was built without CUDA");
+}
+#define SPK_INSTANTIATE(V, I) template std::vector<Timing> cusparse_spgemm(const Executor&, CsrView<const V, I>, CsrView<const V, I>, int, int);
+SPK_FOR_FLOAT_VALUES_AND_INDICES(SPK_INSTANTIATE)
+#undef SPK_INSTANTIATE
+
+template <class I>
+std::vector<Timing> cusparse_sddmm(const Executor&, CsrView<const float, I>, DenseView<const float>, DenseView<const float>, float*, int,
+                                   int) {
+    unsupported("cuSPARSE SDDMM baseline: spk was built without CUDA");
+}
+template std::vector<Timing> cusparse_sddmm(const Executor&, CsrView<const float, std::int32_t>, DenseView<const float>,
+                                            DenseView<const float>, float*, int, int);
+template std::vector<Timing> cusparse_sddmm(const Executor&, CsrView<const float, std::int64_t>, DenseView<const float>,
+                                            DenseView<const float>, float*, int, int);
+
 }  // namespace spk::baselines

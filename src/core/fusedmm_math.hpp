@@ -5,11 +5,18 @@
 
 #include "spk/fusedmm.hpp"
 
+// The edge rules also run in CUDA kernels (src/cuda/fusedmm/): callable on both sides there.
+#if defined(__CUDACC__)
+#define SPK_HOST_DEVICE __host__ __device__
+#else
+#define SPK_HOST_DEVICE
+#endif
+
 namespace spk::detail {
 
 // w = f(s).
 template <class T>
-inline T edge_apply(Edge e, T s) noexcept {
+SPK_HOST_DEVICE inline T edge_apply(Edge e, T s) noexcept {
     switch (e.kind) {
         case Edge::Kind::identity:
             return s;
@@ -29,7 +36,7 @@ inline T edge_apply(Edge e, T s) noexcept {
 
 // f'(s), given s and w = f(s). Only leaky_relu reads s; the others need w alone (or nothing).
 template <class T>
-inline T edge_derivative(Edge e, T s, T w) noexcept {
+SPK_HOST_DEVICE inline T edge_derivative(Edge e, T s, T w) noexcept {
     switch (e.kind) {
         case Edge::Kind::identity:
             return T(1);

@@ -3,6 +3,7 @@
 // Two phases (second paper, kkmem): symbolic counts each row of C, numeric writes C's columns
 // and values. Arguments arrive validated; the plan keeps the symbolic result for reuse.
 #include <cstdint>
+#include <memory>
 #include <optional>
 #include <string>
 #include <vector>
@@ -26,6 +27,8 @@ struct SpgemmProblem {
 struct SpgemmAnalysis {
     std::vector<index_t> row_offsets;   // C's row_ptr (rows + 1), exact
     std::vector<index_t> flops_prefix;  // scalar products A(i,k) B(k,j) before each row (rows + 1): load balance
+    // Backend-private state kept on the device (CUDA: C's row offsets and row bins), null on the host.
+    std::shared_ptr<const void> device;
 };
 
 // Scalar products before each row of A·B (rows + 1 entries), computed on the host.
@@ -55,6 +58,9 @@ template <class V, class I>
 SpgemmAnalysis spgemm_symbolic(const Executor& exec, const SpgemmProblem<V, I>& p);
 template <class V, class I>
 void spgemm_numeric(const Executor& exec, const SpgemmProblem<V, I>& p, const SpgemmAnalysis& s, I* c_col_idx, V* c_values);
+// As cpu::count_triangles, with row_ptr and col_idx in the executor's device memory.
+template <class I>
+std::uint64_t count_triangles(const Executor& exec, index_t n, const I* row_ptr, const I* col_idx);
 }  // namespace cuda
 
 }  // namespace spk::detail

@@ -9,60 +9,67 @@
 
 #include "spk/spgemm.hpp"
 
+// The operations run in CUDA kernels too (src/cuda/spgemm/).
+#if defined(__CUDACC__)
+#define SPK_SEMIRING_FN __host__ __device__
+#else
+#define SPK_SEMIRING_FN
+#endif
+
 namespace spk::detail {
 
 struct PlusTimes {
     static constexpr bool kZeroIsIdentity = true;
     template <class T>
-    static T multiply(T a, T b) {
+    SPK_SEMIRING_FN static T multiply(T a, T b) {
         return a * b;
     }
     template <class T>
-    static T add(T x, T y) {
+    SPK_SEMIRING_FN static T add(T x, T y) {
         return x + y;
     }
 };
 struct PlusPair {  // each product counts 1
     static constexpr bool kZeroIsIdentity = true;
     template <class T>
-    static T multiply(T, T) {
+    SPK_SEMIRING_FN static T multiply(T, T) {
         return T(1);
     }
     template <class T>
-    static T add(T x, T y) {
+    SPK_SEMIRING_FN static T add(T x, T y) {
         return x + y;
     }
 };
 struct MinPlus {
     static constexpr bool kZeroIsIdentity = false;
     template <class T>
-    static T multiply(T a, T b) {
+    SPK_SEMIRING_FN static T multiply(T a, T b) {
         return a + b;
     }
     template <class T>
-    static T add(T x, T y) {
+    SPK_SEMIRING_FN static T add(T x, T y) {
         return std::fmin(x, y);
     }
 };
 struct MaxTimes {
     static constexpr bool kZeroIsIdentity = false;
     template <class T>
-    static T multiply(T a, T b) {
+    SPK_SEMIRING_FN static T multiply(T a, T b) {
         return a * b;
     }
     template <class T>
-    static T add(T x, T y) {
+    SPK_SEMIRING_FN static T add(T x, T y) {
         return std::fmax(x, y);
     }
 };
 struct LorLand {  // non-zero is true; results are 0 or 1
     static constexpr bool kZeroIsIdentity = true;
     template <class T>
-    static T multiply(T a, T b) {
+    SPK_SEMIRING_FN static T multiply(T a, T b) {
         return (a != T(0) && b != T(0)) ? T(1) : T(0);
     }
     template <class T>
-    static T add(T x, T y) {
+    SPK_SEMIRING_FN static T add(T x, T y) {
         return (x != T(0) || y != T(0)) ? T(1) : T(0);
     }
 };

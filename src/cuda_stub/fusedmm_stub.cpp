@@ -1,5 +1,5 @@
-// CUDA FusedMM is not built yet: the declarations throw Unsupported.
-// This file goes away when src/cuda/fusedmm/ implements detail::cuda::fusedmm_forward/backward.
+// Without CUDA, the CUDA FusedMM declarations throw Unsupported.
+// Built only without CUDA: src/cuda/fusedmm/ implements these when CUDA is built.
 #include "core/fusedmm_kernels.hpp"
 #include "core/instantiate.hpp"
 #include "cuda_stub/ops/missing.hpp"

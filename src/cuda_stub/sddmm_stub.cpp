@@ -1,5 +1,5 @@
-// CUDA SDDMM is not built yet: the declarations throw Unsupported.
-// This file goes away when src/cuda/sddmm/ implements detail::cuda::sddmm.
+// SDDMM on CUDA when spk is built without CUDA: the declarations throw Unsupported
+// (src/cuda/sddmm/ implements them in a CUDA build).
 #include "core/instantiate.hpp"
 #include "core/sddmm_kernels.hpp"
 #include "cuda_stub/ops/missing.hpp"

@@ -1,0 +1,304 @@
+#pragma once
+// The FusedMM backward kernels, recomputing what the forward pass did not keep:
+//   rows (a group per row i and head h, or all heads for dA): α_ij from the saved statistics
+//     (or the saved attention), dα_ij = c <dE_i, Z_j> (masked to the values j won under max),
+//     σ_i = Σ_j α_ij dα_ij, ds_ij = (softmax ? α (dα - σ) : dα) f'(s); writes dX_i, dA and σ.
+//   columns (a group per column j of A and head h, over Aᵀ's pattern): the same terms per entry,
+//     gathered into dZ_j = Σ_i c α_ij dE_i and dY_j from ds_ij; σ_i comes from the row kernel.
+// Both gather into registers and write each output row once: no atomics, no nnz-sized scratch.
+// Rows' values that every entry of a group reuses (X_i, dE_i in the row kernel; Y_j, Z_j in the
+// column kernel) are re-read per entry and come from L1.
+#include "cuda/fusedmm/device.cuh"
+
+namespace spk::detail::cuda::fused {
+
+template <class T, class I>
+using BackwardArgs = BackwardKernelArgs<T, I, accum_t<T>>;
+
+// A batch of entries of A: row i, column j, entry number p; invalid slots repeat slot 0.
+template <class I>
+struct Batch {
+    long long i[kBatch], p[kBatch];
+    I j[kBatch];
+    bool valid[kBatch];
+};
+
+// What both kernels need of every entry of a batch, for head h.
+template <class A>
+struct Terms {
+    A s[kBatch], w[kBatch], alpha[kBatch], dalpha[kBatch], c[kBatch];
+};
+
+template <class T, class I, int G, int VEC>
+__device__ __forceinline__ void entry_terms(const BackwardArgs<T, I>& args, int h, const Batch<I>& e, Terms<accum_t<T>>& t, int lane,
+                                            unsigned mask) {
+    using A = accum_t<T>;
+    const Rules& r = args.rules;
+#pragma unroll
+    for (int b = 0; b < kBatch; ++b) t.s[b] = 0;
+    if (args.recompute) {
+        switch (r.score) {
+            case Score::value:
+#pragma unroll
+                for (int b = 0; b < kBatch; ++b) t.s[b] = to_accum(args.a_values[e.p[b]]);
+                break;
+            case Score::add:
+#pragma unroll
+                for (int b = 0; b < kBatch; ++b) t.s[b] = to_accum(args.x[e.i[b] * args.ldx + h]) + to_accum(args.y[e.j[b] * args.ldy + h]);
+                break;
+            case Score::dot:
+            case Score::neg_sqdist: {
+                A part[kBatch];
+#pragma unroll
+                for (int b = 0; b < kBatch; ++b) part[b] = 0;
+                for (long long c = 0; c * G * VEC < r.d; ++c) {
+                    const long long f = chunk_start<G, VEC>(c, lane);
+                    if (f >= r.d) break;
+                    A xv[kBatch][VEC], yv[kBatch][VEC];
+#pragma unroll
+                    for (int b = 0; b < kBatch; ++b) {
+                        load_vec<T, VEC>(args.x + e.i[b] * args.ldx + h * r.d + f, xv[b]);
+                        load_vec<T, VEC>(args.y + e.j[b] * args.ldy + h * r.d + f, yv[b]);
+                    }
+#pragma unroll
+                    for (int b = 0; b < kBatch; ++b) part[b] += score_terms(r.score, xv[b], yv[b]);
+                }
+#pragma unroll
+                for (int b = 0; b < kBatch; ++b) t.s[b] = finish_score<G>(r.score, part[b], mask);
+                break;
+            }
+        }
+    }
+    const bool max_agg = r.aggregate == Aggregate::max;
+#pragma unroll
+    for (int b = 0; b < kBatch; ++b) {
+        t.w[b] = args.recompute ? edge_apply(r.edge, t.s[b]) : A(0);
+        if (args.use_saved)
+            t.alpha[b] = to_accum(args.attention[e.p[b] * args.ld_attention + h]);
+        else if (r.softmax)
+            t.alpha[b] = exp(t.w[b] - args.row_max[e.i[b] * r.heads + h]) / args.row_sum[e.i[b] * r.heads + h];
+        else
+            t.alpha[b] = t.w[b];
+        if (!args.recompute) t.w[b] = t.alpha[b];  // α = w without softmax; unused when f' is constant
+        const long long len = static_cast<long long>(args.row_ptr[e.i[b] + 1]) - static_cast<long long>(args.row_ptr[e.i[b]]);
+        t.c[b] = r.aggregate == Aggregate::mean && len > 0 ? A(1) / static_cast<A>(len) : A(1);
+    }
+    A part[kBatch];
+#pragma unroll
+    for (int b = 0; b < kBatch; ++b) part[b] = 0;
+    for (long long c = 0; c * G * VEC < r.dz; ++c) {
+        const long long f = chunk_start<G, VEC>(c, lane);
+        if (f >= r.dz) break;
+        A gv[kBatch][VEC], zv[kBatch][VEC];
+#pragma unroll
+        for (int b = 0; b < kBatch; ++b) {
+            load_vec<T, VEC>(args.de + e.i[b] * args.ldde + h * r.dz + f, gv[b]);
+            load_vec<T, VEC>(args.z + e.j[b] * args.ldz + h * r.dz + f, zv[b]);
+        }
+#pragma unroll
+        for (int b = 0; b < kBatch; ++b)
+#pragma unroll
+            for (int k = 0; k < VEC; ++k)
+                if (!max_agg || args.argmax[e.i[b] * args.ld_argmax + h * r.dz + f + k] == e.j[b]) part[b] += gv[b][k] * zv[b][k];
+    }
+#pragma unroll
+    for (int b = 0; b < kBatch; ++b) t.dalpha[b] = t.c[b] * group_sum<G>(part[b], mask);
+}
+
+// ds = dw f'(s), dw = α (dα - σ) under softmax, else dα.
+template <class A>
+__device__ __forceinline__ A score_gradient(const Rules& r, const Terms<A>& t, int b, A sigma) {
+    const A dw = r.softmax ? t.alpha[b] * (t.dalpha[b] - sigma) : t.dalpha[b];
+    return dw * edge_derivative(r.edge, t.s[b], t.w[b]);
+}
+
+template <class T, class I, int G, int VEC>
+__global__ void __launch_bounds__(kBlockThreads) backward_rows_kernel(const BackwardArgs<T, I> args) {
+    using A = accum_t<T>;
+    constexpr int C = chunks_per_tile<VEC>;
+    const Rules& r = args.rules;
+    const int head_groups = r.heads / args.row_heads;
+    const long long group = (static_cast<long long>(blockIdx.x) * kBlockThreads + threadIdx.x) / G;
+    if (group >= args.rows * head_groups) return;
+    const int lane = group_lane<G>();
+    const unsigned mask = group_mask<G>();
+    const long long i = group / head_groups;
+    const int h0 = static_cast<int>(group % head_groups) * args.row_heads;
+    const long long tile0 = static_cast<long long>(blockIdx.y) * C;
+    const bool first_tile = blockIdx.y == 0;
+    const long long begin = args.row_ptr[i], end = args.row_ptr[i + 1];
+    const bool want_ds = args.dx != nullptr || args.da != nullptr;
+
+    for (int h = h0; h < h0 + args.row_heads; ++h) {
+        A sigma = 0;
+        if (r.softmax) {
+            for (long long p0 = begin; p0 < end; p0 += kBatch) {
+                Batch<I> e;
+#pragma unroll
+                for (int b = 0; b < kBatch; ++b) {
+                    e.valid[b] = p0 + b < end;
+                    e.i[b] = i;
+                    e.p[b] = e.valid[b] ? p0 + b : p0;
+                    e.j[b] = args.col_idx[e.p[b]];
+                }
+                Terms<A> t;
+                entry_terms<T, I, G, VEC>(args, h, e, t, lane, mask);
+#pragma unroll
+                for (int b = 0; b < kBatch; ++b)
+                    if (e.valid[b]) sigma += t.alpha[b] * t.dalpha[b];
+            }
+            if (args.sigma != nullptr && first_tile && lane == 0) args.sigma[i * r.heads + h] = sigma;
+        }
+        if (!want_ds) continue;
+
+        A dx[C][VEC];
+#pragma unroll
+        for (int c = 0; c < C; ++c) zero<T, VEC>(dx[c]);
+        A dx_add = 0;  // the add score's dX(i, h)
+        for (long long p0 = begin; p0 < end; p0 += kBatch) {
+            Batch<I> e;
+#pragma unroll
+            for (int b = 0; b < kBatch; ++b) {
+                e.valid[b] = p0 + b < end;
+                e.i[b] = i;
+                e.p[b] = e.valid[b] ? p0 + b : p0;
+                e.j[b] = args.col_idx[e.p[b]];
+            }
+            Terms<A> t;
+            entry_terms<T, I, G, VEC>(args, h, e, t, lane, mask);
+            A ds[kBatch];
+#pragma unroll
+            for (int b = 0; b < kBatch; ++b) ds[b] = e.valid[b] ? score_gradient(r, t, b, sigma) : A(0);
+            // dA sums over the heads: this group walks them all, adding to what earlier heads wrote.
+            if (args.da != nullptr && first_tile && lane == 0)
+#pragma unroll
+                for (int b = 0; b < kBatch; ++b) {
+                    if (!e.valid[b]) continue;
+                    T* out = args.da + e.p[b] * args.da_stride;
+                    *out = from_accum<T>((h == h0 ? A(0) : to_accum(*out)) + ds[b]);
+                }
+            if (args.dx == nullptr) continue;
+            if (r.score == Score::add) {
+#pragma unroll
+                for (int b = 0; b < kBatch; ++b) dx_add += ds[b];
+                continue;
+            }
+#pragma unroll
+            for (int c = 0; c < C; ++c) {
+                const long long f = chunk_start<G, VEC>(tile0 + c, lane);
+                if (f >= r.d) break;
+                A yv[kBatch][VEC], xv[VEC];
+#pragma unroll
+                for (int b = 0; b < kBatch; ++b) load_vec<T, VEC>(args.y + e.j[b] * args.ldy + h * r.d + f, yv[b]);
+                load_or_zero<T, VEC>(args.x + i * args.ldx + h * r.d, f, r.score == Score::neg_sqdist, xv);
+#pragma unroll
+                for (int b = 0; b < kBatch; ++b) {
+                    if (!e.valid[b]) continue;
+#pragma unroll
+                    for (int k = 0; k < VEC; ++k) dx[c][k] += r.score == Score::dot ? ds[b] * yv[b][k] : A(-2) * ds[b] * (xv[k] - yv[b][k]);
+                }
+            }
+        }
+        if (args.dx == nullptr) continue;
+        if (r.score == Score::add) {
+            if (first_tile && lane == 0) args.dx[i * args.lddx + h] = from_accum<T>(dx_add);
+            continue;
+        }
+#pragma unroll
+        for (int c = 0; c < C; ++c) {
+            const long long f = chunk_start<G, VEC>(tile0 + c, lane);
+            if (f >= r.d) break;
+            store_vec<T, VEC>(args.dx + i * args.lddx + h * r.d + f, dx[c]);
+        }
+    }
+}
+
+template <class T, class I, int G, int VEC>
+__global__ void __launch_bounds__(kBlockThreads) backward_columns_kernel(const BackwardArgs<T, I> args) {
+    using A = accum_t<T>;
+    constexpr int C = chunks_per_tile<VEC>;
+    const Rules& r = args.rules;
+    const long long group = (static_cast<long long>(blockIdx.x) * kBlockThreads + threadIdx.x) / G;
+    if (group >= args.cols * r.heads) return;
+    const int lane = group_lane<G>();
+    const unsigned mask = group_mask<G>();
+    const long long j = group / r.heads;
+    const int h = static_cast<int>(group % r.heads);
+    const long long tile0 = static_cast<long long>(blockIdx.y) * C;
+    const bool first_tile = blockIdx.y == 0;
+    const long long begin = args.col_ptr[j], end = args.col_ptr[j + 1];
+    const bool max_agg = r.aggregate == Aggregate::max;
+
+    A dz[C][VEC], dy[C][VEC];
+#pragma unroll
+    for (int c = 0; c < C; ++c) {
+        zero<T, VEC>(dz[c]);
+        zero<T, VEC>(dy[c]);
+    }
+    A dy_add = 0;
+    for (long long t0 = begin; t0 < end; t0 += kBatch) {
+        Batch<I> e;
+#pragma unroll
+        for (int b = 0; b < kBatch; ++b) {
+            e.valid[b] = t0 + b < end;
+            const long long t = e.valid[b] ? t0 + b : t0;
+            e.i[b] = args.t_row[t];
+            e.p[b] = args.t_entry[t];
+            e.j[b] = static_cast<I>(j);
+        }
+        Terms<A> t;
+        entry_terms<T, I, G, VEC>(args, h, e, t, lane, mask);
+        if (args.dz != nullptr) {
+#pragma unroll
+            for (int c = 0; c < C; ++c) {
+                const long long f = chunk_start<G, VEC>(tile0 + c, lane);
+                if (f >= r.dz) break;
+                A gv[kBatch][VEC];
+#pragma unroll
+                for (int b = 0; b < kBatch; ++b) load_vec<T, VEC>(args.de + e.i[b] * args.ldde + h * r.dz + f, gv[b]);
+#pragma unroll
+                for (int b = 0; b < kBatch; ++b) {
+                    if (!e.valid[b]) continue;
+                    const A beta = t.c[b] * t.alpha[b];
+#pragma unroll
+                    for (int k = 0; k < VEC; ++k)
+                        if (!max_agg || args.argmax[e.i[b] * args.ld_argmax + h * r.dz + f + k] == e.j[b]) dz[c][k] += beta * gv[b][k];
+                }
+            }
+        }
+        if (args.dy == nullptr) continue;
+        A ds[kBatch];
+#pragma unroll
+        for (int b = 0; b < kBatch; ++b)
+            ds[b] = e.valid[b] ? score_gradient(r, t, b, r.softmax ? args.sigma[e.i[b] * r.heads + h] : A(0)) : A(0);
+        if (r.score == Score::add) {
+#pragma unroll
+            for (int b = 0; b < kBatch; ++b) dy_add += ds[b];
+            continue;
+        }
+#pragma unroll
+        for (int c = 0; c < C; ++c) {
+            const long long f = chunk_start<G, VEC>(tile0 + c, lane);
+            if (f >= r.d) break;
+            A xv[kBatch][VEC], yv[VEC];
+#pragma unroll
+            for (int b = 0; b < kBatch; ++b) load_vec<T, VEC>(args.x + e.i[b] * args.ldx + h * r.d + f, xv[b]);
+            load_or_zero<T, VEC>(args.y + j * args.ldy + h * r.d, f, r.score == Score::neg_sqdist, yv);
+#pragma unroll
+            for (int b = 0; b < kBatch; ++b) {
+                if (!e.valid[b]) continue;
+#pragma unroll
+                for (int k = 0; k < VEC; ++k) dy[c][k] += r.score == Score::dot ? ds[b] * xv[b][k] : A(2) * ds[b] * (xv[b][k] - yv[k]);
+            }
+        }
+    }
+#pragma unroll
+    for (int c = 0; c < C; ++c) {
+        const long long f = chunk_start<G, VEC>(tile0 + c, lane);
+        if (args.dz != nullptr && f < r.dz) store_vec<T, VEC>(args.dz + j * args.lddz + h * r.dz + f, dz[c]);
+        if (args.dy != nullptr && vector_score(r.score) && f < r.d) store_vec<T, VEC>(args.dy + j * args.lddy + h * r.d + f, dy[c]);
+    }
+    if (args.dy != nullptr && r.score == Score::add && first_tile && lane == 0) args.dy[j * args.lddy + h] = from_accum<T>(dy_add);
+}
+
+}  // namespace spk::detail::cuda::fused

@@ -1,0 +1,82 @@
+#pragma once
+// Device helpers shared by the FusedMM kernels: the lane layout of a feature row, vector loads
+// that tolerate the row's end, and a lane's share of a score.
+//
+// A group of G lanes (G in {8, 32}) owns one row of A (forward, backward rows) or one column
+// (backward columns) and one head. A feature row of a head is cut into chunks of G*VEC values;
+// lane l holds values l*VEC .. l*VEC+VEC-1 of every chunk, so a group's accesses to one row are
+// contiguous and VEC wide. Accumulated rows are kept in registers, kLaneElements values a lane:
+// chunks_per_tile<VEC> chunks. Rows wider than G*kLaneElements are cut into tiles (gridDim.y),
+// each recomputing the row's scores; scalar results are written by tile 0 only.
+#include <cuda_runtime.h>
+
+#include "core/fusedmm_math.hpp"
+#include "cuda/common/segment_group.cuh"
+#include "cuda/common/values.cuh"
+#include "cuda/fusedmm/kernel_args.hpp"
+
+namespace spk::detail::cuda::fused {
+
+constexpr int kBlockThreads = 256;
+// Entries handled together: their column indices, then their Y (Z) rows, are loaded before any
+// of them is used, so several rows' loads are in flight per lane.
+constexpr int kBatch = 4;
+constexpr int kLaneElements = 8;
+
+template <int VEC>
+constexpr int chunks_per_tile = kLaneElements / VEC;
+
+// The first of this lane's VEC values in chunk c.
+template <int G, int VEC>
+__device__ __forceinline__ long long chunk_start(long long c, int lane) {
+    return (c * G + lane) * VEC;
+}
+
+template <class T, int VEC>
+__device__ __forceinline__ void zero(accum_t<T> (&out)[VEC]) {
+#pragma unroll
+    for (int k = 0; k < VEC; ++k) out[k] = accum_t<T>(0);
+}
+
+// VEC values of base[offset ...] when `valid`, zeros otherwise (base may then be null).
+template <class T, int VEC>
+__device__ __forceinline__ void load_or_zero(const T* base, long long offset, bool valid, accum_t<T> (&out)[VEC]) {
+    if (valid)
+        load_vec<T, VEC>(base + offset, out);
+    else
+        zero<T, VEC>(out);
+}
+
+// This lane's part of a vector score (the group sums the parts): x·y for dot, |x - y|^2 for
+// neg_sqdist (negated after the sum).
+template <class A, int VEC>
+__device__ __forceinline__ A score_terms(Score kind, const A (&x)[VEC], const A (&y)[VEC]) {
+    A s = 0;
+    if (kind == Score::dot) {
+#pragma unroll
+        for (int k = 0; k < VEC; ++k) s += x[k] * y[k];
+    } else {
+#pragma unroll
+        for (int k = 0; k < VEC; ++k) {
+            const A t = x[k] - y[k];
+            s += t * t;
+        }
+    }
+    return s;
+}
+
+// The group's total of the lanes' parts, as the score.
+template <int G, class A>
+__device__ __forceinline__ A finish_score(Score kind, A part, unsigned mask) {
+    const A s = group_sum<G>(part, mask);
+    return kind == Score::neg_sqdist ? -s : s;
+}
+
+__host__ __device__ constexpr bool vector_score(Score s) { return s == Score::dot || s == Score::neg_sqdist; }
+
+template <class A>
+__device__ __forceinline__ A minus_infinity() {
+    return -static_cast<A>(INFINITY);
+}
+
+}  // namespace spk::detail::cuda::fused

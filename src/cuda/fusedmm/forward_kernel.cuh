@@ -1,0 +1,210 @@
+#pragma once
+// The FusedMM forward kernel: one pass over each row, a group of G lanes per (row, head).
+// Per batch of kBatch entries: the scores (X_i's share in registers, loaded once; Y_j per
+// entry; group_sum), the edge function, the online softmax (running max m and sum l, the
+// accumulator rescaled by exp(m_old - m_new) when m grows, as in flash attention) and the
+// weighted Z_j rows. The rescale is a positive factor, so it serves the max aggregation too,
+// whose winners are tracked per output value. Nothing of size nnz is written unless the
+// attention is asked for; then, under softmax, a second sweep recomputes the scores once m and
+// l are final.
+#include "cuda/fusedmm/device.cuh"
+
+namespace spk::detail::cuda::fused {
+
+template <class T, class I>
+using ForwardArgs = ForwardKernelArgs<T, I, accum_t<T>>;
+
+// w = edge(score) for a batch of the row's entries p0 .. p0+kBatch-1 (head h; xi: X_i's head
+// slice, xr: its first chunks in registers).
+template <class T, class I, int G, int VEC>
+__device__ __forceinline__ void forward_weights(const ForwardArgs<T, I>& args, int h, const accum_t<T> (&xr)[chunks_per_tile<VEC>][VEC],
+                                                const T* xi, long long p0, const I (&j)[kBatch], const bool (&valid)[kBatch],
+                                                accum_t<T> (&w)[kBatch], int lane, unsigned mask) {
+    using A = accum_t<T>;
+    constexpr int C = chunks_per_tile<VEC>;
+    const Rules& r = args.rules;
+    switch (r.score) {
+        case Score::value:
+#pragma unroll
+            for (int b = 0; b < kBatch; ++b) w[b] = to_accum(args.a_values[valid[b] ? p0 + b : p0]);
+            break;
+        case Score::add: {
+            const A xs = to_accum(xi[0]);
+#pragma unroll
+            for (int b = 0; b < kBatch; ++b) w[b] = xs + to_accum(args.y[j[b] * args.ldy + h]);
+            break;
+        }
+        case Score::dot:
+        case Score::neg_sqdist: {
+            A part[kBatch];
+#pragma unroll
+            for (int b = 0; b < kBatch; ++b) part[b] = 0;
+#pragma unroll
+            for (int c = 0; c < C; ++c) {
+                const long long f = chunk_start<G, VEC>(c, lane);
+                if (f >= r.d) break;
+                A yv[kBatch][VEC];
+#pragma unroll
+                for (int b = 0; b < kBatch; ++b) load_vec<T, VEC>(args.y + j[b] * args.ldy + h * r.d + f, yv[b]);
+#pragma unroll
+                for (int b = 0; b < kBatch; ++b) part[b] += score_terms(r.score, xr[c], yv[b]);
+            }
+            // Score widths beyond the register share read X_i again (from L1).
+            for (long long c = C; c * G * VEC < r.d; ++c) {
+                const long long f = chunk_start<G, VEC>(c, lane);
+                if (f >= r.d) break;
+                A xv[VEC], yv[kBatch][VEC];
+                load_vec<T, VEC>(xi + f, xv);
+#pragma unroll
+                for (int b = 0; b < kBatch; ++b) load_vec<T, VEC>(args.y + j[b] * args.ldy + h * r.d + f, yv[b]);
+#pragma unroll
+                for (int b = 0; b < kBatch; ++b) part[b] += score_terms(r.score, xv, yv[b]);
+            }
+#pragma unroll
+            for (int b = 0; b < kBatch; ++b) w[b] = finish_score<G>(r.score, part[b], mask);
+            break;
+        }
+    }
+#pragma unroll
+    for (int b = 0; b < kBatch; ++b) w[b] = edge_apply(r.edge, w[b]);
+}
+
+template <class I>
+__device__ __forceinline__ void batch_columns(const I* col_idx, long long p0, long long end, I (&j)[kBatch], bool (&valid)[kBatch]) {
+#pragma unroll
+    for (int b = 0; b < kBatch; ++b) {
+        valid[b] = p0 + b < end;
+        j[b] = col_idx[valid[b] ? p0 + b : p0];  // a valid address; the result is ignored
+    }
+}
+
+template <class T, class I, int G, int VEC, bool MAX>
+__global__ void __launch_bounds__(kBlockThreads) forward_kernel(const ForwardArgs<T, I> args) {
+    using A = accum_t<T>;
+    constexpr int C = chunks_per_tile<VEC>;
+    const Rules& r = args.rules;
+    const long long group = (static_cast<long long>(blockIdx.x) * kBlockThreads + threadIdx.x) / G;
+    if (group >= args.rows * r.heads) return;  // whole groups leave together
+    const int lane = group_lane<G>();
+    const unsigned mask = group_mask<G>();
+    const long long i = group / r.heads;
+    const int h = static_cast<int>(group % r.heads);
+    const long long tile0 = static_cast<long long>(blockIdx.y) * C;
+    const bool first_tile = blockIdx.y == 0;
+    const long long begin = args.row_ptr[i], end = args.row_ptr[i + 1];
+    const bool uses_x = r.score != Score::value;
+    const T* xi = uses_x ? args.x + i * args.ldx + h * r.d : nullptr;
+
+    A xr[C][VEC];
+#pragma unroll
+    for (int c = 0; c < C; ++c) {
+        const long long f = chunk_start<G, VEC>(c, lane);
+        load_or_zero<T, VEC>(xi, f, vector_score(r.score) && f < r.d, xr[c]);
+    }
+    A acc[C][VEC];
+    I arg[C][VEC];
+#pragma unroll
+    for (int c = 0; c < C; ++c)
+#pragma unroll
+        for (int k = 0; k < VEC; ++k) {
+            acc[c][k] = 0;
+            arg[c][k] = I(-1);
+        }
+    A m = minus_infinity<A>(), l = 0;
+    const bool save_weights = args.attention != nullptr && !r.softmax && first_tile && lane == 0;
+
+    for (long long p0 = begin; p0 < end; p0 += kBatch) {
+        I j[kBatch];
+        bool valid[kBatch];
+        batch_columns(args.col_idx, p0, end, j, valid);
+        A w[kBatch];
+        forward_weights<T, I, G, VEC>(args, h, xr, xi, p0, j, valid, w, lane, mask);
+        if (save_weights)
+#pragma unroll
+            for (int b = 0; b < kBatch; ++b)
+                if (valid[b]) args.attention[(p0 + b) * args.ld_attention + h] = from_accum<T>(w[b]);
+        if (r.softmax) {
+            A top = m;
+#pragma unroll
+            for (int b = 0; b < kBatch; ++b)
+                if (valid[b] && w[b] > top) top = w[b];  // NaN weights never win (as std::max)
+            if (top > m) {
+                const A shrink = exp(m - top);  // 0 while nothing was seen (m = -inf)
+#pragma unroll
+                for (int c = 0; c < C; ++c)
+#pragma unroll
+                    for (int k = 0; k < VEC; ++k) acc[c][k] *= shrink;
+                l *= shrink;
+                m = top;
+            }
+#pragma unroll
+            for (int b = 0; b < kBatch; ++b) {
+                w[b] = valid[b] ? exp(w[b] - m) : A(0);
+                l += w[b];
+            }
+        }
+#pragma unroll
+        for (int c = 0; c < C; ++c) {
+            const long long f = chunk_start<G, VEC>(tile0 + c, lane);
+            if (f >= r.dz) break;
+            A zv[kBatch][VEC];
+#pragma unroll
+            for (int b = 0; b < kBatch; ++b) load_vec<T, VEC>(args.z + j[b] * args.ldz + h * r.dz + f, zv[b]);
+#pragma unroll
+            for (int b = 0; b < kBatch; ++b) {
+                if (!valid[b]) continue;
+#pragma unroll
+                for (int k = 0; k < VEC; ++k) {
+                    const A v = w[b] * zv[b][k];
+                    if constexpr (!MAX) {
+                        acc[c][k] += v;
+                    } else if (arg[c][k] < 0 || v > acc[c][k] || (v != v && acc[c][k] == acc[c][k])) {
+                        // Entries come in row order: the first maximum wins ties; a NaN takes over and stays.
+                        acc[c][k] = v;
+                        arg[c][k] = j[b];
+                    }
+                }
+            }
+        }
+    }
+
+    const long long len = end - begin;
+    A factor = 0;  // an empty row gives E_i = 0
+    if (len > 0) {
+        factor = r.softmax ? A(1) / l : A(1);
+        if (r.aggregate == Aggregate::mean) factor /= static_cast<A>(len);
+    }
+#pragma unroll
+    for (int c = 0; c < C; ++c) {
+        const long long f = chunk_start<G, VEC>(tile0 + c, lane);
+        if (f >= r.dz) break;
+        A out[VEC];
+#pragma unroll
+        for (int k = 0; k < VEC; ++k) out[k] = len > 0 ? acc[c][k] * factor : A(0);
+        store_vec<T, VEC>(args.e + i * args.lde + h * r.dz + f, out);
+        if constexpr (MAX) {
+#pragma unroll
+            for (int k = 0; k < VEC; ++k) args.argmax[i * args.ld_argmax + h * r.dz + f + k] = arg[c][k];
+        }
+    }
+    if (!r.softmax || !first_tile) return;
+    if (lane == 0) {
+        args.row_max[i * r.heads + h] = m;
+        args.row_sum[i * r.heads + h] = l;
+    }
+    if (args.attention == nullptr) return;
+    // α = exp(w - m) / l needs the final m and l: a second sweep recomputes w.
+    for (long long p0 = begin; p0 < end; p0 += kBatch) {
+        I j[kBatch];
+        bool valid[kBatch];
+        batch_columns(args.col_idx, p0, end, j, valid);
+        A w[kBatch];
+        forward_weights<T, I, G, VEC>(args, h, xr, xi, p0, j, valid, w, lane, mask);
+        if (lane == 0)
+#pragma unroll
+            for (int b = 0; b < kBatch; ++b)
+                if (valid[b]) args.attention[(p0 + b) * args.ld_attention + h] = from_accum<T>(exp(w[b] - m) / l);
+    }
+}
+
+}  // namespace spk::detail::cuda::fused

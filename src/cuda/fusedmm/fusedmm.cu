@@ -1,0 +1,299 @@
+// CUDA FusedMM, host side: stage column-major operands through row-major workspaces, pick the
+// kernel shape from the widths, fill the kernel arguments and launch (forward: one kernel;
+// backward: the row kernel, then Aᵀ's pattern and the column kernel).
+// Aᵀ's pattern is built per backward call that needs dY or dZ: the kernel interface has no place
+// to keep it between calls (the cpu backend's plan caches its own).
+#include <cuda_runtime.h>
+
+#include <cstdint>
+#include <optional>
+
+#include "core/fusedmm_kernels.hpp"
+#include "core/fusedmm_math.hpp"
+#include "core/instantiate.hpp"
+#include "cuda/common/check.cuh"
+#include "cuda/common/transpose.cuh"
+#include "cuda/common/values.cuh"
+#include "cuda/fusedmm/device.cuh"
+#include "cuda/fusedmm/transposed_pattern.hpp"
+
+namespace spk::detail::cuda {
+
+namespace fused {
+
+template <class T, class I>
+void launch_forward(const Shape&, bool, const ForwardKernelArgs<T, I, accum_t<T>>&, long long, cudaStream_t);
+template <class T, class I>
+void launch_backward_rows(const Shape&, const BackwardKernelArgs<T, I, accum_t<T>>&, long long, cudaStream_t);
+template <class T, class I>
+void launch_backward_columns(const Shape&, const BackwardKernelArgs<T, I, accum_t<T>>&, long long, cudaStream_t);
+
+}  // namespace fused
+
+namespace {
+
+cudaStream_t stream_of(const Executor& exec) { return static_cast<cudaStream_t>(exec.stream()); }
+
+void check_config(const std::string& config) {
+    if (config != "auto") invalid_argument("fusedmm config '" + config + "': the CUDA backend accepts only 'auto'");
+}
+
+// A dense input as the kernels read it: row-major, through a transposed copy when column-major.
+template <class V>
+class StagedInput {
+public:
+    using T = device_t<V>;
+    StagedInput(const Executor& exec, DenseView<const V> v) {
+        if (v.empty()) return;
+        if (v.layout == Layout::row_major) {
+            data_ = reinterpret_cast<const T*>(v.data);
+            ld_ = v.ld;
+            return;
+        }
+        copy_ = Array<V>(exec, static_cast<std::size_t>(v.rows * v.cols));
+        transpose<T>(reinterpret_cast<const T*>(v.data), v.cols, v.rows, v.ld, reinterpret_cast<T*>(copy_.data()), v.cols, stream_of(exec));
+        data_ = reinterpret_cast<const T*>(copy_.data());
+        ld_ = v.cols;
+    }
+    const T* data() const { return data_; }
+    long long ld() const { return ld_; }
+    bool staged() const { return !copy_.empty(); }
+
+private:
+    Array<V> copy_;
+    const T* data_ = nullptr;
+    long long ld_ = 0;
+};
+
+// A dense output: computed row-major, in a workspace copied back when the target is column-major.
+template <class V>
+class StagedOutput {
+public:
+    using T = device_t<V>;
+    StagedOutput(const Executor& exec, DenseView<V> v, bool wanted) : target_(v) {
+        if (!wanted || v.empty()) return;
+        if (v.layout == Layout::row_major) {
+            data_ = reinterpret_cast<T*>(v.data);
+            ld_ = v.ld;
+            return;
+        }
+        copy_ = Array<V>(exec, static_cast<std::size_t>(v.rows * v.cols));
+        data_ = reinterpret_cast<T*>(copy_.data());
+        ld_ = v.cols;
+    }
+    T* data() const { return data_; }
+    long long ld() const { return ld_; }
+    bool staged() const { return !copy_.empty(); }
+    void write_back(cudaStream_t stream) const {
+        if (staged())
+            transpose<T>(reinterpret_cast<const T*>(copy_.data()), target_.rows, target_.cols, target_.cols,
+                         reinterpret_cast<T*>(target_.data), target_.ld, stream);
+    }
+
+private:
+    DenseView<V> target_;
+    Array<V> copy_;
+    T* data_ = nullptr;
+    long long ld_ = 0;
+};
+
+// The outputs an option does not differentiate are zeros.
+template <class V>
+void zero_fill(DenseView<V> v, cudaStream_t stream) {
+    if (v.empty()) return;
+    const bool rm = v.layout == Layout::row_major;
+    const std::size_t width = static_cast<std::size_t>(rm ? v.cols : v.rows) * sizeof(V);
+    const std::size_t height = static_cast<std::size_t>(rm ? v.rows : v.cols);
+    SPK_CUDA_CHECK(cudaMemset2DAsync(v.data, static_cast<std::size_t>(v.ld) * sizeof(V), 0, width, height, stream));
+}
+
+template <class S>
+S* saved_data(DenseView<S> v, const char* name) {
+    if (v.empty()) return nullptr;
+    if (v.layout != Layout::row_major) unsupported(std::string("fusedmm on CUDA: ") + name + " must be row-major");
+    return v.data;
+}
+
+fused::Rules rules_of(const FusedOptions& o, index_t d, index_t dz) {
+    return {o.score, o.edge, o.normalize == Normalize::softmax, o.aggregate, o.heads, d, dz};
+}
+
+// One group of G lanes a row and head: 8 lanes when every lane's share of the widest row is one
+// vector, else a warp. Vectors of 16 bytes when every row the kernels touch allows them.
+template <class T>
+class ShapeChooser {
+public:
+    ShapeChooser(const FusedOptions& o, index_t d, index_t dz) : vector_score_(fused::vector_score(o.score)), d_(d), dz_(dz) {
+        ok_ = dz % wide == 0 && (!vector_score_ || d % wide == 0);
+    }
+    // Every pointer read or written with vector accesses (null: unused).
+    void require(const void* p, long long ld) {
+        if (p == nullptr) return;
+        if (reinterpret_cast<std::uintptr_t>(p) % (wide * sizeof(T)) != 0 || ld % wide != 0) ok_ = false;
+    }
+    fused::Shape shape() const {
+        const int vec = ok_ ? wide : 1;
+        const long long width = std::max<long long>(vector_score_ ? d_ : 0, dz_);
+        return {width <= 8LL * vec ? 8 : 32, vec};
+    }
+    // Tiles needed to cover `width` values a row with register accumulators.
+    static long long tiles(const fused::Shape& s, long long width) {
+        const long long tile = static_cast<long long>(s.g) * fused::kLaneElements;
+        return std::max<long long>(1, (width + tile - 1) / tile);
+    }
+
+private:
+    static constexpr int wide = 16 / static_cast<int>(sizeof(T));
+    bool vector_score_;
+    long long d_, dz_;
+    bool ok_ = true;
+};
+
+}  // namespace
+
+template <class V, class I>
+void fusedmm_forward(const Executor& exec, const FusedForwardArgs<V, I>& args, const std::string& config) {
+    using T = device_t<V>;
+    using S = accum_t<T>;
+    check_config(config);
+    const auto& a = args.a;
+    const FusedOptions& o = args.options;
+    if (a.rows == 0) return;
+    const cudaStream_t stream = stream_of(exec);
+    const bool uses_xy = o.score != Score::value;
+    const StagedInput<V> x(exec, uses_xy ? args.x : DenseView<const V>{}), y(exec, uses_xy ? args.y : DenseView<const V>{});
+    const StagedInput<V> z(exec, args.z);
+    const StagedOutput<V> e(exec, args.e, true);
+
+    fused::ForwardKernelArgs<T, I, S> k;
+    k.rules = rules_of(o, args.d, args.dz);
+    k.rows = a.rows;
+    k.row_ptr = a.row_ptr;
+    k.col_idx = a.col_idx;
+    k.a_values = reinterpret_cast<const T*>(a.values);
+    k.x = x.data();
+    k.ldx = x.ld();
+    k.y = y.data();
+    k.ldy = y.ld();
+    k.z = z.data();
+    k.ldz = z.ld();
+    k.e = e.data();
+    k.lde = e.ld();
+    k.row_max = saved_data(args.row_max, "saved.row_max");
+    k.row_sum = saved_data(args.row_sum, "saved.row_sum");
+    k.argmax = saved_data(args.argmax, "saved.argmax");
+    k.ld_argmax = args.argmax.ld;
+    k.attention = reinterpret_cast<T*>(saved_data(args.attention, "saved.attention"));
+    k.ld_attention = args.attention.ld;
+
+    ShapeChooser<T> chooser(o, args.d, args.dz);
+    if (fused::vector_score(o.score)) {
+        chooser.require(k.x, k.ldx);
+        chooser.require(k.y, k.ldy);
+    }
+    chooser.require(k.z, k.ldz);
+    chooser.require(k.e, k.lde);
+    const fused::Shape shape = chooser.shape();
+    fused::launch_forward<T, I>(shape, o.aggregate == Aggregate::max, k, ShapeChooser<T>::tiles(shape, args.dz), stream);
+    e.write_back(stream);
+    // Workspaces are freed on return: wait for the kernels that read them.
+    if (x.staged() || y.staged() || z.staged() || e.staged()) SPK_CUDA_CHECK(cudaStreamSynchronize(stream));
+}
+
+template <class V, class I>
+void fusedmm_backward(const Executor& exec, const FusedBackwardArgs<V, I>& args, const std::string& config) {
+    using T = device_t<V>;
+    using S = accum_t<T>;
+    check_config(config);
+    const auto& a = args.a;
+    const FusedOptions& o = args.options;
+    const cudaStream_t stream = stream_of(exec);
+    const bool uses_xy = o.score != Score::value, vector_score = fused::vector_score(o.score);
+    if (!uses_xy) {  // X and Y do not enter E
+        zero_fill(args.dx, stream);
+        zero_fill(args.dy, stream);
+    } else {  // only the value score reads A's values
+        zero_fill(args.da, stream);
+    }
+    const bool want_dx = uses_xy && !args.dx.empty(), want_dy = uses_xy && !args.dy.empty(), want_dz = !args.dz.empty();
+    const bool want_da = !uses_xy && !args.da.empty();
+    if (!want_dx && !want_dy && !want_dz && !want_da) return;
+
+    const StagedInput<V> de(exec, args.de), z(exec, args.z);
+    const StagedInput<V> x(exec, uses_xy ? args.x : DenseView<const V>{}), y(exec, uses_xy ? args.y : DenseView<const V>{});
+    const StagedOutput<V> dx(exec, args.dx, want_dx), dy(exec, args.dy, want_dy), dz(exec, args.dz, want_dz);
+    const bool softmax = o.normalize == Normalize::softmax;
+    Array<S> sigma;
+    if (softmax && want_dy) sigma = Array<S>(exec, static_cast<std::size_t>(a.rows * o.heads));
+
+    fused::BackwardKernelArgs<T, I, S> k;
+    k.rules = rules_of(o, args.d, args.dz_width);
+    k.recompute = backward_recomputes_score(o);
+    k.use_saved = o.save_attention;
+    k.rows = a.rows;
+    k.cols = a.cols;
+    k.row_ptr = a.row_ptr;
+    k.col_idx = a.col_idx;
+    k.a_values = reinterpret_cast<const T*>(a.values);
+    k.de = de.data();
+    k.ldde = de.ld();
+    k.x = x.data();
+    k.ldx = x.ld();
+    k.y = y.data();
+    k.ldy = y.ld();
+    k.z = z.data();
+    k.ldz = z.ld();
+    k.row_max = saved_data(args.row_max, "saved.row_max");
+    k.row_sum = saved_data(args.row_sum, "saved.row_sum");
+    k.argmax = saved_data(args.argmax, "saved.argmax");
+    k.ld_argmax = args.argmax.ld;
+    k.attention = reinterpret_cast<const T*>(saved_data(args.attention, "saved.attention"));
+    k.ld_attention = args.attention.ld;
+    k.sigma = sigma.data();
+    k.dx = dx.data();
+    k.lddx = dx.ld();
+    k.dy = dy.data();
+    k.lddy = dy.ld();
+    k.dz = dz.data();
+    k.lddz = dz.ld();
+    k.da = want_da ? reinterpret_cast<T*>(args.da.data) : nullptr;
+    k.da_stride = args.da.layout == Layout::row_major ? args.da.ld : 1;
+    k.row_heads = uses_xy ? 1 : o.heads;  // dA sums over the heads: one group walks them all
+
+    ShapeChooser<T> chooser(o, args.d, args.dz_width);
+    if (vector_score) {
+        for (const auto* p : {&x, &y}) chooser.require(p->data(), p->ld());
+        chooser.require(k.dx, k.lddx);
+        chooser.require(k.dy, k.lddy);
+    }
+    chooser.require(k.de, k.ldde);
+    chooser.require(k.z, k.ldz);
+    chooser.require(k.dz, k.lddz);
+    const fused::Shape shape = chooser.shape();
+
+    if (want_dx || want_da || k.sigma != nullptr)
+        fused::launch_backward_rows<T, I>(shape, k, want_dx && vector_score ? ShapeChooser<T>::tiles(shape, args.d) : 1, stream);
+    if (want_dy || want_dz) {
+        const auto at = fused::transposed_pattern<I>(exec, a.row_ptr, a.col_idx, a.rows, a.cols, a.nnz);
+        k.col_ptr = at.col_ptr.data();
+        k.t_row = at.row_idx.data();
+        k.t_entry = at.entry.data();
+        const long long tiles = std::max(want_dz ? ShapeChooser<T>::tiles(shape, args.dz_width) : 1,
+                                         want_dy && vector_score ? ShapeChooser<T>::tiles(shape, args.d) : 1);
+        fused::launch_backward_columns<T, I>(shape, k, tiles, stream);
+        SPK_CUDA_CHECK(cudaStreamSynchronize(stream));  // Aᵀ's pattern is freed on return
+    }
+    dx.write_back(stream);
+    dy.write_back(stream);
+    dz.write_back(stream);
+    // Workspaces are freed on return: wait for the kernels that read them.
+    SPK_CUDA_CHECK(cudaStreamSynchronize(stream));
+}
+
+#define SPK_INSTANTIATE(V, I)                                                                          \
+    template void fusedmm_forward(const Executor&, const FusedForwardArgs<V, I>&, const std::string&); \
+    template void fusedmm_backward(const Executor&, const FusedBackwardArgs<V, I>&, const std::string&);
+SPK_FOR_ALL_VALUES_AND_INDICES(SPK_INSTANTIATE)
+#undef SPK_INSTANTIATE
+
+}  // namespace spk::detail::cuda

@@ -1,0 +1,90 @@
+#pragma once
+// What the CUDA FusedMM kernels read and write: raw device pointers, every dense operand
+// row-major (the host side stages column-major ones), leading dimensions in elements.
+// T is the device value type (float, double, __half, __nv_bfloat16), S the statistic type.
+#include "spk/fusedmm.hpp"
+
+namespace spk::detail::cuda::fused {
+
+// The options as the kernels branch on them (uniform over a group, so the branches are cheap).
+struct Rules {
+    Score score = Score::dot;
+    Edge edge{};
+    bool softmax = false;
+    Aggregate aggregate = Aggregate::sum;
+    int heads = 1;
+    long long d = 0;   // score width a head (1 for add, 0 for value)
+    long long dz = 0;  // output width a head
+};
+
+template <class T, class I, class S>
+struct ForwardKernelArgs {
+    Rules rules;
+    long long rows = 0;
+    const I* row_ptr = nullptr;
+    const I* col_idx = nullptr;
+    const T* a_values = nullptr;  // read only by the value score
+    const T* x = nullptr;
+    long long ldx = 0;
+    const T* y = nullptr;
+    long long ldy = 0;
+    const T* z = nullptr;
+    long long ldz = 0;
+    T* e = nullptr;
+    long long lde = 0;
+    S* row_max = nullptr;  // rows x heads, softmax only
+    S* row_sum = nullptr;
+    I* argmax = nullptr;  // rows x heads*dz, max aggregation only
+    long long ld_argmax = 0;
+    T* attention = nullptr;  // nnz x heads, save_attention only
+    long long ld_attention = 0;
+};
+
+template <class T, class I, class S>
+struct BackwardKernelArgs {
+    Rules rules;
+    bool recompute = true;   // the score is needed (backward_recomputes_score)
+    bool use_saved = false;  // α comes from the saved attention
+    long long rows = 0, cols = 0;
+    const I* row_ptr = nullptr;
+    const I* col_idx = nullptr;
+    const T* a_values = nullptr;
+    // Aᵀ's pattern: column j's entries are col_ptr[j] .. col_ptr[j+1]; t_row the row of each,
+    // t_entry its number in A. Only the column kernel reads them.
+    const I* col_ptr = nullptr;
+    const I* t_row = nullptr;
+    const I* t_entry = nullptr;
+    const T* de = nullptr;
+    long long ldde = 0;
+    const T* x = nullptr;
+    long long ldx = 0;
+    const T* y = nullptr;
+    long long ldy = 0;
+    const T* z = nullptr;
+    long long ldz = 0;
+    const S* row_max = nullptr;
+    const S* row_sum = nullptr;
+    const I* argmax = nullptr;
+    long long ld_argmax = 0;
+    const T* attention = nullptr;
+    long long ld_attention = 0;
+    // σ_ih = Σ_k α_ik dα_ik (rows x heads): the row kernel writes it, the column kernel reads it.
+    S* sigma = nullptr;
+    T* dx = nullptr;  // each output null when not wanted
+    long long lddx = 0;
+    T* dy = nullptr;
+    long long lddy = 0;
+    T* dz = nullptr;
+    long long lddz = 0;
+    T* da = nullptr;
+    long long da_stride = 0;  // distance between consecutive entries of dA
+    int row_heads = 1;        // heads one group of the row kernel walks (all of them for dA)
+};
+
+// One kernel shape: G lanes a group, VEC values a vector access.
+struct Shape {
+    int g = 32;
+    int vec = 1;
+};
+
+}  // namespace spk::detail::cuda::fused

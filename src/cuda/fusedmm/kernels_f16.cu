@@ -1,0 +1,9 @@
+// FusedMM kernels for __half values (one file per value type keeps builds parallel).
+#include "cuda/fusedmm/launch.cuh"
+
+namespace spk::detail::cuda::fused {
+
+SPK_FUSED_LAUNCHES(__half, std::int32_t)
+SPK_FUSED_LAUNCHES(__half, std::int64_t)
+
+}  // namespace spk::detail::cuda::fused

@@ -1,0 +1,81 @@
+#pragma once
+// Launches of the FusedMM kernels for a runtime shape: a switch over the compiled shapes
+// (G in {8, 32} lanes, VEC 1 or a 16-byte vector). Instantiated once per value type
+// (kernels_<type>.cu) so those files compile in parallel.
+#include <cuda_runtime.h>
+
+#include <string>
+
+#include "cuda/common/check.cuh"
+#include "cuda/fusedmm/backward_kernels.cuh"
+#include "cuda/fusedmm/forward_kernel.cuh"
+#include "spk/error.hpp"
+
+namespace spk::detail::cuda::fused {
+
+template <class T>
+constexpr int wide_vec = 16 / static_cast<int>(sizeof(T));
+
+// Blocks for `groups` groups of G lanes, tiles along y; false when there is nothing to launch.
+template <int G>
+bool grid_for(long long groups, long long tiles, dim3& grid) {
+    const long long blocks = (groups * G + kBlockThreads - 1) / kBlockThreads;
+    if (blocks == 0 || tiles == 0) return false;
+    if (blocks > 0x7fffffffLL || tiles > 65535)
+        unsupported("fusedmm on CUDA: problem too large for one launch (" + std::to_string(blocks) + " x " + std::to_string(tiles) +
+                    " blocks)");
+    grid = dim3(static_cast<unsigned>(blocks), static_cast<unsigned>(tiles));
+    return true;
+}
+
+// Calls f.template operator()<G, VEC>() for the compiled shape s.
+template <class T, class F>
+void with_shape(const Shape& s, F&& f) {
+    constexpr int W = wide_vec<T>;
+    if (s.g == 8 && s.vec == 1) return f.template operator()<8, 1>();
+    if (s.g == 8 && s.vec == W) return f.template operator()<8, W>();
+    if (s.g == 32 && s.vec == 1) return f.template operator()<32, 1>();
+    if (s.g == 32 && s.vec == W) return f.template operator()<32, W>();
+    invalid_argument("fusedmm on CUDA: shape g" + std::to_string(s.g) + ".v" + std::to_string(s.vec) + " is not compiled");
+}
+
+template <class T, class I>
+void launch_forward(const Shape& s, bool max_aggregate, const ForwardArgs<T, I>& args, long long tiles, cudaStream_t stream) {
+    with_shape<T>(s, [&]<int G, int VEC>() {
+        dim3 grid;
+        if (!grid_for<G>(args.rows * args.rules.heads, tiles, grid)) return;
+        if (max_aggregate)
+            forward_kernel<T, I, G, VEC, true><<<grid, kBlockThreads, 0, stream>>>(args);
+        else
+            forward_kernel<T, I, G, VEC, false><<<grid, kBlockThreads, 0, stream>>>(args);
+        SPK_CUDA_CHECK_LAUNCH();
+    });
+}
+
+template <class T, class I>
+void launch_backward_rows(const Shape& s, const BackwardArgs<T, I>& args, long long tiles, cudaStream_t stream) {
+    with_shape<T>(s, [&]<int G, int VEC>() {
+        dim3 grid;
+        if (!grid_for<G>(args.rows * (args.rules.heads / args.row_heads), tiles, grid)) return;
+        backward_rows_kernel<T, I, G, VEC><<<grid, kBlockThreads, 0, stream>>>(args);
+        SPK_CUDA_CHECK_LAUNCH();
+    });
+}
+
+template <class T, class I>
+void launch_backward_columns(const Shape& s, const BackwardArgs<T, I>& args, long long tiles, cudaStream_t stream) {
+    with_shape<T>(s, [&]<int G, int VEC>() {
+        dim3 grid;
+        if (!grid_for<G>(args.cols * args.rules.heads, tiles, grid)) return;
+        backward_columns_kernel<T, I, G, VEC><<<grid, kBlockThreads, 0, stream>>>(args);
+        SPK_CUDA_CHECK_LAUNCH();
+    });
+}
+
+}  // namespace spk::detail::cuda::fused
+
+// Explicit instantiations of the three launches for one value type T.
+#define SPK_FUSED_LAUNCHES(T, I)                                                                                \
+    template void launch_forward<T, I>(const Shape&, bool, const ForwardArgs<T, I>&, long long, cudaStream_t);  \
+    template void launch_backward_rows<T, I>(const Shape&, const BackwardArgs<T, I>&, long long, cudaStream_t); \
+    template void launch_backward_columns<T, I>(const Shape&, const BackwardArgs<T, I>&, long long, cudaStream_t);

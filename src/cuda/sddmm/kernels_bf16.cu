@@ -1,0 +1,13 @@
+// SDDMM kernels for bf16 values (one file per value type keeps builds parallel).
+#include <cstdint>
+
+#include "cuda/sddmm/launch.cuh"
+
+namespace spk::detail::cuda {
+
+template void launch_dot<__nv_bfloat16, std::int32_t>(const SddmmShape&, const DotArgs<__nv_bfloat16, std::int32_t>&, cudaStream_t);
+template void launch_dot<__nv_bfloat16, std::int64_t>(const SddmmShape&, const DotArgs<__nv_bfloat16, std::int64_t>&, cudaStream_t);
+template void launch_gather<__nv_bfloat16, std::int32_t>(const SddmmShape&, const GatherArgs<__nv_bfloat16, std::int32_t>&, cudaStream_t);
+template void launch_gather<__nv_bfloat16, std::int64_t>(const SddmmShape&, const GatherArgs<__nv_bfloat16, std::int64_t>&, cudaStream_t);
+
+}  // namespace spk::detail::cuda

@@ -1,0 +1,196 @@
+#pragma once
+// Device building blocks of the SpGEMM kernels: the group that owns a row (a warp or a block),
+// open-addressing hash tables (linear probing, Fibonacci hashing, keys claimed by atomicCAS),
+// semiring accumulation by atomics, the bitonic sort that orders a row, and mask lookups.
+#include <cuda_runtime.h>
+
+#include <cstdint>
+#include <type_traits>
+
+#include "core/spgemm_semiring.hpp"
+
+namespace spk::detail::cuda::spgemm {
+
+inline constexpr unsigned kFullMask = 0xffffffffu;
+
+// The threads that compute one row: a warp (kWarp) or the whole block.
+template <bool kWarp>
+struct Group {
+    static __device__ int size() { return kWarp ? 32 : static_cast<int>(blockDim.x); }
+    static __device__ int rank() { return static_cast<int>(kWarp ? threadIdx.x & 31 : threadIdx.x); }
+    static __device__ int index() { return static_cast<int>(kWarp ? threadIdx.x >> 5 : 0); }  // group within the block
+    static __device__ int per_block() { return static_cast<int>(kWarp ? blockDim.x >> 5 : 1); }
+    static __device__ void sync() {
+        if constexpr (kWarp)
+            __syncwarp();
+        else
+            __syncthreads();
+    }
+};
+
+// Sum over the group; every thread gets it. scratch: one shared word (blocks only).
+template <bool kWarp>
+__device__ long long group_sum(long long v, unsigned long long* scratch) {
+    for (int o = 16; o > 0; o >>= 1) v += __shfl_xor_sync(kFullMask, v, o);
+    if constexpr (kWarp) {
+        return v;
+    } else {
+        if (threadIdx.x == 0) *scratch = 0;
+        __syncthreads();
+        if ((threadIdx.x & 31) == 0) atomicAdd(scratch, static_cast<unsigned long long>(v));
+        __syncthreads();
+        const long long total = static_cast<long long>(*scratch);
+        __syncthreads();
+        return total;
+    }
+}
+
+// Exclusive prefix sum over the block; total gets the block's sum. sums: 32 shared words.
+__device__ inline long long block_exclusive_scan(long long v, long long* sums, long long& total) {
+    const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5, warps = blockDim.x >> 5;
+    long long inclusive = v;
+    for (int o = 1; o < 32; o <<= 1) {
+        const long long y = __shfl_up_sync(kFullMask, inclusive, o);
+        if (lane >= o) inclusive += y;
+    }
+    if (lane == 31) sums[warp] = inclusive;
+    __syncthreads();
+    if (warp == 0) {
+        long long s = lane < warps ? sums[lane] : 0;
+        for (int o = 1; o < 32; o <<= 1) {
+            const long long y = __shfl_up_sync(kFullMask, s, o);
+            if (lane >= o) s += y;
+        }
+        sums[lane] = s;
+    }
+    __syncthreads();
+    const long long before = (warp > 0 ? sums[warp - 1] : 0) + inclusive - v;
+    total = sums[warps - 1];
+    __syncthreads();
+    return before;
+}
+
+// Hash keys: 32-bit for int32 columns and for column blocks, 64-bit for int64 columns.
+template <class I>
+using key_t = std::conditional_t<sizeof(I) == 8, unsigned long long, unsigned>;
+
+template <class K>
+__device__ __forceinline__ unsigned long long home_slot(K key, int log2_capacity) {
+    if constexpr (sizeof(K) == 4)
+        return (static_cast<unsigned>(key) * 0x9E3779B1u) >> (32 - log2_capacity);
+    else
+        return (static_cast<unsigned long long>(key) * 0x9E3779B97F4A7C15ull) >> (64 - log2_capacity);
+}
+
+// Finds or claims key's slot; -1 if the table is full (cannot happen when sized from the
+// symbolic phase: the bound only keeps a corrupted input from hanging the kernel).
+template <class K>
+__device__ long long claim_slot(K* keys, int log2_capacity, K key) {
+    constexpr K kEmpty = ~K(0);
+    const unsigned long long capacity = 1ull << log2_capacity, mask = capacity - 1;
+    unsigned long long s = home_slot(key, log2_capacity);
+    for (unsigned long long probe = 0; probe < capacity; ++probe, s = (s + 1) & mask) {
+        K k = *reinterpret_cast<volatile K*>(keys + s);
+        if (k == kEmpty) {
+            const K old = atomicCAS(keys + s, kEmpty, key);
+            k = old == kEmpty ? key : old;
+        }
+        if (k == key) return static_cast<long long>(s);
+    }
+    return -1;
+}
+
+__device__ __forceinline__ unsigned to_bits(float x) { return __float_as_uint(x); }
+__device__ __forceinline__ unsigned long long to_bits(double x) { return static_cast<unsigned long long>(__double_as_longlong(x)); }
+__device__ __forceinline__ float from_bits(unsigned x) { return __uint_as_float(x); }
+__device__ __forceinline__ double from_bits(unsigned long long x) { return __longlong_as_double(static_cast<long long>(x)); }
+
+// The value an accumulator starts from: 0 where it is the identity, else NaN, which fmin/fmax
+// drop (so the first product wins, and a lone NaN product stays NaN, as in the reference).
+template <class Op, class T>
+__device__ __forceinline__ T initial_value() {
+    if constexpr (Op::kZeroIsIdentity)
+        return T(0);
+    else if constexpr (sizeof(T) == 8)
+        return from_bits(0x7ff8000000000000ull);
+    else
+        return from_bits(0x7fc00000u);
+}
+
+// *at = Op::add(*at, x), atomically.
+template <class Op, class T>
+__device__ __forceinline__ void atomic_combine(T* at, T x) {
+    if constexpr (std::is_same_v<Op, PlusTimes> || std::is_same_v<Op, PlusPair>) {
+        atomicAdd(at, x);
+    } else {
+        using U = decltype(to_bits(T()));
+        U* word = reinterpret_cast<U*>(at);
+        U old = *reinterpret_cast<volatile U*>(word);
+        for (;;) {
+            const U want = to_bits(Op::add(from_bits(old), x));
+            if (want == old) return;
+            const U seen = atomicCAS(word, old, want);
+            if (seen == old) return;
+            old = seen;
+        }
+    }
+}
+
+// Sorts n (a power of two) keys with their values, ascending; empty slots (all ones) go last.
+template <class G, class K, class T>
+__device__ void sort_by_key(K* keys, T* values, long long n) {
+    for (long long k = 2; k <= n; k <<= 1)
+        for (long long j = k >> 1; j > 0; j >>= 1) {
+            for (long long i = G::rank(); i < n; i += G::size()) {
+                const long long l = i ^ j;
+                if (l <= i) continue;
+                const K ki = keys[i], kl = keys[l];
+                const bool ascending = (i & k) == 0;
+                if (ascending ? ki > kl : ki < kl) {
+                    keys[i] = kl;
+                    keys[l] = ki;
+                    const T v = values[i];
+                    values[i] = values[l];
+                    values[l] = v;
+                }
+            }
+            G::sync();
+        }
+}
+
+// First position in the sorted cols[0, len) not below x.
+template <class I>
+__device__ __forceinline__ long long lower_bound(const I* cols, long long len, long long x) {
+    long long lo = 0, hi = len;
+    while (lo < hi) {
+        const long long mid = (lo + hi) >> 1;
+        if (static_cast<long long>(cols[mid]) < x)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    return lo;
+}
+
+template <class I>
+__device__ __forceinline__ bool contains(const I* cols, long long len, long long x) {
+    const long long q = lower_bound(cols, len, x);
+    return q < len && static_cast<long long>(cols[q]) == x;
+}
+
+// Bit c set when column 32 * block + c is in the sorted cols[0, len).
+template <class I>
+__device__ __forceinline__ unsigned bits_in_block(const I* cols, long long len, long long block) {
+    unsigned bits = 0;
+    for (long long q = lower_bound(cols, len, 32 * block); q < len && static_cast<long long>(cols[q]) < 32 * block + 32; ++q)
+        bits |= 1u << (cols[q] & 31);
+    return bits;
+}
+
+__host__ __device__ inline int ceil_log2(long long x) {
+    int b = 0;
+    while ((1ll << b) < x) ++b;
+    return b;
+}
+
+}  // namespace spk::detail::cuda::spgemm

@@ -1,0 +1,65 @@
+#pragma once
+// Host-side helpers shared by the SpGEMM drivers: the stream, cub's two-call temporary storage,
+// device-to-host reads, and the launch of one bin's kernel.
+#include <cuda_runtime.h>
+
+#include <algorithm>
+#include <cstddef>
+#include <vector>
+
+#include "cuda/common/check.cuh"
+#include "cuda/spgemm/state.hpp"
+#include "spk/array.hpp"
+#include "spk/executor.hpp"
+
+namespace spk::detail::cuda::spgemm {
+
+inline cudaStream_t stream_of(const Executor& exec) { return static_cast<cudaStream_t>(exec.stream()); }
+
+// Runs a cub algorithm f(temp, bytes): once to size its temporary storage, once to do the work.
+template <class F>
+void run_cub(const Executor& exec, F&& f) {
+    std::size_t bytes = 0;
+    SPK_CUDA_CHECK(f(nullptr, bytes));
+    Array<std::byte> temp(exec, std::max<std::size_t>(bytes, 1));
+    SPK_CUDA_CHECK(f(temp.data(), bytes));
+}
+
+// n values from device memory, after the work queued before them.
+template <class T>
+std::vector<T> read_back(const Executor& exec, const T* device, std::size_t n) {
+    std::vector<T> host(n);
+    if (n) SPK_CUDA_CHECK(cudaMemcpyAsync(host.data(), device, n * sizeof(T), cudaMemcpyDeviceToHost, stream_of(exec)));
+    SPK_CUDA_CHECK(cudaStreamSynchronize(stream_of(exec)));
+    return host;
+}
+
+inline int multiprocessors(const Executor& exec) {
+    int sms = 0;
+    SPK_CUDA_CHECK(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, exec.device()));
+    return sms;
+}
+
+// Threads per entry of A: B's average row (or pair list) length rounded up to a power of two, at
+// most a warp, so that short rows of B do not leave most threads idle.
+inline int entry_width(long long entries, long long rows) {
+    const long long avg = rows > 0 ? (entries + rows - 1) / rows : 1;
+    int w = 1;
+    while (w < 32 && w < avg) w <<= 1;
+    return w;
+}
+
+// Launches kernel over `count` rows of a bin with the bin's shape; entry_bytes per table entry.
+// The global bin gets one block per pool slot (slots blocks).
+template <class Args>
+void launch_bin(void (*kernel)(Args), Args args, int bin, long long count, std::size_t entry_bytes, long long slots, cudaStream_t stream) {
+    const BinShape& shape = kBinShapes[bin];
+    const long long groups_per_block = shape.warp ? shape.threads / 32 : 1;
+    const std::size_t smem = shape.log2_capacity > 0 ? static_cast<std::size_t>(groups_per_block) * (std::size_t{1} << shape.log2_capacity) * entry_bytes : 0;
+    SPK_CUDA_CHECK(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, static_cast<int>(smem)));
+    const long long blocks = bin == kGlobalBin ? slots : std::min<long long>((count + groups_per_block - 1) / groups_per_block, 1ll << 30);
+    kernel<<<static_cast<unsigned>(blocks), static_cast<unsigned>(shape.threads), smem, stream>>>(args);
+    SPK_CUDA_CHECK_LAUNCH();
+}
+
+}  // namespace spk::detail::cuda::spgemm

@@ -1,0 +1,50 @@
+#pragma once
+// What the CUDA SpGEMM symbolic phase leaves on the device for the numeric phase (kept in
+// SpgemmAnalysis::device): C's row offsets, C's rows grouped by bin, a sorted copy of the mask.
+#include <array>
+#include <memory>
+
+#include "core/spgemm_kernels.hpp"
+#include "spk/array.hpp"
+#include "spk/error.hpp"
+
+namespace spk::detail::cuda::spgemm {
+
+// Rows go to bins by the size their accumulator needs (distinct column blocks in the symbolic
+// phase, C's row length in the numeric phase); every table keeps its load at 1/2 or less.
+// Bin 0: nothing to do. 1-3: one warp per row, tables in shared memory. 4-5: one block per row,
+// tables in shared memory. 6: one block per row, a hash table or a dense accumulator in a slot
+// of a global-memory pool.
+inline constexpr int kBins = 7;
+inline constexpr int kGlobalBin = kBins - 1;
+
+struct BinShape {
+    bool warp;      // one warp per row (else one block per row)
+    int threads;    // per block
+    int log2_capacity;  // table entries per row (log2); 0: the global pool
+};
+inline constexpr BinShape kBinShapes[kBins] = {{true, 128, 0},   {true, 128, 6},   {true, 128, 8}, {true, 128, 10},
+                                               {false, 256, 12}, {false, 1024, 13}, {false, 512, 0}};
+
+template <class I>
+struct RowBins {
+    Array<I> rows;                          // row ids grouped by bin
+    std::array<index_t, kBins + 1> start{};  // bin b holds rows[start[b], start[b + 1])
+    index_t max_need = 0;                   // over all rows: sizes the global pool's slots
+    index_t count(int bin) const { return start[bin + 1] - start[bin]; }
+};
+
+template <class I>
+struct DeviceState {
+    Array<long long> row_offsets;  // C's row_ptr (rows + 1)
+    RowBins<I> numeric;            // C's rows by length
+    Array<I> mask_cols;            // the mask's columns sorted per row (empty: already sorted)
+};
+
+template <class I>
+const DeviceState<I>& device_state(const SpgemmAnalysis& s) {
+    if (!s.device) invalid_argument("spgemm on CUDA: the plan's symbolic phase did not run on the CUDA backend");
+    return *static_cast<const DeviceState<I>*>(s.device.get());
+}
+
+}  // namespace spk::detail::cuda::spgemm

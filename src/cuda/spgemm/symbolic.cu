@@ -1,0 +1,152 @@
+// CUDA SpGEMM symbolic phase (second paper, kkmem): B compressed into column-block bit masks,
+// products per row of A (their prefix is the analysis' flops_prefix), rows binned by the size of
+// their symbolic table, each row of C counted, C's row offsets by a scan; C's rows then binned
+// again by length for the numeric phase. Offsets are 64-bit throughout (the plan rejects a C
+// too large for a 32-bit index type).
+#include <cub/cub.cuh>
+
+#include <limits>
+#include <string>
+
+#include "core/instantiate.hpp"
+#include "core/spgemm_kernels.hpp"
+#include "cuda/spgemm/binning.cuh"
+#include "cuda/spgemm/symbolic_kernels.cuh"
+
+namespace spk::detail::cuda {
+
+namespace {
+
+using namespace spgemm;
+
+// C's row pointer from per-row counts: out[0] = 0, out[i + 1] = Σ counts[0..i].
+void prefix_sum(const Executor& exec, const long long* counts, long long rows, long long* out) {
+    SPK_CUDA_CHECK(cudaMemsetAsync(out, 0, sizeof(long long), stream_of(exec)));
+    if (rows == 0) return;
+    run_cub(exec, [&](void* temp, std::size_t& bytes) { return cub::DeviceScan::InclusiveSum(temp, bytes, counts, out + 1, rows, stream_of(exec)); });
+}
+
+unsigned grid_for(long long items, int per_block) { return static_cast<unsigned>(std::max<long long>(1, (items + per_block - 1) / per_block)); }
+
+// B's rows as (column block, bit mask) pairs.
+template <class I>
+struct CompressedB {
+    Array<long long> ptr;
+    Array<unsigned> block, bits;
+};
+
+template <class V, class I>
+CompressedB<I> compress_b(const Executor& exec, const CsrView<const V, I>& b) {
+    CompressedB<I> c;
+    const long long rows = b.rows;
+    c.ptr = Array<long long>(exec, static_cast<std::size_t>(rows) + 1);
+    Array<long long> pairs(exec, static_cast<std::size_t>(rows));
+    if (rows > 0) {
+        count_block_pairs<I><<<grid_for(rows, 256), 256, 0, stream_of(exec)>>>(b.row_ptr, b.col_idx, rows, pairs.data());
+        SPK_CUDA_CHECK_LAUNCH();
+    }
+    prefix_sum(exec, pairs.data(), rows, c.ptr.data());
+    const long long total = read_back(exec, c.ptr.data() + rows, 1)[0];
+    c.block = Array<unsigned>(exec, static_cast<std::size_t>(total));
+    c.bits = Array<unsigned>(exec, static_cast<std::size_t>(total));
+    if (total > 0) {
+        fill_block_pairs<I><<<grid_for(rows, 256), 256, 0, stream_of(exec)>>>(b.row_ptr, b.col_idx, rows, c.ptr.data(), c.block.data(),
+                                                                                c.bits.data());
+        SPK_CUDA_CHECK_LAUNCH();
+    }
+    return c;
+}
+
+// The mask's columns sorted within each row (binary searches need them sorted).
+template <class V, class I>
+Array<I> sorted_mask_columns(const Executor& exec, const CsrView<const V, I>& m) {
+    if (m.nnz > std::numeric_limits<int>::max() || m.rows > std::numeric_limits<int>::max())
+        unsupported("spgemm on CUDA: an unsorted mask with more than 2^31 - 1 entries or rows; sort its rows first");
+    Array<I> cols(exec, static_cast<std::size_t>(m.nnz));
+    run_cub(exec, [&](void* temp, std::size_t& bytes) {
+        return cub::DeviceSegmentedSort::SortKeys(temp, bytes, m.col_idx, cols.data(), static_cast<int>(m.nnz), static_cast<int>(m.rows),
+                                                  m.row_ptr, m.row_ptr + 1, stream_of(exec));
+    });
+    return cols;
+}
+
+}  // namespace
+
+template <class V, class I>
+SpgemmAnalysis spgemm_symbolic(const Executor& exec, const SpgemmProblem<V, I>& p) {
+    const long long rows = p.a.rows;
+    const long long blocks = (p.b.cols + 31) / 32;
+    if (blocks >= static_cast<long long>(kEmptyBlock))
+        unsupported("spgemm on CUDA: B has " + std::to_string(p.b.cols) + " columns, more than the 2^37 - 32 the column-block keys can hold");
+    const cudaStream_t stream = stream_of(exec);
+    auto state = std::make_shared<DeviceState<I>>();
+    SpgemmAnalysis s;
+    state->row_offsets = Array<long long>(exec, static_cast<std::size_t>(rows) + 1);
+    if (p.mask && !p.mask->sorted && p.mask->nnz > 0) state->mask_cols = sorted_mask_columns(exec, *p.mask);
+
+    const CompressedB<I> bc = compress_b(exec, p.b);
+    Array<long long> flops(exec, static_cast<std::size_t>(rows)), need(exec, static_cast<std::size_t>(rows));
+    if (rows > 0) {
+        row_products<I><<<grid_for(rows, 8), 256, 0, stream>>>(p.a.row_ptr, p.a.col_idx, rows, p.b.row_ptr, bc.ptr.data(), blocks,
+                                                               flops.data(), need.data());
+        SPK_CUDA_CHECK_LAUNCH();
+    }
+    Array<long long> flops_prefix(exec, static_cast<std::size_t>(rows) + 1);
+    prefix_sum(exec, flops.data(), rows, flops_prefix.data());
+    s.flops_prefix = read_back(exec, reinterpret_cast<const index_t*>(flops_prefix.data()), static_cast<std::size_t>(rows) + 1);
+
+    Array<long long> row_nnz(exec, static_cast<std::size_t>(rows));
+    if (rows > 0) SPK_CUDA_CHECK(cudaMemsetAsync(row_nnz.data(), 0, sizeof(long long) * static_cast<std::size_t>(rows), stream));
+    const RowBins<I> bins = bin_rows<I>(exec, need.data(), rows);
+    SymbolicArgs<I> args{p.a.row_ptr,
+                         p.a.col_idx,
+                         bc.ptr.data(),
+                         bc.block.data(),
+                         bc.bits.data(),
+                         p.mask ? p.mask->row_ptr : nullptr,
+                         p.mask ? (state->mask_cols.empty() ? p.mask->col_idx : state->mask_cols.data()) : nullptr,
+                         p.complement_mask,
+                         nullptr,
+                         0,
+                         need.data(),
+                         0,
+                         nullptr,
+                         0,
+                         blocks,
+                         entry_width(static_cast<long long>(bc.block.size()), p.b.rows),
+                         row_nnz.data()};
+    // The global pool: a slot per block for the largest table (keys and bits, 8 bytes an entry).
+    Array<unsigned> pool;
+    const long long global_rows = bins.count(kGlobalBin);
+    const long long slots = std::min<long long>(global_rows, 2ll * multiprocessors(exec));
+    if (global_rows > 0) {
+        args.slot_words = 2ll << ceil_log2(2 * bins.max_need);
+        pool = Array<unsigned>(exec, static_cast<std::size_t>(slots * args.slot_words));
+        args.pool = pool.data();
+    }
+    for (int bin = 1; bin < kBins; ++bin) {
+        const long long count = bins.count(bin);
+        if (count == 0) continue;
+        SymbolicArgs<I> a = args;
+        a.rows = bins.rows.data() + bins.start[bin];
+        a.num_rows = count;
+        a.log2_capacity = kBinShapes[bin].log2_capacity;
+        if (kBinShapes[bin].warp)
+            launch_bin(symbolic_rows<I, true>, a, bin, count, 2 * sizeof(unsigned), slots, stream);
+        else
+            launch_bin(symbolic_rows<I, false>, a, bin, count, 2 * sizeof(unsigned), slots, stream);
+    }
+
+    prefix_sum(exec, row_nnz.data(), rows, state->row_offsets.data());
+    s.row_offsets = read_back(exec, reinterpret_cast<const index_t*>(state->row_offsets.data()), static_cast<std::size_t>(rows) + 1);
+    state->numeric = bin_rows<I>(exec, row_nnz.data(), rows);
+    SPK_CUDA_CHECK(cudaStreamSynchronize(stream));  // temporaries are freed on return
+    s.device = std::move(state);
+    return s;
+}
+
+#define SPK_INSTANTIATE(V, I) template SpgemmAnalysis spgemm_symbolic(const Executor&, const SpgemmProblem<V, I>&);
+SPK_FOR_FLOAT_VALUES_AND_INDICES(SPK_INSTANTIATE)
+#undef SPK_INSTANTIATE
+
+}  // namespace spk::detail::cuda

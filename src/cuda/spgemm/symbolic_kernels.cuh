@@ -1,0 +1,157 @@
+#pragma once
+// Symbolic-phase kernels (second paper, kkmem): B's rows compressed into (column block, 32-bit
+// mask) pairs, products per row of A, and the count of each row of C: the row's pairs are
+// unioned by OR in a hash table keyed by block (or a dense array of blocks for dense rows), then
+// the popcounts of the masked bits are summed.
+#include <cuda_runtime.h>
+
+#include "cuda/spgemm/device_table.cuh"
+
+namespace spk::detail::cuda::spgemm {
+
+inline constexpr unsigned kEmptyBlock = 0xffffffffu;
+
+// Number of (block, bits) pairs of each row of B: runs of equal column / 32. A repeated block in
+// an unsorted row gives a second pair, which the OR-union absorbs.
+template <class I>
+__global__ void count_block_pairs(const I* b_ptr, const I* b_col, long long rows, long long* pairs) {
+    const long long k = static_cast<long long>(blockIdx.x) * blockDim.x + threadIdx.x;
+    if (k >= rows) return;
+    long long n = 0, last = -1;
+    for (long long q = b_ptr[k]; q < b_ptr[k + 1]; ++q) {
+        const long long block = static_cast<long long>(b_col[q]) >> 5;
+        n += block != last;
+        last = block;
+    }
+    pairs[k] = n;
+}
+
+template <class I>
+__global__ void fill_block_pairs(const I* b_ptr, const I* b_col, long long rows, const long long* bc_ptr, unsigned* bc_block,
+                                 unsigned* bc_bits) {
+    const long long k = static_cast<long long>(blockIdx.x) * blockDim.x + threadIdx.x;
+    if (k >= rows) return;
+    long long out = bc_ptr[k] - 1, last = -1;
+    for (long long q = b_ptr[k]; q < b_ptr[k + 1]; ++q) {
+        const long long block = static_cast<long long>(b_col[q]) >> 5;
+        if (block != last) {
+            ++out;
+            bc_block[out] = static_cast<unsigned>(block);
+            bc_bits[out] = 0;
+            last = block;
+        }
+        bc_bits[out] |= 1u << (b_col[q] & 31);
+    }
+}
+
+// One warp per row of A: products (flops) and the symbolic table's need, min(pairs, blocks).
+template <class I>
+__global__ void row_products(const I* a_ptr, const I* a_col, long long rows, const I* b_ptr, const long long* bc_ptr, long long blocks,
+                             long long* flops, long long* need) {
+    const int lane = threadIdx.x & 31;
+    const long long warps = static_cast<long long>(gridDim.x) * (blockDim.x >> 5);
+    for (long long i = (static_cast<long long>(blockIdx.x) * blockDim.x + threadIdx.x) >> 5; i < rows; i += warps) {
+        long long f = 0, pairs = 0;
+        for (long long p = a_ptr[i] + lane; p < a_ptr[i + 1]; p += 32) {
+            const long long k = a_col[p];
+            f += b_ptr[k + 1] - b_ptr[k];
+            pairs += bc_ptr[k + 1] - bc_ptr[k];
+        }
+        for (int o = 16; o > 0; o >>= 1) {
+            f += __shfl_xor_sync(kFullMask, f, o);
+            pairs += __shfl_xor_sync(kFullMask, pairs, o);
+        }
+        if (lane == 0) {
+            flops[i] = f;
+            need[i] = pairs < blocks ? pairs : blocks;
+        }
+    }
+}
+
+template <class I>
+struct SymbolicArgs {
+    const I* a_ptr;
+    const I* a_col;
+    const long long* bc_ptr;
+    const unsigned* bc_block;
+    const unsigned* bc_bits;
+    const I* m_ptr;  // null: no mask
+    const I* m_col;  // sorted within each row
+    bool complement;
+    const I* rows;  // the bin's rows
+    long long num_rows;
+    const long long* need;
+    int log2_capacity;      // shared tables; 0: the global pool
+    unsigned* pool;         // global: one slot of slot_words per block
+    long long slot_words;
+    long long blocks;  // column blocks of C: (cols + 31) / 32
+    int width;         // threads per entry of A (a power of two, at most 32)
+    long long* row_nnz;
+};
+
+template <class I, bool kWarp>
+__global__ void symbolic_rows(SymbolicArgs<I> p) {
+    using G = Group<kWarp>;
+    extern __shared__ __align__(16) unsigned char smem[];
+    __shared__ unsigned long long scratch;
+    const long long step = static_cast<long long>(gridDim.x) * G::per_block();
+    for (long long r = static_cast<long long>(blockIdx.x) * G::per_block() + G::index(); r < p.num_rows; r += step) {
+        const long long row = p.rows[r];
+        int log2_capacity = p.log2_capacity;
+        unsigned* keys;
+        bool dense = false;
+        if (log2_capacity > 0) {
+            keys = reinterpret_cast<unsigned*>(smem) + 2 * (static_cast<long long>(G::index()) << log2_capacity);
+        } else {
+            log2_capacity = ceil_log2(p.need[row] < 32 ? 64 : 2 * p.need[row]);
+            dense = p.blocks <= (2ll << log2_capacity);  // a word per block costs no more than the table
+            keys = p.pool + blockIdx.x * p.slot_words;
+        }
+        const long long capacity = 1ll << log2_capacity;
+        unsigned* bits = keys + capacity;  // dense: keys holds the bits of every block
+        if (dense)
+            for (long long s = G::rank(); s < p.blocks; s += G::size()) keys[s] = 0;
+        else
+            for (long long s = G::rank(); s < capacity; s += G::size()) {
+                keys[s] = kEmptyBlock;
+                bits[s] = 0;
+            }
+        G::sync();
+
+        const int sub = G::rank() / p.width, lane = G::rank() % p.width, subs = G::size() / p.width;
+        for (long long pa = p.a_ptr[row] + sub; pa < p.a_ptr[row + 1]; pa += subs) {
+            const long long k = p.a_col[pa];
+            for (long long q = p.bc_ptr[k] + lane; q < p.bc_ptr[k + 1]; q += p.width) {
+                const unsigned block = p.bc_block[q], b = p.bc_bits[q];
+                if (dense) {
+                    atomicOr(keys + block, b);
+                } else {
+                    const long long s = claim_slot(keys, log2_capacity, block);
+                    if (s >= 0) atomicOr(bits + s, b);
+                }
+            }
+        }
+        G::sync();
+
+        const I* mask = p.m_ptr ? p.m_col + p.m_ptr[row] : nullptr;
+        const long long mask_len = p.m_ptr ? p.m_ptr[row + 1] - p.m_ptr[row] : 0;
+        const auto allowed = [&](long long block, unsigned b) {
+            if (!mask) return b;
+            const unsigned in_mask = bits_in_block(mask, mask_len, block);
+            return b & (p.complement ? ~in_mask : in_mask);
+        };
+        long long count = 0;
+        if (dense) {
+            for (long long s = G::rank(); s < p.blocks; s += G::size())
+                if (keys[s]) count += __popc(allowed(s, keys[s]));
+        } else {
+            for (long long s = G::rank(); s < capacity; s += G::size())
+                if (keys[s] != kEmptyBlock) count += __popc(allowed(keys[s], bits[s]));
+        }
+        count = group_sum<kWarp>(count, &scratch);
+        if (G::rank() == 0) p.row_nnz[row] = count;
+        G::sync();
+    }
+}
+
+}  // namespace spk::detail::cuda::spgemm

@@ -1,0 +1,346 @@
+// CUDA FusedMM against the reference, forward and backward: the patterns users run (GCN, dot
+// attention with 1 and 4 heads, GAT, Force2Vec, t-SNE, max aggregation), every option
+// combination, both kernel shapes and vector widths, wide rows cut into tiles, structured and
+// real graphs, edge cases, int64, f16/bf16 and column-major operands. Skips without a device.
+#include <cmath>
+#include <limits>
+
+#include "ops/fusedmm_test_support.hpp"
+#include "spk/io.hpp"
+
+namespace spk::test {
+namespace {
+
+using fused::Problem;
+
+class CudaFusedmm : public ::testing::Test {
+protected:
+    void SetUp() override {
+        if (!cuda_available()) GTEST_SKIP() << "no CUDA device";
+    }
+};
+
+template <class T>
+std::vector<double> as_doubles(const Dense<T>& d) {
+    std::vector<double> out;
+    for (T v : d.values().to_vector()) out.push_back(value_cast<double>(v));
+    return out;
+}
+
+// Everything a forward and backward run produces, as host doubles.
+struct Outcome {
+    std::vector<double> e, row_max, row_sum, argmax, attention;
+    fused::Grads grads;
+};
+
+// Forward, then backward from de, of p on exec; inputs and outputs live in exec's memory and
+// use `layout` for the dense operands and gradients.
+template <class V, class I>
+Outcome run(const Executor& exec, const Problem<V, I>& p, const Dense<V>& de_host, Layout layout = Layout::row_major) {
+    const auto move = [&](const Dense<V>& d) {
+        if (layout == Layout::row_major) return d.to(exec);
+        std::vector<V> host(static_cast<std::size_t>(d.rows() * d.cols()));
+        const std::vector<V> src = d.values().to_vector();
+        for (index_t i = 0; i < d.rows(); ++i)
+            for (index_t j = 0; j < d.cols(); ++j) host[j * d.rows() + i] = src[i * d.cols() + j];
+        return Dense<V>(exec, d.rows(), d.cols(), host, Layout::col_major);
+    };
+    const auto a = p.a.to(exec);
+    const Dense<V> x = move(p.x), y = move(p.y), z = move(p.z), de = move(de_host);
+    Dense<V> e(exec, p.a.rows(), p.z.cols(), layout);
+    const FusedPlan<V, I> plan(exec, a.view(), p.options);
+    const FusedSaved<V, I> saved = plan.forward(x.view(), y.view(), z.view(), e.view());
+    Dense<V> dx(exec, x.rows(), x.cols(), layout), dy(exec, y.rows(), y.cols(), layout), dz(exec, z.rows(), z.cols(), layout);
+    Dense<V> da(exec, p.a.nnz(), 1);
+    plan.backward(de.view(), saved, x.view(), y.view(), z.view(), dx.view(), dy.view(), dz.view(), da.view());
+    return {to_doubles(e),
+            as_doubles(saved.row_max),
+            as_doubles(saved.row_sum),
+            as_doubles(saved.argmax),
+            as_doubles(saved.attention),
+            {to_doubles(dx), to_doubles(dy), to_doubles(dz), to_doubles(da)}};
+}
+
+struct Tolerance {
+    double rtol, atol;
+};
+
+template <class V>
+Tolerance forward_tolerance() {
+    if constexpr (std::is_same_v<V, double>) return {1e-10, 1e-12};
+    if constexpr (std::is_same_v<V, float>) return {1e-4, 1e-5};
+    return {rtol_for<V>(), 2e-2};
+}
+
+// Gradients sum many signed terms in another order than the reference: looser in absolute terms.
+template <class V>
+Tolerance gradient_tolerance() {
+    if constexpr (std::is_same_v<V, double>) return {1e-9, 1e-11};
+    if constexpr (std::is_same_v<V, float>) return {1e-3, 1e-4};
+    return {5e-2, 5e-2};
+}
+
+template <class V, class I>
+void expect_matches_reference(const Problem<V, I>& p, std::uint64_t s, Layout layout = Layout::row_major) {
+    SCOPED_TRACE(fused::describe(p.options) + " rows=" + std::to_string(p.a.rows()) + " nnz=" + std::to_string(p.a.nnz()) +
+                 " dz=" + std::to_string(p.dz) + (layout == Layout::col_major ? " col-major" : ""));
+    const Dense<V> de = random_dense<V>(p.a.rows(), p.z.cols(), s);
+    const Outcome want = run(Executor::reference(), p, de);
+    const Outcome got = run(Executor::cuda(0), p, de, layout);
+    const Tolerance f = forward_tolerance<V>(), g = gradient_tolerance<V>();
+    const index_t cols = std::max<index_t>(p.z.cols(), 1);
+    EXPECT_TRUE(all_close(got.e, want.e, f.rtol, f.atol, cols)) << "E";
+    EXPECT_TRUE(all_close(got.row_max, want.row_max, f.rtol, f.atol)) << "row_max";
+    EXPECT_TRUE(all_close(got.row_sum, want.row_sum, f.rtol, f.atol)) << "row_sum";
+    EXPECT_TRUE(all_close(got.attention, want.attention, f.rtol, f.atol, p.options.heads)) << "attention";
+    EXPECT_EQ(got.argmax, want.argmax) << "argmax";
+    EXPECT_TRUE(all_close(got.grads.dx, want.grads.dx, g.rtol, g.atol, std::max<index_t>(p.x.cols(), 1))) << "dX";
+    EXPECT_TRUE(all_close(got.grads.dy, want.grads.dy, g.rtol, g.atol, std::max<index_t>(p.y.cols(), 1))) << "dY";
+    EXPECT_TRUE(all_close(got.grads.dz, want.grads.dz, g.rtol, g.atol, cols)) << "dZ";
+    EXPECT_TRUE(all_close(got.grads.da, want.grads.da, g.rtol, g.atol)) << "dA";
+}
+
+FusedOptions pattern(Score score, Edge edge, Normalize normalize, Aggregate aggregate, int heads, bool save = false) {
+    FusedOptions o;
+    o.score = score;
+    o.edge = edge;
+    o.normalize = normalize;
+    o.aggregate = aggregate;
+    o.heads = heads;
+    o.save_attention = save;
+    return o;
+}
+
+TEST_F(CudaFusedmm, GcnAggregation) {
+    const auto s = seed("cuda_fusedmm_gcn");
+    std::uint64_t k = 0;
+    for (Aggregate g : {Aggregate::sum, Aggregate::mean})
+        for (index_t dz : {1, 32, 33, 128}) {
+            const FusedOptions o = pattern(Score::value, Edge::identity(), Normalize::none, g, 1);
+            expect_matches_reference(fused::random_problem<float, std::int32_t>(400, 300, 8.0, 0, dz, o, s + k), s + k + 1);
+            expect_matches_reference(fused::random_problem<float, std::int64_t>(200, 300, 6.0, 0, dz, o, s + k + 2), s + k + 3);
+            k += 4;
+        }
+}
+
+TEST_F(CudaFusedmm, DotProductAttentionWithOneAndFourHeads) {
+    const auto s = seed("cuda_fusedmm_dot_attention");
+    std::uint64_t k = 0;
+    for (int heads : {1, 4})
+        for (bool save : {false, true}) {
+            const FusedOptions o = pattern(Score::dot, Edge::scale(0.25f), Normalize::softmax, Aggregate::sum, heads, save);
+            expect_matches_reference(fused::random_problem<float, std::int32_t>(300, 300, 10.0, 16, 8, o, s + k), s + k + 1);
+            expect_matches_reference(fused::random_problem<double, std::int32_t>(200, 150, 10.0, 64, 64, o, s + k + 2), s + k + 3);
+            k += 4;
+        }
+}
+
+TEST_F(CudaFusedmm, GraphAttentionNetwork) {
+    const auto s = seed("cuda_fusedmm_gat");
+    for (bool save : {false, true})
+        expect_matches_reference(
+            fused::random_problem<float, std::int32_t>(
+                400, 400, 6.0, 1, 16, pattern(Score::add, Edge::leaky_relu(0.2f), Normalize::softmax, Aggregate::sum, 4, save), s),
+            s + 1);
+}
+
+TEST_F(CudaFusedmm, Force2VecAndTsne) {
+    const auto s = seed("cuda_fusedmm_embeddings");
+    std::uint64_t k = 0;
+    for (Aggregate g : {Aggregate::sum, Aggregate::mean}) {
+        expect_matches_reference(fused::random_problem<float, std::int32_t>(
+                                     300, 300, 8.0, 32, 32, pattern(Score::dot, Edge::sigmoid(), Normalize::none, g, 1), s + k),
+                                 s + k + 1);
+        for (Edge edge : {Edge::exp(), Edge::identity()})
+            expect_matches_reference(fused::random_problem<float, std::int64_t>(
+                                         300, 300, 8.0, 32, 32, pattern(Score::neg_sqdist, edge, Normalize::none, g, 1), s + k + 2),
+                                     s + k + 3);
+        expect_matches_reference(
+            fused::random_problem<float, std::int32_t>(300, 300, 8.0, 16, 16,
+                                                       pattern(Score::neg_sqdist, Edge::identity(), Normalize::softmax, g, 2), s + k + 4),
+            s + k + 5);
+        k += 6;
+    }
+}
+
+// f64 so that no two candidates tie within rounding: the winners must equal the reference's.
+TEST_F(CudaFusedmm, MaxAggregationWithArgmax) {
+    const auto s = seed("cuda_fusedmm_max");
+    std::uint64_t k = 0;
+    for (Score score : {Score::value, Score::dot, Score::add, Score::neg_sqdist})
+        for (Normalize n : {Normalize::none, Normalize::softmax})
+            for (int heads : {1, 4}) {
+                const FusedOptions o = pattern(score, Edge::sigmoid(), n, Aggregate::max, heads, k % 2 == 1);
+                expect_matches_reference(fused::random_problem<double, std::int32_t>(250, 200, 8.0, 8, 12, o, s + k), s + k + 1);
+                ++k;
+            }
+}
+
+// Every score x edge x normalize x aggregate, heads 1 and 4, with saved attention on every other
+// case, on widths that select each kernel shape (8 or 32 lanes, vectors or not) and tiles.
+TEST_F(CudaFusedmm, EveryCombinationMatchesTheReference) {
+    const auto s = seed("cuda_fusedmm_combinations");
+    const index_t widths[] = {1, 3, 8, 17, 33, 64};
+    std::uint64_t k = 0;
+    for (int heads : {1, 4})
+        for (FusedOptions o : fused::all_combinations()) {
+            o.heads = heads;
+            o.save_attention = k % 2 == 1;
+            const index_t d = widths[k % 6], dz = widths[(k + 2) % 6];
+            if (k % 3 == 0)
+                expect_matches_reference(fused::random_problem<double, std::int64_t>(120, 90, 6.0, d, dz, o, s + k), s + k + 1);
+            else
+                expect_matches_reference(fused::random_problem<double, std::int32_t>(120, 90, 6.0, d, dz, o, s + k), s + k + 1);
+            ++k;
+        }
+}
+
+// Rows wider than a group's registers (32 lanes x 8 values) are cut into tiles.
+TEST_F(CudaFusedmm, WideRowsInTiles) {
+    const auto s = seed("cuda_fusedmm_wide");
+    std::uint64_t k = 0;
+    for (const FusedOptions& o : {pattern(Score::dot, Edge::identity(), Normalize::softmax, Aggregate::sum, 1, true),
+                                  pattern(Score::neg_sqdist, Edge::tanh(), Normalize::none, Aggregate::max, 2),
+                                  pattern(Score::value, Edge::identity(), Normalize::softmax, Aggregate::mean, 1)}) {
+        expect_matches_reference(fused::random_problem<double, std::int32_t>(60, 50, 5.0, 600, 520, o, s + k), s + k + 1);
+        expect_matches_reference(fused::random_problem<float, std::int32_t>(60, 50, 5.0, 257, 301, o, s + k + 2), s + k + 3);
+        k += 4;
+    }
+}
+
+TEST_F(CudaFusedmm, StructuredGraphs) {
+    const auto s = seed("cuda_fusedmm_structured");
+    const FusedOptions attention = pattern(Score::dot, Edge::leaky_relu(0.2f), Normalize::softmax, Aggregate::sum, 2);
+    const FusedOptions gcn = pattern(Score::value, Edge::identity(), Normalize::none, Aggregate::mean, 1);
+    std::uint64_t k = 0;
+    for (const Csr<float, std::int32_t>& a :
+         {generate_powerlaw<float, std::int32_t>(500, 500, 8.0, 2.0, s), generate_banded<float, std::int32_t>(300, 4, s + 1),
+          generate_block_diagonal<float, std::int32_t>(10, 16, s + 2),
+          generate_rmat<float, std::int32_t>(9, 8.0, 0.57, 0.19, 0.19, 0.05, s + 3)})
+        for (const FusedOptions& o : {attention, gcn}) {
+            auto p = fused::random_problem<float, std::int32_t>(a.rows(), a.cols(), 1.0, 8, 16, o, s + k);
+            p.a = a.to(Executor::cpu());
+            expect_matches_reference(p, s + k + 1);
+            k += 2;
+        }
+}
+
+TEST_F(CudaFusedmm, SharedRealGraph) {
+    const auto s = seed("cuda_fusedmm_real");
+    std::vector<std::string> graphs;
+    for (const auto& f : shared_matrix_files())
+        if (f.find("USPowerGrid") != std::string::npos || f.find("ca-GrQc") != std::string::npos) graphs.push_back(f);
+    if (graphs.empty()) GTEST_SKIP() << "no shared graph at " << matrix_dir();
+    for (const auto& f : graphs) {
+        SCOPED_TRACE(f);
+        const auto a = read_matrix_market<float, std::int32_t>(f);
+        for (const FusedOptions& o : {pattern(Score::add, Edge::leaky_relu(0.2f), Normalize::softmax, Aggregate::sum, 4),
+                                      pattern(Score::dot, Edge::sigmoid(), Normalize::none, Aggregate::sum, 1)}) {
+            auto p = fused::random_problem<float, std::int32_t>(a.rows(), a.cols(), 1.0, 16, 16, o, s);
+            p.a = a.to(Executor::cpu());
+            expect_matches_reference(p, s + 1);
+        }
+    }
+}
+
+TEST_F(CudaFusedmm, EmptyMatrixAndEmptyRows) {
+    const auto s = seed("cuda_fusedmm_empty");
+    std::uint64_t k = 0;
+    for (FusedOptions o : fused::all_combinations()) {
+        o.save_attention = k % 2 == 0;
+        o.heads = k % 3 == 0 ? 2 : 1;
+        expect_matches_reference(fused::random_problem<float, std::int32_t>(0, 0, 1.0, 3, 2, o, s + k), s + k);
+        if (k % 4 == 0) {  // mostly empty rows, and rows without columns
+            expect_matches_reference(fused::random_problem<float, std::int32_t>(7, 5, 0.0, 3, 2, o, s + k), s + k);
+            expect_matches_reference(fused::random_problem<float, std::int32_t>(4, 0, 1.0, 3, 2, o, s + k), s + k);
+        }
+        ++k;
+    }
+}
+
+// One row holds thousands of entries (every column); the other rows are short or empty.
+TEST_F(CudaFusedmm, OneHugeRow) {
+    const auto s = seed("cuda_fusedmm_huge_row");
+    std::uint64_t k = 0;
+    for (const FusedOptions& o : {pattern(Score::dot, Edge::identity(), Normalize::softmax, Aggregate::sum, 4, true),
+                                  pattern(Score::add, Edge::leaky_relu(0.2f), Normalize::softmax, Aggregate::max, 4),
+                                  pattern(Score::neg_sqdist, Edge::exp(), Normalize::none, Aggregate::mean, 1),
+                                  pattern(Score::value, Edge::sigmoid(), Normalize::softmax, Aggregate::sum, 2)}) {
+        auto p = fused::random_problem<double, std::int32_t>(50, 5000, 1.0, 3, 5, o, s + k);
+        std::vector<std::int32_t> ptr{0}, col;
+        std::vector<double> val;
+        for (index_t i = 0; i < 50; ++i) {
+            for (index_t j = 0; j < 5000; ++j)
+                if (i == 7 || (i + j) % 997 == 0) {
+                    col.push_back(static_cast<std::int32_t>(j));
+                    val.push_back(std::sin(static_cast<double>(i * 5000 + j)));
+                }
+            ptr.push_back(static_cast<std::int32_t>(col.size()));
+        }
+        p.a = Csr<double, std::int32_t>(Executor::cpu(), 50, 5000, ptr, col, val);
+        expect_matches_reference(p, s + k + 1);
+        ++k;
+    }
+}
+
+template <class V>
+void check_16_bit(const std::string& name) {
+    const auto s = seed(name);
+    std::uint64_t k = 0;
+    for (const FusedOptions& o : {pattern(Score::dot, Edge::scale(0.5f), Normalize::softmax, Aggregate::sum, 4),
+                                  pattern(Score::add, Edge::leaky_relu(0.2f), Normalize::softmax, Aggregate::mean, 2, true),
+                                  pattern(Score::dot, Edge::sigmoid(), Normalize::none, Aggregate::sum, 1),
+                                  pattern(Score::value, Edge::identity(), Normalize::none, Aggregate::sum, 1)}) {
+        expect_matches_reference(fused::random_problem<V, std::int32_t>(100, 80, 5.0, 8, 8, o, s + k), s + k + 1);
+        expect_matches_reference(fused::random_problem<V, std::int64_t>(100, 80, 5.0, 16, 64, o, s + k + 2), s + k + 3);
+        expect_matches_reference(fused::random_problem<V, std::int32_t>(60, 50, 4.0, 5, 3, o, s + k + 4), s + k + 5);
+        k += 6;
+    }
+}
+
+TEST_F(CudaFusedmm, Float16Storage) { check_16_bit<f16>("cuda_fusedmm_f16"); }
+TEST_F(CudaFusedmm, BFloat16Storage) { check_16_bit<bf16>("cuda_fusedmm_bf16"); }
+
+TEST_F(CudaFusedmm, ColumnMajorOperands) {
+    const auto s = seed("cuda_fusedmm_col_major");
+    std::uint64_t k = 0;
+    for (const FusedOptions& o : {pattern(Score::neg_sqdist, Edge::sigmoid(), Normalize::softmax, Aggregate::sum, 2),
+                                  pattern(Score::value, Edge::scale(2.0f), Normalize::none, Aggregate::mean, 2),
+                                  pattern(Score::dot, Edge::identity(), Normalize::none, Aggregate::max, 1)}) {
+        expect_matches_reference(fused::random_problem<double, std::int32_t>(40, 30, 4.0, 4, 6, o, s + k), s + k + 1, Layout::col_major);
+        k += 2;
+    }
+}
+
+// Scores of ±1000 overflow exp in f32: only the running max keeps the softmax finite.
+TEST_F(CudaFusedmm, SoftmaxIsStableForLargeScores) {
+    const Executor gpu = Executor::cuda(0), host = Executor::cpu();
+    const Csr<float, std::int32_t> a(host, 3, 2, {0, 2, 4, 6}, {0, 1, 0, 1, 0, 1}, {1000.f, 1000.f, 1000.f, 0.f, -1000.f, -1000.f});
+    const Dense<float> z(host, 2, 2, {1.f, 2.f, 3.f, 4.f});
+    const auto ad = a.to(gpu);
+    const auto zd = z.to(gpu);
+    Dense<float> e(gpu, 3, 2);
+    fusedmm<float, std::int32_t>(gpu, ad.view(), {}, {}, zd.view(), e.view(),
+                                 pattern(Score::value, Edge::identity(), Normalize::softmax, Aggregate::sum, 1));
+    EXPECT_TRUE(all_close(to_doubles(e), {2.0, 3.0, 1.0, 2.0, 2.0, 3.0}, 1e-6, 1e-6, 2));
+}
+
+// Only some gradients asked for: the others stay untouched, the asked ones match.
+TEST_F(CudaFusedmm, PartialGradients) {
+    const auto s = seed("cuda_fusedmm_partial");
+    const FusedOptions o = pattern(Score::dot, Edge::tanh(), Normalize::softmax, Aggregate::sum, 2);
+    const auto p = fused::random_problem<double, std::int32_t>(80, 60, 5.0, 8, 8, o, s);
+    const Dense<double> de = random_dense<double>(80, 16, s + 1);
+    const Outcome want = run(Executor::reference(), p, de);
+    const Executor gpu = Executor::cuda(0);
+    const auto a = p.a.to(gpu);
+    const Dense<double> x = p.x.to(gpu), y = p.y.to(gpu), z = p.z.to(gpu), ded = de.to(gpu);
+    Dense<double> e(gpu, 80, 16), dy(gpu, 60, 16);
+    const FusedPlan<double, std::int32_t> plan(gpu, a.view(), o);
+    const auto saved = plan.forward(x.view(), y.view(), z.view(), e.view());
+    plan.backward(ded.view(), saved, x.view(), y.view(), z.view(), {}, dy.view(), {});
+    EXPECT_TRUE(all_close(to_doubles(dy), want.grads.dy, 1e-9, 1e-11, 16));
+}
+
+}  // namespace
+}  // namespace spk::test

@@ -1,0 +1,254 @@
+// CUDA SDDMM, forward and backward, against the reference: every kernel width (K from 1 to
+// 1024, so every group size, vector and scalar loads, X cached or streamed), heads, scaling,
+// layouts, 16-bit values, int64 indices, structured and real matrices, edge cases, repeatable
+// gradients, and a CUDA-side failure surfacing as spk::Error. Skips without a device.
+// Errors are measured against the reference run on absolute values (the magnitudes that entered
+// each result), which cancellation cannot make small.
+#include <algorithm>
+#include <limits>
+#include <random>
+
+#include "ops/spmm_test_support.hpp"  // test::Strided, random_strided, close_within_bound
+#include "spk/generate.hpp"
+#include "spk/io.hpp"
+
+namespace spk {
+namespace {
+
+using test::Strided;
+
+class CudaSddmm : public ::testing::Test {
+protected:
+    void SetUp() override {
+        if (!test::cuda_available()) GTEST_SKIP() << "no CUDA device";
+    }
+};
+
+struct Problem {
+    index_t d = 32;  // features per head
+    int heads = 1;
+    bool scale = true;
+    Layout layout = Layout::row_major;      // of X and Y
+    index_t pad = 0;                        // extra leading dimension of X and Y (breaks vector alignment)
+    Layout out_layout = Layout::row_major;  // of out, dX and dY
+};
+
+template <class T>
+DenseView<T> view_of(Array<T>& data, const Strided<T>& shape) {
+    return {data.data(), shape.rows, shape.cols, shape.ld, shape.layout, data.space()};
+}
+
+template <class T>
+std::vector<double> doubles_of(const std::vector<T>& data, Strided<T> shape) {
+    shape.data = data;
+    std::vector<double> out;
+    for (index_t i = 0; i < shape.rows; ++i)
+        for (index_t j = 0; j < shape.cols; ++j) out.push_back(value_cast<double>(shape.at(i, j)));
+    return out;
+}
+
+struct Results {
+    std::vector<double> out, dx, dy, da;
+};
+
+// Forward and backward on exec from host inputs; outputs start as NaN, so every element must be
+// written.
+template <class V, class I>
+Results run(const Executor& exec, const Csr<V, I>& a, const Strided<V>& x, const Strided<V>& y, const Strided<V>& g, const Problem& pr) {
+    const V nan = value_cast<V>(std::numeric_limits<double>::quiet_NaN());
+    const SddmmOptions o{.scale_by_a = pr.scale, .heads = pr.heads};
+    const Csr<V, I> a_dev = a.to(exec);
+    Array<V> x_dev(exec, x.data), y_dev(exec, y.data), g_dev(exec, g.data);
+    const Strided<V> out_shape(a.nnz(), pr.heads, pr.out_layout, 1, nan), dx_shape(x.rows, x.cols, pr.out_layout, 0, nan),
+        dy_shape(y.rows, y.cols, pr.out_layout, 3, nan), da_shape(a.nnz(), 1, Layout::row_major, 0, nan);
+    Array<V> out_dev(exec, out_shape.data), dx_dev(exec, dx_shape.data), dy_dev(exec, dy_shape.data), da_dev(exec, da_shape.data);
+    const DenseView<const V> xv = view_of(x_dev, x), yv = view_of(y_dev, y), gv = view_of(g_dev, g);
+    sddmm(exec, a_dev.view(), xv, yv, view_of(out_dev, out_shape), o);
+    sddmm_backward(exec, a_dev.view(), xv, yv, gv, view_of(dx_dev, dx_shape), view_of(dy_dev, dy_shape), view_of(da_dev, da_shape), o);
+    return {doubles_of(out_dev.to_vector(), out_shape), doubles_of(dx_dev.to_vector(), dx_shape), doubles_of(dy_dev.to_vector(), dy_shape),
+            doubles_of(da_dev.to_vector(), da_shape)};
+}
+
+template <class T>
+Strided<T> absolute(Strided<T> s) {
+    for (auto& v : s.data) v = value_cast<T>(std::abs(value_cast<double>(v)));
+    return s;
+}
+template <class V, class I>
+Csr<V, I> absolute(const Csr<V, I>& a) {
+    std::vector<V> values = a.values().to_vector();
+    for (auto& v : values) v = value_cast<V>(std::abs(value_cast<double>(v)));
+    return Csr<V, I>(Executor::cpu(), a.rows(), a.cols(), a.row_ptr().to_vector(), a.col_idx().to_vector(), values);
+}
+
+template <class V, class I>
+void check(const Csr<V, I>& a, const Problem& pr, std::uint64_t seed) {
+    SCOPED_TRACE(std::to_string(a.rows()) + "x" + std::to_string(a.cols()) + " nnz " + std::to_string(a.nnz()) + " d " +
+                 std::to_string(pr.d) + " heads " + std::to_string(pr.heads) + (pr.scale ? " scaled" : "") +
+                 (pr.layout == Layout::col_major ? " col-major X/Y" : "") + (pr.pad ? " padded" : "") +
+                 (pr.out_layout == Layout::col_major ? " col-major outputs" : ""));
+    const index_t width = pr.d * pr.heads;
+    const auto x = test::random_strided<V>(a.rows(), width, pr.layout, pr.pad, seed + 1);
+    const auto y = test::random_strided<V>(a.cols(), width, pr.layout, pr.pad, seed + 2);
+    const auto g = test::random_strided<V>(a.nnz(), pr.heads, Layout::row_major, 0, seed + 3);
+    const Results want = run(Executor::reference(), a, x, y, g, pr);
+    const Results bound = run(Executor::reference(), absolute(a), absolute(x), absolute(y), absolute(g), pr);
+    const Results got = run(Executor::cuda(0), a, x, y, g, pr);
+    const double rtol = test::rtol_for<V>();
+    EXPECT_TRUE(test::close_within_bound(got.out, want.out, bound.out, rtol, pr.heads)) << "out";
+    EXPECT_TRUE(test::close_within_bound(got.dx, want.dx, bound.dx, rtol, width)) << "dx";
+    EXPECT_TRUE(test::close_within_bound(got.dy, want.dy, bound.dy, rtol, width)) << "dy";
+    EXPECT_TRUE(test::close_within_bound(got.da, want.da, bound.da, rtol, 1)) << "da";
+}
+
+// Random rows plus one row holding every other column (a long run that spans many groups) and
+// a stretch of empty rows.
+template <class V, class I>
+Csr<V, I> skewed_matrix(index_t rows, index_t cols, std::uint64_t seed) {
+    std::mt19937_64 rng(seed);
+    std::vector<I> ptr{0}, col;
+    std::vector<V> val;
+    for (index_t i = 0; i < rows; ++i) {
+        const bool huge = i == rows / 3, empty = i > rows / 2 && i < rows / 2 + 20;
+        const index_t begin = static_cast<index_t>(col.size());
+        if (huge)
+            for (index_t j = 0; j < cols; j += 2) col.push_back(static_cast<I>(j));
+        else if (!empty)
+            for (index_t k = static_cast<index_t>(rng() % 9); k > 0; --k)
+                col.push_back(static_cast<I>(rng() % static_cast<std::uint64_t>(cols)));
+        std::sort(col.begin() + begin, col.end());
+        col.erase(std::unique(col.begin() + begin, col.end()), col.end());
+        ptr.push_back(static_cast<I>(col.size()));
+    }
+    for (std::size_t p = 0; p < col.size(); ++p) val.push_back(value_cast<V>(0.25 + static_cast<double>(rng() % 100) / 80.0));
+    return Csr<V, I>(Executor::cpu(), rows, cols, ptr, col, val);
+}
+
+TEST_F(CudaSddmm, RandomMatricesOfSeveralSizes) {
+    const std::uint64_t seed = test::seed("cuda_sddmm_random");
+    struct Size {
+        index_t rows, cols;
+        double per_row;
+    };
+    for (const Size& s : std::vector<Size>{{1, 1, 1.0}, {7, 5, 2.0}, {300, 200, 5.0}, {2000, 1500, 12.0}, {500, 4000, 40.0}})
+        for (const index_t d : {4, 32, 33})
+            check(test::random_csr<float, std::int32_t>(s.rows, s.cols, s.per_row, seed), Problem{.d = d}, seed);
+}
+
+// Every group size, vector and scalar loads, X kept in registers (up to 4 slices) or streamed.
+TEST_F(CudaSddmm, EveryFeatureWidth) {
+    const std::uint64_t seed = test::seed("cuda_sddmm_widths");
+    const auto a = skewed_matrix<float, std::int32_t>(300, 250, seed);
+    for (const index_t d : {1, 2, 3, 4, 5, 8, 12, 16, 31, 32, 33, 64, 100, 128, 256, 512, 513, 1024}) check(a, Problem{.d = d}, seed);
+    const auto ad = convert_values<double>(a.view());
+    for (const index_t d : {1, 2, 3, 17, 64, 1024}) check(ad, Problem{.d = d}, seed);
+}
+
+TEST_F(CudaSddmm, HeadsAndScaling) {
+    const std::uint64_t seed = test::seed("cuda_sddmm_heads");
+    const auto a = skewed_matrix<float, std::int32_t>(400, 300, seed);
+    for (const int heads : {1, 2, 4})
+        for (const bool scale : {false, true})
+            for (const index_t d : {1, 3, 16, 40, 256}) check(a, Problem{.d = d, .heads = heads, .scale = scale}, seed);
+}
+
+TEST_F(CudaSddmm, LayoutsAndPadding) {
+    const std::uint64_t seed = test::seed("cuda_sddmm_layouts");
+    const auto a = skewed_matrix<double, std::int32_t>(257, 190, seed);
+    for (const Layout layout : {Layout::row_major, Layout::col_major})
+        for (const index_t pad : {0, 1})
+            for (const Layout out_layout : {Layout::row_major, Layout::col_major})
+                for (const index_t d : {3, 16})
+                    check(a, Problem{.d = d, .heads = 2, .layout = layout, .pad = pad, .out_layout = out_layout}, seed);
+}
+
+TEST_F(CudaSddmm, StructuredMatrices) {
+    const std::uint64_t seed = test::seed("cuda_sddmm_structured");
+    const auto laplace = generate_amg_matrix<float, std::int32_t>(AmgProblem::laplace3d, 12, 12, 12);
+    check(laplace, Problem{.d = 16}, seed);
+    check(laplace, Problem{.d = 5, .heads = 2}, seed);
+    // R-MAT: power-law rows and columns (hub columns make long columns of Aᵀ for dY).
+    const auto rmat = generate_rmat<float, std::int32_t>(11, 8.0, 0.57, 0.19, 0.19, 0.05, seed);
+    check(rmat, Problem{.d = 64}, seed);
+    check(rmat, Problem{.d = 1, .heads = 4, .scale = false}, seed);
+}
+
+TEST_F(CudaSddmm, EdgeCases) {
+    const std::uint64_t seed = test::seed("cuda_sddmm_edges");
+    const Csr<float, std::int32_t> empty(Executor::cpu(), 0, 0, std::vector<std::int32_t>{0}, {}, {});
+    const Csr<float, std::int32_t> no_entries(Executor::cpu(), 6, 4, std::vector<std::int32_t>(7, 0), {}, {});
+    const Csr<float, std::int32_t> one(Executor::cpu(), 1, 1, std::vector<std::int32_t>{0, 1}, {0}, {2.0f});
+    for (const index_t d : {0, 1, 4}) {
+        check(empty, Problem{.d = d}, seed);
+        check(no_entries, Problem{.d = d, .heads = 2}, seed);
+        check(one, Problem{.d = d}, seed);
+    }
+    // Mostly empty rows, and a single row holding everything.
+    check(test::random_csr<float, std::int32_t>(3000, 50, 0.05, seed), Problem{.d = 8}, seed);
+    std::vector<std::int32_t> ptr(101, 0), col;
+    for (std::int32_t j = 0; j < 5000; ++j) col.push_back(j);
+    for (std::size_t r = 43; r < ptr.size(); ++r) ptr[r] = 5000;
+    const Csr<float, std::int32_t> huge_row(Executor::cpu(), 100, 5000, ptr, col, std::vector<float>(5000, 0.5f));
+    for (const index_t d : {1, 33, 128}) check(huge_row, Problem{.d = d}, seed);
+}
+
+TEST_F(CudaSddmm, Int64Indices) {
+    const std::uint64_t seed = test::seed("cuda_sddmm_int64");
+    check(skewed_matrix<float, std::int64_t>(500, 400, seed), Problem{.d = 32, .heads = 2}, seed);
+    check(skewed_matrix<double, std::int64_t>(500, 400, seed), Problem{.d = 3}, seed);
+    check(skewed_matrix<float, std::int64_t>(500, 400, seed), Problem{.d = 1024}, seed);
+}
+
+// 16-bit storage, f32 accumulation: rtol_for<V>() (1e-2 for f16, 2e-2 for bf16) of the magnitudes.
+TEST_F(CudaSddmm, HalfPrecision) {
+    const std::uint64_t seed = test::seed("cuda_sddmm_half");
+    for (const index_t d : {3, 8, 64, 200}) {
+        check(skewed_matrix<f16, std::int32_t>(300, 200, seed), Problem{.d = d, .heads = 2}, seed);
+        check(skewed_matrix<bf16, std::int64_t>(300, 200, seed), Problem{.d = d}, seed);
+    }
+    check(skewed_matrix<f16, std::int32_t>(300, 200, seed), Problem{.d = 64, .layout = Layout::col_major}, seed);
+}
+
+TEST_F(CudaSddmm, SharedRealMatrices) {
+    const std::uint64_t seed = test::seed("cuda_sddmm_real");
+    const auto files = test::shared_matrix_files();
+    if (files.empty()) GTEST_SKIP() << "no shared matrices at " << test::matrix_dir();
+    for (const auto& f : files) {
+        SCOPED_TRACE(f);
+        check(read_matrix_market<float, std::int32_t>(f), Problem{.d = 16}, seed);
+    }
+}
+
+// No atomics: the gradients come out bit for bit the same on every run.
+TEST_F(CudaSddmm, GradientsAreRepeatable) {
+    const std::uint64_t seed = test::seed("cuda_sddmm_repeat");
+    const auto a = generate_rmat<float, std::int32_t>(10, 16.0, 0.57, 0.19, 0.19, 0.05, seed);
+    const Problem pr{.d = 32, .heads = 2};
+    const auto x = test::random_strided<float>(a.rows(), 64, Layout::row_major, 0, seed + 1);
+    const auto y = test::random_strided<float>(a.cols(), 64, Layout::row_major, 0, seed + 2);
+    const auto g = test::random_strided<float>(a.nnz(), 2, Layout::row_major, 0, seed + 3);
+    const Results first = run(Executor::cuda(0), a, x, y, g, pr), second = run(Executor::cuda(0), a, x, y, g, pr);
+    EXPECT_EQ(first.dx, second.dx);
+    EXPECT_EQ(first.dy, second.dy);
+    EXPECT_EQ(first.da, second.da);
+}
+
+// A failure inside the CUDA path (here: the workspace for a column-major X far larger than any
+// device) reaches the caller as spk::Error. The views claim more memory than they own, but the
+// allocation fails before any kernel could read it.
+TEST_F(CudaSddmm, DeviceFailureIsAnSpkError) {
+    const Executor gpu = Executor::cuda(0);
+    std::vector<std::int32_t> ptr(1025, 1);  // row 0 holds the one entry
+    ptr[0] = 0;
+    const auto a = Csr<float, std::int32_t>(Executor::cpu(), 1024, 1, ptr, {0}, {1.0f}).to(gpu);
+    const index_t width = index_t{1} << 27;  // X: 1024 x 2^27 floats = 512 GiB
+    Array<float> small(gpu, 16);
+    Array<float> out(gpu, 1);
+    const DenseView<const float> x{small.data(), 1024, width, 1024, Layout::col_major, small.space()};
+    const DenseView<const float> y{small.data(), 1, width, width, Layout::row_major, small.space()};
+    const DenseView<float> out_view{out.data(), 1, 1, 1, Layout::row_major, out.space()};
+    test::expect_error([&] { sddmm(gpu, a.view(), x, y, out_view); }, ErrorKind::OutOfMemory, "cudaMalloc");
+}
+
+}  // namespace
+}  // namespace spk

@@ -1,0 +1,274 @@
+// CUDA SpGEMM and triangle counting against the reference (the cpu backend for the larger
+// power-law products): random products of several shapes, structured AMG products, R-MAT,
+// rows that take the global-memory fallback (hash and dense), edge cases, masks and complemented
+// masks, every semiring, sorted and unsorted output, plan reuse, int64. Skips without a device.
+#include <fstream>
+#include <sstream>
+#include <tuple>
+
+#include "ops/spgemm_test_support.hpp"
+#include "spk/generate.hpp"
+#include "spk/io.hpp"
+
+namespace spk {
+namespace {
+
+using test::MaskMode;
+
+void skip_without_device() {
+    if (!test::cuda_available()) GTEST_SKIP() << "no CUDA device";
+}
+
+// A·B on the device against `oracle` (the reference unless said otherwise).
+template <class V, class I>
+void expect_matches(const Csr<V, I>& a, const Csr<V, I>& b, const SpgemmOptions& options, const Csr<V, I>* mask = nullptr,
+                    const Executor& oracle = Executor::reference()) {
+    SCOPED_TRACE(std::string(to_string(options.semiring)) + (options.sorted ? " sorted" : " unsorted") +
+                 (mask ? (options.complement_mask ? " !mask" : " mask") : ""));
+    const Executor gpu = Executor::cuda(0);
+    const auto host_mask = mask ? std::optional(mask->view()) : std::nullopt;
+    const auto expected = test::entries_of(spgemm(oracle, a.view(), b.view(), options, host_mask).to(Executor::cpu()), true);
+    const auto da = a.to(gpu), db = b.to(gpu);
+    const auto dm = mask ? mask->to(gpu) : Csr<V, I>();
+    const auto c = spgemm(gpu, da.view(), db.view(), options, mask ? std::optional(dm.view()) : std::nullopt).to(Executor::cpu());
+    EXPECT_EQ(c.rows(), a.rows());
+    EXPECT_EQ(c.cols(), b.cols());
+    EXPECT_EQ(c.sorted(), options.sorted);
+    EXPECT_TRUE(test::same_entries(test::entries_of(c, options.sorted), expected, test::rtol_for<V>(), 10 * test::rtol_for<V>()));
+}
+
+// C's pattern with every third entry left out: C<M> and C<!M> both non-trivial.
+template <class V, class I>
+Csr<V, I> mask_overlapping_product(const Csr<V, I>& a, const Csr<V, I>& b) {
+    const auto c = spgemm(Executor::cpu(), a.view(), b.view());
+    std::vector<I> ptr{0}, col;
+    index_t q = 0;
+    for (index_t i = 0; i < c.rows(); ++i) {
+        for (; q < static_cast<index_t>(c.row_ptr()[i + 1]); ++q)
+            if (q % 3 != 0) col.push_back(c.col_idx()[q]);
+        ptr.push_back(static_cast<I>(col.size()));
+    }
+    return Csr<V, I>(Executor::cpu(), c.rows(), c.cols(), ptr, col, std::vector<V>(col.size(), V(1)));
+}
+
+// Every semiring, mask mode and output order.
+template <class V, class I>
+void expect_all_variants_match(const Csr<V, I>& a, const Csr<V, I>& b, const Executor& oracle = Executor::reference()) {
+    const auto mask = mask_overlapping_product(a, b);
+    for (const Semiring s : test::all_semirings())
+        for (const MaskMode mode : {MaskMode::none, MaskMode::mask, MaskMode::complement})
+            for (const bool sorted : {true, false})
+                expect_matches(a, b, {.semiring = s, .complement_mask = mode == MaskMode::complement, .sorted = sorted},
+                               mode == MaskMode::none ? nullptr : &mask, oracle);
+}
+
+template <class T>
+class CudaSpgemm : public ::testing::Test {
+protected:
+    void SetUp() override { skip_without_device(); }
+};
+TYPED_TEST_SUITE(CudaSpgemm, test::FloatBackendTypes);
+
+TYPED_TEST(CudaSpgemm, RandomProductsMatchReference) {
+    using V = typename TypeParam::value;
+    using I = typename TypeParam::index;
+    const std::uint64_t seed = test::seed("cuda_spgemm_random");
+    // Narrow and wide outputs, short and longer rows: warp bins and block bins.
+    for (const auto& [m, k, n, per_row] : std::vector<std::tuple<index_t, index_t, index_t, double>>{
+             {67, 45, 91, 5.0}, {90, 150, 20000, 5.0}, {300, 400, 3000, 20.0}, {33, 1000, 1000, 60.0}}) {
+        SCOPED_TRACE(std::to_string(m) + "x" + std::to_string(k) + "x" + std::to_string(n));
+        const auto a = test::random_with_zeros<V, I>(m, k, per_row, seed + static_cast<std::uint64_t>(n));
+        const auto b = test::random_with_zeros<V, I>(k, n, per_row + 1.0, seed + static_cast<std::uint64_t>(n) + 1);
+        expect_all_variants_match(a, b);
+    }
+}
+
+TYPED_TEST(CudaSpgemm, UnsortedInputsAndMask) {
+    using V = typename TypeParam::value;
+    using I = typename TypeParam::index;
+    const std::uint64_t seed = test::seed("cuda_spgemm_unsorted");
+    const auto a = test::shuffled_rows(test::random_csr<V, I>(50, 70, 6.0, seed), seed + 1);
+    const auto b = test::shuffled_rows(test::random_csr<V, I>(70, 130, 8.0, seed + 2), seed + 3);
+    const auto mask = test::shuffled_rows(test::random_csr<V, I>(50, 130, 30.0, seed + 4), seed + 5);
+    for (const bool sorted : {true, false}) {
+        expect_matches(a, b, {.sorted = sorted});
+        expect_matches(a, b, {.semiring = Semiring::max_times, .sorted = sorted}, &mask);
+        expect_matches(a, b, {.semiring = Semiring::min_plus, .complement_mask = true, .sorted = sorted}, &mask);
+    }
+}
+
+// Rows of C beyond the shared-memory tables: the global pool, with a hash table (wide C) and
+// with the dense accumulator (narrower C), in both phases.
+TYPED_TEST(CudaSpgemm, LongRowsUseTheGlobalPool) {
+    using V = typename TypeParam::value;
+    using I = typename TypeParam::index;
+    const std::uint64_t seed = test::seed("cuda_spgemm_global_rows");
+    for (const index_t n : {index_t{20000}, index_t{200000}}) {
+        SCOPED_TRACE("columns " + std::to_string(n));
+        const index_t m = 12, k = 1000;
+        // Rows 0 and 5 of A are full (about 20000 products each), the others short.
+        auto coo = csr_to_coo(test::random_csr<V, I>(m, k, 3.0, seed).view());
+        Coo<V, I> full{m, k, {}, {}, {}};
+        for (index_t p = 0; p < coo.nnz(); ++p)
+            if (coo.row_idx[p] != 0 && coo.row_idx[p] != 5) {
+                full.row_idx.push_back(coo.row_idx[p]);
+                full.col_idx.push_back(coo.col_idx[p]);
+                full.values.push_back(coo.values[p]);
+            }
+        for (const index_t row : {index_t{0}, index_t{5}})
+            for (index_t j = 0; j < k; ++j) {
+                full.row_idx.push_back(static_cast<I>(row));
+                full.col_idx.push_back(static_cast<I>(j));
+                full.values.push_back(value_cast<V>(0.5 + 0.001 * static_cast<double>(j % 17)));
+            }
+        const auto a = coo_to_csr(full);
+        const auto b = test::random_with_zeros<V, I>(k, n, 20.0, seed + 1);
+        const auto mask = mask_overlapping_product(a, b);
+        for (const Semiring s : {Semiring::plus_times, Semiring::min_plus, Semiring::lor_land})
+            for (const bool sorted : {true, false}) {
+                expect_matches(a, b, {.semiring = s, .sorted = sorted});
+                expect_matches(a, b, {.semiring = s, .sorted = sorted}, &mask);
+                expect_matches(a, b, {.semiring = s, .complement_mask = true, .sorted = sorted}, &mask);
+            }
+    }
+}
+
+TYPED_TEST(CudaSpgemm, PlanRecomputeWithNewValues) {
+    using V = typename TypeParam::value;
+    using I = typename TypeParam::index;
+    const std::uint64_t seed = test::seed("cuda_spgemm_plan");
+    const Executor gpu = Executor::cuda(0);
+    const auto a = test::random_csr<V, I>(200, 150, 8.0, seed);
+    const auto b = test::random_csr<V, I>(150, 5000, 30.0, seed + 1);
+    const auto mask = test::random_csr<V, I>(200, 5000, 300.0, seed + 2);
+    auto a2 = a.to(Executor::cpu());
+    auto b2 = b.to(Executor::cpu());
+    for (index_t q = 0; q < a2.nnz(); ++q) a2.values()[q] = value_cast<V>(0.5 + 0.01 * static_cast<double>(q % 13));
+    for (index_t q = 0; q < b2.nnz(); ++q) b2.values()[q] = value_cast<V>(-1.0 + 0.03 * static_cast<double>(q % 7));
+    const auto da = a.to(gpu), db = b.to(gpu), dm = mask.to(gpu), da2 = a2.to(gpu), db2 = b2.to(gpu);
+    for (const bool sorted : {true, false})
+        for (const bool masked : {false, true}) {
+            SCOPED_TRACE(std::string(sorted ? "sorted" : "unsorted") + (masked ? " masked" : ""));
+            const SpgemmOptions options{.sorted = sorted};
+            const SpgemmPlan<V, I> plan(gpu, da.view(), db.view(), options, masked ? std::optional(dm.view()) : std::nullopt);
+            auto c = plan.compute();
+            EXPECT_EQ(plan.nnz(), c.nnz());
+            plan.recompute(da2.values().data(), db2.values().data(), c.values().data());
+            plan.recompute(da2.values().data(), db2.values().data(), c.values().data());  // twice: nothing left over
+            const auto host_mask = masked ? std::optional(mask.view()) : std::nullopt;
+            const auto expected = spgemm(Executor::reference(), a2.view(), b2.view(), options, host_mask);
+            const auto got = c.to(Executor::cpu());
+            EXPECT_TRUE(test::same_entries(test::entries_of(got, sorted), test::entries_of(expected, true), test::rtol_for<V>(),
+                                           10 * test::rtol_for<V>()));
+        }
+}
+
+class CudaSpgemmFixed : public ::testing::Test {
+protected:
+    void SetUp() override { skip_without_device(); }
+};
+
+TEST_F(CudaSpgemmFixed, StructuredAmgProducts) {
+    for (const AmgProblem problem : {AmgProblem::laplace3d, AmgProblem::elasticity3d}) {
+        SCOPED_TRACE(std::string(to_string(problem)));
+        const auto ops = generate_amg<double, std::int32_t>(problem, 5, 4, 4);
+        expect_matches(ops.a, ops.a, {});
+        expect_matches(ops.r, ops.a, {});
+        expect_matches(ops.a, ops.p, {});
+        const auto ra = spgemm(Executor::cpu(), ops.r.view(), ops.a.view());
+        expect_matches(ra, ops.p, {.sorted = false});
+        const auto ops64 = generate_amg<double, std::int64_t>(problem, 4, 4, 3);
+        expect_matches(ops64.r, ops64.a, {});
+        expect_matches(ops64.a, ops64.p, {.semiring = Semiring::max_times});
+    }
+}
+
+TEST_F(CudaSpgemmFixed, RmatPowerLawMatchesCpu) {
+    // Skewed rows: warp bins, block bins and, for the hubs, many products per row. Checked
+    // against the cpu backend (itself checked against the reference), which is far faster here.
+    const auto g32 = generate_rmat<double, std::int32_t>(12, 16, 0.57, 0.19, 0.19, 0.05, test::seed("cuda_spgemm_rmat"));
+    expect_all_variants_match(g32, g32, Executor::cpu());
+    const auto g64 = generate_rmat<float, std::int64_t>(11, 8, 0.57, 0.19, 0.19, 0.05, test::seed("cuda_spgemm_rmat64"));
+    expect_matches(g64, g64, {}, static_cast<const Csr<float, std::int64_t>*>(nullptr), Executor::cpu());
+    expect_matches(g64, g64, {.semiring = Semiring::plus_pair}, &g64, Executor::cpu());
+}
+
+TEST_F(CudaSpgemmFixed, EdgeCases) {
+    using C = Csr<double, std::int32_t>;
+    const C empty(Executor::cpu(), 0, 0, std::vector<std::int32_t>{0}, {}, {});
+    expect_matches(empty, empty, {});
+    // No inner dimension: every row of C is empty.
+    const C a_no_cols(Executor::cpu(), 5, 0, std::vector<std::int32_t>(6, 0), {}, {});
+    const C b_no_rows(Executor::cpu(), 0, 7, std::vector<std::int32_t>{0}, {}, {});
+    expect_matches(a_no_cols, b_no_rows, {});
+    // B with no columns.
+    const auto a = test::random_csr<double, std::int32_t>(4, 3, 2.0, 11);
+    const C b_no_cols(Executor::cpu(), 3, 0, std::vector<std::int32_t>(4, 0), {}, {});
+    expect_matches(a, b_no_cols, {});
+    // Empty rows in A and in B; a dense row; a single column; n = 1.
+    const C sparse(Executor::cpu(), 6, 5, std::vector<std::int32_t>{0, 0, 2, 2, 7, 7, 8}, {1, 3, 0, 1, 2, 3, 4, 2},
+                   std::vector<double>{1, 2, 3, 4, 5, 6, 7, 8});
+    const C b(Executor::cpu(), 5, 4, std::vector<std::int32_t>{0, 4, 4, 5, 5, 7}, {0, 1, 2, 3, 3, 0, 2}, std::vector<double>{1, 2, 3, 4, 5, 6, 7});
+    for (const Semiring s : test::all_semirings()) expect_matches(sparse, b, {.semiring = s});
+    const C column(Executor::cpu(), 5, 1, std::vector<std::int32_t>{0, 1, 1, 2, 3, 3}, {0, 0, 0}, std::vector<double>{2, 3, 4});
+    const C row(Executor::cpu(), 1, 5, std::vector<std::int32_t>{0, 5}, {0, 1, 2, 3, 4}, std::vector<double>{1, -1, 2, -2, 3});
+    expect_matches(column, row, {});  // an outer product: 3 dense rows
+    expect_matches(row, column, {});  // an inner product: 1 x 1
+}
+
+// MANIFEST.tsv's expected (else computed) triangle count of a named square matrix; 0 if absent.
+std::uint64_t manifest_triangles(const std::string& file) {
+    std::ifstream in(test::matrix_dir() + "/MANIFEST.tsv");
+    std::string line;
+    std::vector<std::string> names;
+    const auto split = [](const std::string& s) {
+        std::vector<std::string> fields;
+        std::stringstream ss(s);
+        std::string f;
+        while (std::getline(ss, f, '\t')) fields.push_back(f);
+        return fields;
+    };
+    if (!std::getline(in, line)) return 0;
+    names = split(line);
+    const auto column = [&](const std::string& name) { return static_cast<std::size_t>(std::find(names.begin(), names.end(), name) - names.begin()); };
+    while (std::getline(in, line)) {
+        const auto f = split(line);
+        if (f.empty() || f[0] != file) continue;
+        const auto at = [&](std::size_t c) { return c < f.size() ? f[c] : std::string(); };
+        const std::string expected = at(column("expected_triangles"));
+        const std::string count = expected.empty() ? at(column("computed_triangles")) : expected.substr(0, expected.find(' '));
+        return count.empty() ? 0 : std::stoull(count);
+    }
+    return 0;
+}
+
+TEST_F(CudaSpgemmFixed, TriangleCountsMatchCpu) {
+    const Executor gpu = Executor::cuda(0);
+    Coo<double, std::int32_t> k4{4, 4, {0, 0, 0, 1, 1, 2}, {1, 2, 3, 2, 3, 3}, std::vector<double>(6, 1.0)};
+    EXPECT_EQ(triangle_count(gpu, coo_to_csr(k4).to(gpu).view()), 4u);
+    const Csr<double, std::int32_t> empty(Executor::cpu(), 0, 0, std::vector<std::int32_t>{0}, {}, {});
+    EXPECT_EQ(triangle_count(gpu, empty.to(gpu).view()), 0u);
+    const std::uint64_t seed = test::seed("cuda_triangles_random");
+    for (int round = 0; round < 3; ++round) {
+        const index_t n = 200 + 300 * round;
+        const auto g = test::random_csr<double, std::int64_t>(n, n, 3.0 + 4.0 * round, seed + static_cast<std::uint64_t>(round));
+        EXPECT_EQ(triangle_count(gpu, g.to(gpu).view()), triangle_count(Executor::cpu(), g.view())) << "n " << n;
+    }
+    const auto rmat = generate_rmat<float, std::int32_t>(13, 16, 0.57, 0.19, 0.19, 0.05, seed);
+    EXPECT_EQ(triangle_count(gpu, rmat.to(gpu).view()), triangle_count(Executor::cpu(), rmat.view()));
+}
+
+TEST_F(CudaSpgemmFixed, TriangleCountsOfSharedMatrices) {
+    int checked = 0;
+    for (const std::string name : {"karate.mtx", "jagmesh7.mtx", "bcsstk13.mtx.gz", "bcsstk16.mtx.gz"}) {
+        const std::uint64_t expected = manifest_triangles(name);
+        if (expected == 0) continue;
+        const auto g = read_matrix_market<double, std::int32_t>(test::matrix_dir() + "/" + name);
+        EXPECT_EQ(triangle_count(Executor::cuda(0), g.to(Executor::cuda(0)).view()), expected) << name;
+        ++checked;
+    }
+    if (checked == 0) GTEST_SKIP() << "no MANIFEST.tsv counts in " << test::matrix_dir();
+}
+
+}  // namespace
+}  // namespace spk
