@@ -149,14 +149,23 @@ SpmmConfig select_spmm_config(const SpmmFeatures& f) {
     const int column_lanes = std::min(32, pow2_ceil((n + vec - 1) / vec));
     const double mean = f.mean_row();
     const int max_r = 32 / column_lanes;
-    // A lane should see about 4 non-zeros of the row on average before the group reduction.
-    const int want_r = std::min(max_r, pow2_floor(std::max(1.0, mean / 4.0)));
+    // Lanes left over by the columns split the row's non-zeros, about 4 each. Measured on the H200
+    // (bench/results/h200-spmm.md, --tune measure): once 8 or more lanes cover the columns, rows of
+    // even length run best whole on one lane (uniform 16 a row at n = 32: 0.55 ms for r = 1 against
+    // 1.12 ms for r = 4; elasticity, 77 a row: 0.21 against 0.32), and only skewed rows gain from r = 2.
+    const bool skewed = static_cast<double>(f.max_row) > 4.0 * mean + 16.0;
+    int want_r = std::min(max_r, pow2_floor(std::max(1.0, mean / 4.0)));
+    if (column_lanes >= 8) want_r = skewed ? std::min(want_r, 2) : 1;
     std::optional<RbShape> shape = best_shape(column_lanes, vec, want_r);
     for (int v = vec; !shape && v >= 1; v /= 2) shape = best_shape(column_lanes, v, want_r);
     if (!shape) shape = RbShape{32, 1, 1};
     SpmmConfig c{*shape, std::nullopt, 0, false};
 
-    const index_t threshold = std::max<index_t>(256, static_cast<index_t>(16 * mean));
+    // A row left in the short bin holds its group for its whole length. On a small matrix the
+    // kernel is over in tens of microseconds, so rows of a few hundred non-zeros set its time:
+    // move rows past 64 to the long bin there.
+    const bool small = f.nnz < (index_t{4} << 20);
+    const index_t threshold = small ? std::max<index_t>(64, static_cast<index_t>(4 * mean)) : std::max<index_t>(256, static_cast<index_t>(16 * mean));
     const int threshold_bits = 64 - __builtin_clzll(static_cast<unsigned long long>(threshold));
     if (f.max_row > threshold && f.rows_longer_than_pow2(threshold_bits - 1) > 0) {
         // Full-warp shapes for the long rows; cut them into chunks where atomics are allowed

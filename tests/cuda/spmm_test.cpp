@@ -256,5 +256,28 @@ TEST(SpmmConfig, SelectorPicksCompiledShapesThatFitN) {
         }
 }
 
+// The rules the H200 measurements set (bench/results/h200-spmm.md): at n = 32, eight column lanes
+// of four floats; rows of even length whole on one lane, skewed rows split over two.
+TEST(SpmmConfig, SelectorSplitsRowsOnlyWhenLengthsAreSkewed) {
+    detail::SpmmFeatures f;
+    f.rows = 1000000;
+    f.cols = 1000000;
+    f.nnz = 16 * f.rows;
+    f.n = 32;
+    f.max_row = 32;
+    f.log2_histogram[5] = f.rows;
+    const auto even = detail::select_spmm_config(f);
+    EXPECT_EQ(even.shape, (detail::RbShape{8, 1, 4})) << detail::to_string(even);
+    EXPECT_FALSE(even.long_shape);
+
+    f.max_row = 2500;
+    f.log2_histogram[12] = 10;
+    const auto skewed = detail::select_spmm_config(f);
+    EXPECT_EQ(skewed.shape, (detail::RbShape{16, 2, 4})) << detail::to_string(skewed);
+
+    f.n = 128;
+    EXPECT_EQ(detail::select_spmm_config(f).shape, (detail::RbShape{32, 1, 4}));
+}
+
 }  // namespace
 }  // namespace spk

@@ -8,14 +8,9 @@
 
 namespace spk::test::fused {
 
-// The backends compared with the reference. The CUDA FusedMM kernels are not written yet (the
-// stub throws Unsupported), so only the host executors of backends_under_test() take part.
-inline std::vector<Executor> host_backends() {
-    std::vector<Executor> out;
-    for (const Executor& e : backends_under_test())
-        if (e.is_host()) out.push_back(e);
-    return out;
-}
+// The backends compared with the reference here: the host ones (these tests keep their inputs in
+// host memory; tests/cuda/fusedmm_test.cpp runs the CUDA kernels against the reference).
+inline std::vector<Executor> host_backends() { return test::host_backends(); }
 
 inline std::vector<Edge> all_edges() {
     return {Edge::identity(), Edge::sigmoid(), Edge::exp(), Edge::leaky_relu(0.2f), Edge::tanh(), Edge::scale(0.5f)};

@@ -39,7 +39,7 @@ template <class V, class I>
 void expect_backends_match_reference(const CooTensor3<V, I>& x, index_t rank, std::uint64_t seed) {
     const auto factors = random_factors<V>(x.dims, rank, seed);
     const MttkrpPlan<V, I> reference(Executor::reference(), x);
-    for (const Executor& exec : backends_under_test()) {
+    for (const Executor& exec : host_backends()) {
         const MttkrpPlan<V, I> plan(exec, x);
         for (int mode = 0; mode < 3; ++mode) {
             SCOPED_TRACE(exec.name() + ", mode " + std::to_string(mode) + ", R = " + std::to_string(rank));
@@ -61,7 +61,7 @@ TYPED_TEST(MttkrpTest, KnownValuesOnATinyTensor) {
     const std::array<Dense<V>, 3> factors{Dense<V>(host, 2, 2, {1, 2, 3, 4}), Dense<V>(host, 3, 2, {1, 0, 0, 1, 1, 1}),
                                           Dense<V>(host, 2, 2, {2, 1, 1, 3})};
     const std::vector<double> expected[3] = {{4, 6, 0, 15}, {2, 2, 30, 60, 2, 12}, {1, 12, 2, 20}};
-    std::vector<Executor> executors = backends_under_test();
+    std::vector<Executor> executors = host_backends();
     executors.push_back(Executor::reference());
     for (const Executor& exec : executors) {
         const MttkrpPlan<V, I> plan(exec, x);
@@ -122,7 +122,7 @@ TEST(Mttkrp, EmptySlicesBecomeZeroRows) {
     x.dims[0] = 43;                              // and the last two
     for (auto& k : x.idx[2]) k = k / 2;          // the upper half of mode 2 is empty
     const auto factors = random_factors<double>(x.dims, 16, s + 1);
-    for (const Executor& exec : backends_under_test()) {
+    for (const Executor& exec : host_backends()) {
         const MttkrpPlan<double, std::int32_t> plan(exec, x);
         for (int mode = 0; mode < 3; ++mode) {
             SCOPED_TRACE(exec.name() + ", mode " + std::to_string(mode));
@@ -139,7 +139,7 @@ TEST(Mttkrp, DuplicatesAreSummed) {
     CooTensor3<double, std::int64_t> doubled = x;
     for (auto& v : doubled.values) v *= 2;
     const auto factors = random_factors<double>(x.dims, 3, s + 1);
-    for (const Executor& exec : backends_under_test()) {
+    for (const Executor& exec : host_backends()) {
         const MttkrpPlan<double, std::int64_t> a(exec, twice), b(exec, doubled);
         EXPECT_EQ(a.nnz(), b.nnz());
         for (int mode = 0; mode < 3; ++mode)
@@ -165,7 +165,7 @@ TEST(Mttkrp, ColumnMajorAndPaddedViews) {
             for (index_t r = 0; r < rank; ++r) padded_data[m][static_cast<std::size_t>(i * ld + r)] = row_major[m].view()(i, r);
         padded[m] = DenseView<const float>{padded_data[m].data(), x.dims[m], rank, ld, Layout::row_major, MemorySpace::host()};
     }
-    for (const Executor& exec : backends_under_test()) {
+    for (const Executor& exec : host_backends()) {
         const MttkrpPlan<float, std::int32_t> plan(exec, x);
         for (int mode = 0; mode < 3; ++mode) {
             SCOPED_TRACE(exec.name() + ", mode " + std::to_string(mode));
@@ -181,7 +181,7 @@ TEST(Mttkrp, EmptyTensorAndRankZero) {
     CooTensor3<double, std::int32_t> x;
     x.dims = {4, 5, 6};
     const auto factors = random_factors<double>(x.dims, 3, 1);
-    std::vector<Executor> executors = backends_under_test();
+    std::vector<Executor> executors = host_backends();
     executors.push_back(Executor::reference());
     for (const Executor& exec : executors) {
         const MttkrpPlan<double, std::int32_t> plan(exec, x);

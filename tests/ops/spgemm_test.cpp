@@ -19,7 +19,7 @@ template <class V, class I>
 void expect_matches_reference(const Csr<V, I>& a, const Csr<V, I>& b, const SpgemmOptions& options, const Csr<V, I>* mask = nullptr) {
     const auto mask_view = mask ? std::optional(mask->view()) : std::nullopt;
     const auto expected = test::entries_of(spgemm(Executor::reference(), a.view(), b.view(), options, mask_view), true);
-    for (const Executor& exec : test::backends_under_test()) {
+    for (const Executor& exec : test::host_backends()) {
         SCOPED_TRACE(exec.name() + " " + std::string(to_string(options.semiring)) + (options.sorted ? " sorted" : " unsorted") +
                      (mask ? (options.complement_mask ? " !mask" : " mask") : ""));
         const auto c = spgemm(exec, a.view(), b.view(), options, mask_view).to(Executor::cpu());
@@ -123,7 +123,7 @@ TYPED_TEST(SpgemmBackend, PlanRecomputeEqualsFreshCompute) {
     auto b2 = test::random_csr<V, I>(50, 80, 5.0, seed + 1);
     for (index_t q = 0; q < a2.nnz(); ++q) a2.values()[q] = value_cast<V>(0.5 + 0.01 * static_cast<double>(q % 13));
     for (index_t q = 0; q < b2.nnz(); ++q) b2.values()[q] = value_cast<V>(-1.0 + 0.03 * static_cast<double>(q % 7));
-    std::vector<Executor> execs = test::backends_under_test();
+    std::vector<Executor> execs = test::host_backends();
     execs.push_back(Executor::reference());
     for (const Executor& exec : execs)
         for (const bool sorted : {true, false})
@@ -152,7 +152,7 @@ TYPED_TEST(SpgemmBackend, EmptyAndRectangularShapes) {
     const Csr<V, I> tall(Executor::cpu(), 5, 0, std::vector<I>(6, 0), {}, {});
     const Csr<V, I> wide(Executor::cpu(), 0, 7, std::vector<I>{0}, {}, {});
     expect_matches_reference(tall, wide, {});
-    for (const Executor& exec : test::backends_under_test()) {
+    for (const Executor& exec : test::host_backends()) {
         const auto c = spgemm(exec, tall.view(), wide.view());
         EXPECT_EQ(c.rows(), 5);
         EXPECT_EQ(c.cols(), 7);
@@ -174,7 +174,7 @@ TYPED_TEST(SpgemmBackend, CancellationStaysInThePattern) {
     // Row 0: 1·1 + 1·(-1) = 0, still an entry; row 1 has no products.
     const Csr<V, I> a(Executor::cpu(), 2, 2, std::vector<I>{0, 2, 2}, {0, 1}, {V(1), V(1)});
     const Csr<V, I> b(Executor::cpu(), 2, 3, std::vector<I>{0, 2, 3}, {0, 2, 0}, {V(1), V(2), V(-1)});
-    for (const Executor& exec : test::backends_under_test()) {
+    for (const Executor& exec : test::host_backends()) {
         const auto c = spgemm(exec, a.view(), b.view()).to(Executor::cpu());
         EXPECT_EQ(c.row_ptr().to_vector(), (std::vector<I>{0, 2, 2}));
         EXPECT_EQ(c.col_idx().to_vector(), (std::vector<I>{0, 2}));

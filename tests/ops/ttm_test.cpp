@@ -52,7 +52,7 @@ TYPED_TEST(TtmTest, KnownValuesOnATinyTensor) {
     push_entry(x, 1, 1, 0, 3.0);
     push_entry(x, 0, 2, 1, 2.0);
     const Dense<V> u(Executor::cpu(), 2, 3, {1, 2, 3, 4, 5, 6});
-    std::vector<Executor> executors = backends_under_test();
+    std::vector<Executor> executors = host_backends();
     executors.push_back(Executor::reference());
     for (const Executor& exec : executors) {
         SCOPED_TRACE(exec.name());
@@ -85,7 +85,7 @@ void expect_backends_match_reference(const CooTensor3<V, I>& x, index_t rank, st
         const Dense<V> u = random_dense<V>(rank, x.dims[static_cast<std::size_t>(mode)], seed);
         const Dense<V> u_col = with_layout(u, Layout::col_major);
         const auto expected = to_doubles(ttm(Executor::reference(), x, mode, u.view()).values);
-        for (const Executor& exec : backends_under_test()) {
+        for (const Executor& exec : host_backends()) {
             SCOPED_TRACE(exec.name() + ", mode " + std::to_string(mode) + ", R = " + std::to_string(rank));
             const TtmPlan<V, I> plan(exec, x, mode);
             EXPECT_TRUE(close(to_doubles(plan.run(u.view()).values), expected, rtol_for<V>(), rank));
@@ -121,7 +121,7 @@ TEST(Ttm, DuplicatesAndUnsortedInput) {
     const CooTensor3<double, std::int64_t> x = random_tensor<double, std::int64_t>({12, 9, 10}, 150, s);
     CooTensor3<double, std::int64_t> twice = x;
     for (std::size_t p = x.values.size(); p-- > 0;) push_entry(twice, x.idx[0][p], x.idx[1][p], x.idx[2][p], x.values[p]);
-    for (const Executor& exec : backends_under_test())
+    for (const Executor& exec : host_backends())
         for (int mode = 0; mode < 3; ++mode) {
             const Dense<double> u = random_dense<double>(5, x.dims[static_cast<std::size_t>(mode)], s + 1);
             EXPECT_TRUE(matches_brute_force(ttm(exec, twice, mode, u.view()), twice, mode, u.view(), 1e-12))
@@ -133,7 +133,7 @@ TEST(Ttm, ColumnMajorAndPaddedOutput) {
     const std::uint64_t s = seed("ttm layouts");
     const CooTensor3<float, std::int32_t> x = random_tensor<float, std::int32_t>({25, 31, 18}, 900, s);
     const index_t rank = 16;
-    for (const Executor& exec : backends_under_test())
+    for (const Executor& exec : host_backends())
         for (int mode = 0; mode < 3; ++mode) {
             SCOPED_TRACE(exec.name() + ", mode " + std::to_string(mode));
             const Dense<float> u = random_dense<float>(rank, x.dims[static_cast<std::size_t>(mode)], s + 1);
@@ -153,7 +153,7 @@ TEST(Ttm, ColumnMajorAndPaddedOutput) {
 TEST(Ttm, EmptyTensorAndRankZero) {
     CooTensor3<double, std::int32_t> x;
     x.dims = {4, 5, 6};
-    std::vector<Executor> executors = backends_under_test();
+    std::vector<Executor> executors = host_backends();
     executors.push_back(Executor::reference());
     for (const Executor& exec : executors) {
         const Dense<double> u = random_dense<double>(3, 5, 1);

@@ -39,8 +39,10 @@ std::vector<std::string> shared_matrix_files() {
 
 bool cuda_available() { return detail::cuda::built_with_cuda() && detail::cuda::device_count() > 0; }
 
+std::vector<Executor> host_backends() { return {Executor::cpu(1), Executor::cpu(2)}; }
+
 std::vector<Executor> backends_under_test() {
-    std::vector<Executor> out{Executor::cpu(1), Executor::cpu(2)};
+    std::vector<Executor> out = host_backends();
     if (cuda_available()) out.push_back(Executor::cuda(0));
     return out;
 }

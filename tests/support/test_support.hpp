@@ -22,6 +22,8 @@ std::vector<std::string> shared_matrix_files();
 
 // The executors a backend test runs on: cpu(1), cpu(2), and cuda(0) when a device exists.
 std::vector<Executor> backends_under_test();
+// cpu(1) and cpu(2): for tests whose inputs live in host memory (tests/cuda/ covers the device).
+std::vector<Executor> host_backends();
 bool cuda_available();
 
 // Random CSR with about `per_row` entries a row (each row's length drawn from [0, 2 per_row]),

@@ -26,9 +26,14 @@ __global__ void transpose_kernel(const T* in, long long rows, long long cols, lo
 template <class T>
 void transpose(const T* in, long long rows, long long cols, long long ld_in, T* out, long long ld_out, cudaStream_t stream) {
     if (rows == 0 || cols == 0) return;
-    const dim3 grid(static_cast<unsigned>((cols + 31) / 32), static_cast<unsigned>((rows + 31) / 32));
-    transpose_kernel<T><<<grid, dim3(32, 8), 0, stream>>>(in, rows, cols, ld_in, out, ld_out);
-    SPK_CUDA_CHECK_LAUNCH();
+    // gridDim.y stops at 65535 blocks: tall inputs go in bands of rows.
+    constexpr long long band = 65535LL * 32;
+    for (long long r0 = 0; r0 < rows; r0 += band) {
+        const long long band_rows = rows - r0 < band ? rows - r0 : band;
+        const dim3 grid(static_cast<unsigned>((cols + 31) / 32), static_cast<unsigned>((band_rows + 31) / 32));
+        transpose_kernel<T><<<grid, dim3(32, 8), 0, stream>>>(in + r0 * ld_in, band_rows, cols, ld_in, out + r0, ld_out);
+        SPK_CUDA_CHECK_LAUNCH();
+    }
 }
 
 }  // namespace spk::detail::cuda

@@ -6,6 +6,7 @@
 // lane, and shares them by shuffles; the R partial results are combined by group_reduce.
 //   R = 1, G = 32 is RB+SR with 32-way column split; R = G = 32 is RB+PR.
 #include <cstdint>
+#include <type_traits>
 
 #include "cuda/common/segment_group.cuh"
 #include "cuda/common/values.cuh"
@@ -72,11 +73,14 @@ __global__ void __launch_bounds__(256) spmm_rb_kernel(const SpmmKernelArgs<T, I>
         end = begin + p.chunk < row_end ? begin + p.chunk : row_end;
     }
 
-    A acc[VEC];
+    // f32 products compared in f64, where they are exact: the winner (and its column) is then the
+    // reference's, not one of two products that round to the same float.
+    using Fa = std::conditional_t<extremum && std::is_same_v<T, float>, double, A>;
+    Fa acc[VEC];
     I win[VEC];
 #pragma unroll
     for (int k = 0; k < VEC; ++k) {
-        acc[k] = fold_identity<F, A>();
+        acc[k] = fold_identity<F, Fa>();
         win[k] = I(-1);
     }
 
@@ -125,7 +129,7 @@ __global__ void __launch_bounds__(256) spmm_rb_kernel(const SpmmKernelArgs<T, I>
             for (int u = 0; u < batch; ++u) {
 #pragma unroll
                 for (int q = 0; q < VEC; ++q) {
-                    const A prod = a[u] * bv[u][q];
+                    const Fa prod = static_cast<Fa>(a[u]) * static_cast<Fa>(bv[u][q]);
                     if constexpr (!extremum)
                         acc[q] += prod;  // a dead slot adds 0 * 0
                     else if (live[u] && fold_wins<F>(prod, j[u], acc[q], win[q])) {
@@ -145,7 +149,7 @@ __global__ void __launch_bounds__(256) spmm_rb_kernel(const SpmmKernelArgs<T, I>
             else {
 #pragma unroll
                 for (int offset = R / 2; offset > 0; offset /= 2) {
-                    const A other = __shfl_xor_sync(mask, acc[q], offset, R);
+                    const Fa other = __shfl_xor_sync(mask, acc[q], offset, R);
                     const I other_j = __shfl_xor_sync(mask, win[q], offset, R);
                     if (fold_wins<F>(other, other_j, acc[q], win[q])) {
                         acc[q] = other;
@@ -161,7 +165,7 @@ __global__ void __launch_bounds__(256) spmm_rb_kernel(const SpmmKernelArgs<T, I>
     A out_v[VEC];
 #pragma unroll
     for (int q = 0; q < VEC; ++q) {
-        out_v[q] = len == 0 ? A(0) : acc[q];
+        out_v[q] = len == 0 ? A(0) : static_cast<A>(acc[q]);
         if (p.mean && len > 0) out_v[q] /= static_cast<A>(len);
         out_v[q] *= p.alpha;
     }

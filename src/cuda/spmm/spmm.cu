@@ -129,7 +129,6 @@ void spmm(const Executor& exec, const SpmmState& state, const SpmmArgs<V, I>& ar
     const cudaStream_t stream = stream_of(exec);
     const index_t rows = args.a.rows, k = args.a.cols, n = args.c.cols;
     if (rows == 0 || n == 0) return;
-    if (args.arg.data && args.arg.layout != Layout::row_major) unsupported("spmm on CUDA: arg must be row-major");
 
     // Column-major operands go through row-major workspaces.
     const T* b = reinterpret_cast<const T*>(args.b.data);
@@ -151,10 +150,20 @@ void spmm(const Executor& exec, const SpmmState& state, const SpmmArgs<V, I>& ar
         ldc = n;
     }
 
+    I* arg = args.arg.data;
+    index_t ldarg = args.arg.ld;
+    Array<I> arg_rm;
+    if (arg && args.arg.layout == Layout::col_major) {
+        arg_rm = Array<I>(exec, static_cast<std::size_t>(rows * n));
+        arg = arg_rm.data();
+        ldarg = n;
+    }
+
     const auto finish = [&] {
         if (c_transposed) transpose<T>(c, rows, n, n, reinterpret_cast<T*>(args.c.data), args.c.ld, stream);
+        if (!arg_rm.empty()) transpose<I>(arg, rows, n, n, args.arg.data, args.arg.ld, stream);
         // Workspaces are freed on return: wait for the kernels that read them.
-        if (c_transposed || !b_rm.empty()) SPK_CUDA_CHECK(cudaStreamSynchronize(stream));
+        if (c_transposed || !b_rm.empty() || !arg_rm.empty()) SPK_CUDA_CHECK(cudaStreamSynchronize(stream));
     };
     SpmmKernelArgs<T, I> kargs{args.a.row_ptr,
                                args.a.col_idx,
@@ -163,8 +172,8 @@ void spmm(const Executor& exec, const SpmmState& state, const SpmmArgs<V, I>& ar
                                ldb,
                                c,
                                ldc,
-                               args.arg.data,
-                               args.arg.ld,
+                               arg,
+                               ldarg,
                                nullptr,
                                rows,
                                nullptr,
