@@ -7,11 +7,28 @@
 
 namespace spk::detail::cuda {
 
+// What kernels size themselves by, read from the driver once per device.
+struct DeviceProperties {
+    std::string name;                         // e.g. "NVIDIA H200"
+    int sm_count = 0;                         // streaming multiprocessors
+    int max_threads_per_sm = 0;
+    std::size_t l2_bytes = 0;
+    std::size_t shared_per_sm = 0;            // shared memory of one multiprocessor
+    std::size_t shared_per_block_optin = 0;   // the most one block may ask for (cudaFuncSetAttribute)
+    std::size_t global_bytes = 0;
+};
+
 bool built_with_cuda() noexcept;
 int device_count();                                    // 0 when no device or no driver
-std::string device_name(int device);                   // e.g. "NVIDIA H200"
+const DeviceProperties& device_properties(int device);
+std::string device_name(int device);                   // device_properties(device).name
 void* device_allocate(int device, std::size_t bytes);  // OutOfMemory on failure
 void device_free(int device, void* ptr) noexcept;
+// Stream-ordered allocation from the device's memory pool (cudaMallocAsync), which keeps freed
+// memory for the next request: workspaces cost no cudaMalloc and, freed on the stream that used
+// them, need no synchronisation. OutOfMemory on failure.
+void* stream_allocate(int device, void* stream, std::size_t bytes);
+void stream_free(int device, void* stream, void* ptr) noexcept;
 // kind: 0 host->device, 1 device->host, 2 device->device
 void memcpy_bytes(void* dst, const void* src, std::size_t bytes, int kind);
 void synchronize(int device, void* stream);

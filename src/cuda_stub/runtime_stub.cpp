@@ -10,9 +10,12 @@ namespace {
 
 bool built_with_cuda() noexcept { return false; }
 int device_count() { return 0; }
+const DeviceProperties& device_properties(int) { no_cuda(); }
 std::string device_name(int) { no_cuda(); }
 void* device_allocate(int, std::size_t) { no_cuda(); }
 void device_free(int, void*) noexcept {}
+void* stream_allocate(int, void*, std::size_t) { no_cuda(); }
+void stream_free(int, void*, void*) noexcept {}
 void memcpy_bytes(void*, const void*, std::size_t, int) { no_cuda(); }
 void synchronize(int, void*) { no_cuda(); }
 

@@ -1,7 +1,55 @@
+#include <array>
+#include <cstdint>
+#include <mutex>
+
 #include "core/cuda_runtime.hpp"
 #include "cuda/common/check.cuh"
 
 namespace spk::detail::cuda {
+
+namespace {
+
+constexpr int max_devices = 64;
+
+// Per device, filled on first use: its properties and a pool that keeps what it frees.
+struct DeviceState {
+    std::once_flag once;
+    DeviceProperties properties;
+    cudaMemPool_t pool = nullptr;
+};
+
+DeviceState& state_of(int device) {
+    static std::array<DeviceState, max_devices> states;
+    if (device < 0 || device >= max_devices || device >= device_count())
+        invalid_argument("CUDA device " + std::to_string(device) + " does not exist (" + std::to_string(device_count()) +
+                         " devices)");
+    DeviceState& s = states[static_cast<std::size_t>(device)];
+    std::call_once(s.once, [&] {
+        cudaDeviceProp prop{};
+        SPK_CUDA_CHECK(cudaGetDeviceProperties(&prop, device));
+        s.properties = DeviceProperties{prop.name,
+                                        prop.multiProcessorCount,
+                                        prop.maxThreadsPerMultiProcessor,
+                                        static_cast<std::size_t>(prop.l2CacheSize),
+                                        prop.sharedMemPerMultiprocessor,
+                                        prop.sharedMemPerBlockOptin,
+                                        prop.totalGlobalMem};
+        SPK_CUDA_CHECK(cudaDeviceGetDefaultMemPool(&s.pool, device));
+        // By default a pool returns its memory to the device at every synchronisation; keeping it
+        // is what makes the next workspace free of cost.
+        std::uint64_t keep = UINT64_MAX;
+        SPK_CUDA_CHECK(cudaMemPoolSetAttribute(s.pool, cudaMemPoolAttrReleaseThreshold, &keep));
+    });
+    return s;
+}
+
+[[noreturn]] void allocation_failed(const char* what, std::size_t bytes, int device, cudaError_t err) {
+    (void)cudaGetLastError();
+    out_of_memory(std::string(what) + " of " + std::to_string(bytes) + " bytes on device " + std::to_string(device) +
+                  " failed: " + cudaGetErrorString(err));
+}
+
+}  // namespace
 
 bool built_with_cuda() noexcept { return true; }
 
@@ -14,26 +62,41 @@ int device_count() {
     return n;
 }
 
-std::string device_name(int device) {
-    cudaDeviceProp prop{};
-    SPK_CUDA_CHECK(cudaGetDeviceProperties(&prop, device));
-    return prop.name;
-}
+const DeviceProperties& device_properties(int device) { return state_of(device).properties; }
+
+std::string device_name(int device) { return device_properties(device).name; }
 
 void* device_allocate(int device, std::size_t bytes) {
+    DeviceState& s = state_of(device);
     SPK_CUDA_CHECK(cudaSetDevice(device));
     void* p = nullptr;
-    const cudaError_t err = cudaMalloc(&p, bytes);
-    if (err != cudaSuccess) {
+    cudaError_t err = cudaMalloc(&p, bytes);
+    if (err == cudaErrorMemoryAllocation) {
+        // Memory the workspace pool keeps is free to give back: return it and try once more.
         (void)cudaGetLastError();
-        out_of_memory("cudaMalloc of " + std::to_string(bytes) + " bytes on device " + std::to_string(device) +
-                      " failed: " + cudaGetErrorString(err));
+        SPK_CUDA_CHECK(cudaDeviceSynchronize());
+        SPK_CUDA_CHECK(cudaMemPoolTrimTo(s.pool, 0));
+        err = cudaMalloc(&p, bytes);
     }
+    if (err != cudaSuccess) allocation_failed("cudaMalloc", bytes, device, err);
     return p;
 }
 
 void device_free(int device, void* ptr) noexcept {
     if (cudaSetDevice(device) == cudaSuccess) (void)cudaFree(ptr);
+}
+
+void* stream_allocate(int device, void* stream, std::size_t bytes) {
+    DeviceState& s = state_of(device);
+    SPK_CUDA_CHECK(cudaSetDevice(device));
+    void* p = nullptr;
+    const cudaError_t err = cudaMallocFromPoolAsync(&p, bytes, s.pool, static_cast<cudaStream_t>(stream));
+    if (err != cudaSuccess) allocation_failed("cudaMallocFromPoolAsync", bytes, device, err);
+    return p;
+}
+
+void stream_free(int device, void* stream, void* ptr) noexcept {
+    if (ptr && cudaSetDevice(device) == cudaSuccess) (void)cudaFreeAsync(ptr, static_cast<cudaStream_t>(stream));
 }
 
 void memcpy_bytes(void* dst, const void* src, std::size_t bytes, int kind) {

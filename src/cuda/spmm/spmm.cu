@@ -7,6 +7,7 @@
 #include "core/instantiate.hpp"
 #include "cuda/common/check.cuh"
 #include "cuda/common/transpose.cuh"
+#include "cuda/common/workspace.hpp"
 #include "cuda/spmm/analysis.cuh"
 #include "cuda/spmm/rb_kernel.cuh"
 #include "cuda/spmm/state.hpp"
@@ -133,28 +134,28 @@ void spmm(const Executor& exec, const SpmmState& state, const SpmmArgs<V, I>& ar
     // Column-major operands go through row-major workspaces.
     const T* b = reinterpret_cast<const T*>(args.b.data);
     index_t ldb = args.b.ld;
-    Array<V> b_rm, c_rm;
+    Workspace<T> b_rm, c_rm;
     if (args.b.layout == Layout::col_major && k > 0) {
-        b_rm = Array<V>(exec, static_cast<std::size_t>(k * n));
-        transpose<T>(b, n, k, args.b.ld, reinterpret_cast<T*>(b_rm.data()), n, stream);
-        b = reinterpret_cast<const T*>(b_rm.data());
+        b_rm = Workspace<T>(exec, static_cast<std::size_t>(k * n));
+        transpose<T>(b, n, k, args.b.ld, b_rm.data(), n, stream);
+        b = b_rm.data();
         ldb = n;
     }
     T* c = reinterpret_cast<T*>(args.c.data);
     index_t ldc = args.c.ld;
     const bool c_transposed = args.c.layout == Layout::col_major;
     if (c_transposed) {
-        c_rm = Array<V>(exec, static_cast<std::size_t>(rows * n));
-        if (args.beta != 0.0) transpose<T>(c, n, rows, args.c.ld, reinterpret_cast<T*>(c_rm.data()), n, stream);
-        c = reinterpret_cast<T*>(c_rm.data());
+        c_rm = Workspace<T>(exec, static_cast<std::size_t>(rows * n));
+        if (args.beta != 0.0) transpose<T>(c, n, rows, args.c.ld, c_rm.data(), n, stream);
+        c = c_rm.data();
         ldc = n;
     }
 
     I* arg = args.arg.data;
     index_t ldarg = args.arg.ld;
-    Array<I> arg_rm;
+    Workspace<I> arg_rm;
     if (arg && args.arg.layout == Layout::col_major) {
-        arg_rm = Array<I>(exec, static_cast<std::size_t>(rows * n));
+        arg_rm = Workspace<I>(exec, static_cast<std::size_t>(rows * n));
         arg = arg_rm.data();
         ldarg = n;
     }
@@ -162,8 +163,7 @@ void spmm(const Executor& exec, const SpmmState& state, const SpmmArgs<V, I>& ar
     const auto finish = [&] {
         if (c_transposed) transpose<T>(c, rows, n, n, reinterpret_cast<T*>(args.c.data), args.c.ld, stream);
         if (!arg_rm.empty()) transpose<I>(arg, rows, n, n, args.arg.data, args.arg.ld, stream);
-        // Workspaces are freed on return: wait for the kernels that read them.
-        if (c_transposed || !b_rm.empty() || !arg_rm.empty()) SPK_CUDA_CHECK(cudaStreamSynchronize(stream));
+        // The workspaces go back to the pool on this stream, after these kernels: no wait.
     };
     SpmmKernelArgs<T, I> kargs{args.a.row_ptr,
                                args.a.col_idx,
