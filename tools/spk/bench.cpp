@@ -155,7 +155,11 @@ void bench_op(const Executor& exec, const OpConfig& base, const MatrixSource& sr
     }
 }
 
-std::string width_key(const Measurement& m) { return m.n ? m.op + " n=" + std::to_string(m.n) : m.op; }
+// "spmm n=32", "sddmm k=32" (the width is B's columns for spmm, the feature width per head otherwise).
+std::string width_key(const Measurement& m) {
+    if (!m.n) return m.op;
+    return m.op + (m.op == "spmm" ? " n=" : " k=") + std::to_string(m.n);
+}
 
 Json to_json(const std::vector<Measurement>& ms, const Executor& exec, const Settings& s,
              const std::vector<std::pair<std::string, std::pair<double, double>>>& geo) {
