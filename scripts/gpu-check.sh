@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # One device call: build with CUDA for sm_90, run every GPU test, run compute-sanitizer on a
-# representative subset, then a quick benchmark. Logs go to $OUT (or gpu-out/ elsewhere).
+# representative subset, then quick benchmarks of every op (GPU_CHECK_BENCH picks which). Logs go to $OUT (or gpu-out/ elsewhere).
 # Run scripts/stage-matrices.sh first on the machine that has ../shared, and carry .data.
 set -uo pipefail
 cd "$(dirname "$0")/.."
@@ -41,25 +41,27 @@ if command -v compute-sanitizer >/dev/null; then
   tail -3 "$OUT/racecheck.log"
 fi
 
-step "quick benchmark"
-if [ -x build-gpu/bin/spk ] && [ -f bench/suites/gpu-quick.txt ]; then
-  build-gpu/bin/spk bench --op spmm --backend cuda --suite bench/suites/gpu-quick.txt --n 4,32,128 --warmup 5 --reps 30 \
-    --json "$OUT/bench-quick.json" 2>&1 | tee "$OUT/bench-quick.txt" | tail -40 || status=1
-  step "selector against the measured best (--tune measure)"
-  build-gpu/bin/spk bench --op spmm --backend cuda --suite bench/suites/gpu-quick.txt --n 32,128 --tune measure --warmup 5 --reps 30 \
-    --json "$OUT/bench-measured.json" 2>&1 | tee "$OUT/bench-measured.txt" | grep -E "^spk bench: spmm|^geomean" || status=1
-  step "deterministic"
-  build-gpu/bin/spk bench --op spmm --backend cuda --suite bench/suites/gpu-quick.txt --n 32,128 --deterministic --warmup 5 --reps 30 \
-    --json "$OUT/bench-deterministic.json" 2>&1 | tee "$OUT/bench-deterministic.txt" | grep -E "^spk bench: spmm|^geomean" || status=1
-  for op in sddmm fusedmm spgemm; do
-    step "$op"
-    widths=(--n 32,128)
-    [ "$op" = spgemm ] && widths=()
-    extra=()
-    [ "$op" = fusedmm ] && extra=(--preset attention --heads 4)
-    timeout 300 build-gpu/bin/spk bench --op "$op" --backend cuda --suite bench/suites/gpu-quick.txt "${widths[@]}" "${extra[@]}" \
-      --warmup 3 --reps 10 --json "$OUT/bench-$op.json" >"$OUT/bench-$op.txt" 2>&1 || status=1
-    grep -E "^geomean|error" "$OUT/bench-$op.txt"
+# Benchmarks: GPU_CHECK_BENCH names which (all by default); each writes bench-<name>.{json,txt}.
+benches=${GPU_CHECK_BENCH:-spmm measured deterministic sddmm fusedmm spgemm}
+spk_bench() {  # name, then spk bench arguments
+  local name=$1
+  shift
+  step "bench $name"
+  timeout 300 build-gpu/bin/spk bench --backend cuda --suite bench/suites/gpu-quick.txt --json "$OUT/bench-$name.json" "$@" \
+    >"$OUT/bench-$name.txt" 2>&1 || status=1
+  grep -E "^geomean|error" "$OUT/bench-$name.txt"
+}
+if [ -x build-gpu/bin/spk ]; then
+  for b in $benches; do
+    case $b in
+      spmm) spk_bench spmm --op spmm --n 4,32,128 --warmup 5 --reps 30 ;;
+      measured) spk_bench measured --op spmm --n 32,128 --tune measure --warmup 5 --reps 30 ;;  # the selector's oracle
+      deterministic) spk_bench deterministic --op spmm --n 32,128 --deterministic --warmup 5 --reps 30 ;;
+      sddmm) spk_bench sddmm --op sddmm --n 32,128 --warmup 3 --reps 10 ;;
+      fusedmm) spk_bench fusedmm --op fusedmm --n 32,128 --preset attention --heads 4 --warmup 3 --reps 10 ;;
+      spgemm) spk_bench spgemm --op spgemm --warmup 3 --reps 10 ;;
+      *) echo "unknown benchmark '$b'"; status=1 ;;
+    esac
   done
 fi
 # One archive: the device tool brings back only a few files.

@@ -4,6 +4,7 @@
 // real graphs, edge cases, int64, f16/bf16 and column-major operands. Skips without a device.
 #include <cmath>
 #include <limits>
+#include <utility>
 
 #include "ops/fusedmm_test_support.hpp"
 #include "spk/io.hpp"
@@ -174,6 +175,40 @@ TEST_F(CudaFusedmm, MaxAggregationWithArgmax) {
                 expect_matches_reference(fused::random_problem<double, std::int32_t>(250, 200, 8.0, 8, 12, o, s + k), s + k + 1);
                 ++k;
             }
+}
+
+// Max aggregation under softmax when the row's max grows far after an early winner: every
+// weight but the dominant one underflows to 0, so the other values α_ij Z_j are ties at ±0, and
+// the reference gives them to the first entry of the row (the dominant entry's Z is negative).
+// A winner chosen under the early max and rescaled later must not win instead. Row 0: weights
+// 0..3 (one batch), then the dominant one; row 1: the dominant one first; row 2: empty.
+template <class V>
+void check_max_under_a_growing_softmax_max(std::uint64_t s) {
+    const Executor host = Executor::cpu();
+    const std::vector<V> z{V(-0.5), V(-0.25), V(0.75), V(0.5), V(0.25), V(-0.75), V(-0.125), V(0.875), V(-1), V(-0.5), V(0.5), V(0.25)};
+    const Dense<V> de = random_dense<V>(3, 2, s);
+    // The dominant score: 2000 as the weight itself, or 8 through the exp edge (weight e^8 ≈ 2981).
+    for (const auto& [edge, top] : {std::pair{Edge::identity(), V(2000)}, std::pair{Edge::exp(), V(8)}})
+        for (bool save : {false, true}) {
+            Problem<V, std::int32_t> p;
+            p.a = Csr<V, std::int32_t>(host, 3, 6, {0, 5, 8, 8}, {0, 1, 2, 3, 4, 0, 2, 5}, {V(0), V(1), V(2), V(3), top, top, V(0), V(1)});
+            p.x = Dense<V>(host, 0, 0);
+            p.y = Dense<V>(host, 0, 0);
+            p.z = Dense<V>(host, 6, 2, z);
+            p.dz = 2;
+            p.options = pattern(Score::value, edge, Normalize::softmax, Aggregate::max, 1, save);
+            SCOPED_TRACE(fused::describe(p.options));
+            const Outcome got = run(Executor::cuda(0), p, de);
+            EXPECT_EQ(got.argmax, (std::vector<double>{0, 0, 2, 2, -1, -1}));
+            EXPECT_TRUE(all_close(got.e, std::vector<double>(6, 0.0), 0.0, 0.0, 2));
+            expect_matches_reference(p, s);
+        }
+}
+
+TEST_F(CudaFusedmm, MaxUnderSoftmaxComparesTheFinalWeights) {
+    const auto s = seed("cuda_fusedmm_max_softmax_growth");
+    check_max_under_a_growing_softmax_max<float>(s);
+    check_max_under_a_growing_softmax_max<double>(s + 1);
 }
 
 // Every score x edge x normalize x aggregate, heads 1 and 4, with saved attention on every other

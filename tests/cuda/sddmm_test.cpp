@@ -1,5 +1,5 @@
 // CUDA SDDMM, forward and backward, against the reference: every kernel width (K from 1 to
-// 1024, so every group size, vector and scalar loads, X cached or streamed), heads, scaling,
+// 1024, so every group size, vector and scalar loads, one pass over d or several), heads, scaling,
 // layouts, 16-bit values, int64 indices, structured and real matrices, edge cases, repeatable
 // gradients, and a CUDA-side failure surfacing as spk::Error. Skips without a device.
 // Errors are measured against the reference run on absolute values (the magnitudes that entered
@@ -135,13 +135,23 @@ TEST_F(CudaSddmm, RandomMatricesOfSeveralSizes) {
             check(test::random_csr<float, std::int32_t>(s.rows, s.cols, s.per_row, seed), Problem{.d = d}, seed);
 }
 
-// Every group size, vector and scalar loads, X kept in registers (up to 4 slices) or streamed.
+// Every group size, vector and scalar loads, one pass over d (the one-pass kernel) or several.
 TEST_F(CudaSddmm, EveryFeatureWidth) {
     const std::uint64_t seed = test::seed("cuda_sddmm_widths");
     const auto a = skewed_matrix<float, std::int32_t>(300, 250, seed);
     for (const index_t d : {1, 2, 3, 4, 5, 8, 12, 16, 31, 32, 33, 64, 100, 128, 256, 512, 513, 1024}) check(a, Problem{.d = d}, seed);
     const auto ad = convert_values<double>(a.view());
     for (const index_t d : {1, 2, 3, 17, 64, 1024}) check(ad, Problem{.d = d}, seed);
+}
+
+// Enough entries for hundreds of warp slices: slices that start and end inside rows, rows
+// spanning several slices, a ragged last tile; one pass (d = 32) and several (heads, d = 300).
+TEST_F(CudaSddmm, ManyWarpSlices) {
+    const std::uint64_t seed = test::seed("cuda_sddmm_slices");
+    const auto a = skewed_matrix<float, std::int32_t>(20011, 9000, seed);
+    for (const index_t d : {4, 32, 300}) check(a, Problem{.d = d}, seed);
+    check(a, Problem{.d = 8, .heads = 3}, seed);
+    check(convert_values<double>(a.view()), Problem{.d = 16}, seed);
 }
 
 TEST_F(CudaSddmm, HeadsAndScaling) {

@@ -5,8 +5,9 @@
 // A group of G lanes (G in {8, 32}) owns one row of A (forward, backward rows) or one column
 // (backward columns) and one head. A feature row of a head is cut into chunks of G*VEC values;
 // lane l holds values l*VEC .. l*VEC+VEC-1 of every chunk, so a group's accesses to one row are
-// contiguous and VEC wide. Accumulated rows are kept in registers, kLaneElements values a lane:
-// chunks_per_tile<VEC> chunks. Rows wider than G*kLaneElements are cut into tiles (gridDim.y),
+// contiguous and VEC wide. Accumulated rows are kept in registers, kLaneElements values a lane
+// (backward; the forward kernel keeps fewer, see forward_lane_elements): chunks_per_tile<VEC>
+// chunks. Rows wider than G*kLaneElements are cut into tiles (gridDim.y),
 // each recomputing the row's scores; scalar results are written by tile 0 only.
 #include <cuda_runtime.h>
 
@@ -25,6 +26,14 @@ constexpr int kLaneElements = 8;
 
 template <int VEC>
 constexpr int chunks_per_tile = kLaneElements / VEC;
+
+// The forward kernel keeps less: one vector a lane per tile when accesses are vectors (f32's
+// tile is then G x 4 values). That holds the f32 sum/mean kernels with 16-byte vectors (the hot
+// ones) to 64 registers without spills, so 4 blocks (32 warps) an SM hide the gathers' latency;
+// the others spill at 64 and keep the compiler's choice. Wider rows take more tiles.
+__host__ __device__ constexpr int forward_lane_elements(int vec) { return vec > 1 ? vec : kLaneElements; }
+template <class T, int VEC, bool MAX>
+constexpr int forward_min_blocks = sizeof(T) == 4 && VEC > 1 && !MAX ? 4 : 1;
 
 // The first of this lane's VEC values in chunk c.
 template <int G, int VEC>

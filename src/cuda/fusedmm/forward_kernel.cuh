@@ -3,10 +3,15 @@
 // Per batch of kBatch entries: the scores (X_i's share in registers, loaded once; Y_j per
 // entry; group_sum), the edge function, the online softmax (running max m and sum l, the
 // accumulator rescaled by exp(m_old - m_new) when m grows, as in flash attention) and the
-// weighted Z_j rows. The rescale is a positive factor, so it serves the max aggregation too,
-// whose winners are tracked per output value. Nothing of size nnz is written unless the
-// attention is asked for; then, under softmax, a second sweep recomputes the scores once m and
-// l are final.
+// weighted Z_j rows. Nothing of size nnz is written unless the attention is asked for; then,
+// under softmax, a second sweep recomputes the scores once m and l are final.
+// Max aggregation under softmax is the exception: its winners are decided by comparing
+// α_ij Z_j with α = exp(w - m) / l for the row's final m and l, exactly as the reference does.
+// A running max would compare an early winner's value rescaled by exp(m_old - m_new) against
+// later values computed afresh; the two round differently, and once m grows far enough both
+// underflow to 0, where the reference's "first in the row wins" must decide, not the order in
+// which the rescales happened. So that case first sweeps the row for m and l (no Z reads), then
+// aggregates with the final weights.
 #include "cuda/fusedmm/device.cuh"
 
 namespace spk::detail::cuda::fused {
@@ -17,11 +22,11 @@ using ForwardArgs = ForwardKernelArgs<T, I, accum_t<T>>;
 // w = edge(score) for a batch of the row's entries p0 .. p0+kBatch-1 (head h; xi: X_i's head
 // slice, xr: its first chunks in registers).
 template <class T, class I, int G, int VEC>
-__device__ __forceinline__ void forward_weights(const ForwardArgs<T, I>& args, int h, const accum_t<T> (&xr)[chunks_per_tile<VEC>][VEC],
+__device__ __forceinline__ void forward_weights(const ForwardArgs<T, I>& args, int h, const accum_t<T> (&xr)[forward_lane_elements(VEC) / VEC][VEC],
                                                 const T* xi, long long p0, const I (&j)[kBatch], const bool (&valid)[kBatch],
                                                 accum_t<T> (&w)[kBatch], int lane, unsigned mask) {
     using A = accum_t<T>;
-    constexpr int C = chunks_per_tile<VEC>;
+    constexpr int C = forward_lane_elements(VEC) / VEC;
     const Rules& r = args.rules;
     switch (r.score) {
         case Score::value:
@@ -78,10 +83,33 @@ __device__ __forceinline__ void batch_columns(const I* col_idx, long long p0, lo
     }
 }
 
+// One batch of the online softmax: m grows to the batch's largest weight (NaN weights never
+// win, as with std::max), l follows, and w becomes exp(w - m). Returns exp(m_old - m_new), the
+// factor the running sums must take (1 when m stays; 0 at the first batch, m being -inf).
+template <class A>
+__device__ __forceinline__ A online_softmax(A (&w)[kBatch], const bool (&valid)[kBatch], A& m, A& l) {
+    A top = m;
+#pragma unroll
+    for (int b = 0; b < kBatch; ++b)
+        if (valid[b] && w[b] > top) top = w[b];
+    A shrink = 1;
+    if (top > m) {
+        shrink = exp(m - top);
+        l *= shrink;
+        m = top;
+    }
+#pragma unroll
+    for (int b = 0; b < kBatch; ++b) {
+        w[b] = valid[b] ? exp(w[b] - m) : A(0);
+        l += w[b];
+    }
+    return shrink;
+}
+
 template <class T, class I, int G, int VEC, bool MAX>
-__global__ void __launch_bounds__(kBlockThreads) forward_kernel(const ForwardArgs<T, I> args) {
+__global__ void __launch_bounds__(kBlockThreads, forward_min_blocks<T, VEC, MAX>) forward_kernel(const ForwardArgs<T, I> args) {
     using A = accum_t<T>;
-    constexpr int C = chunks_per_tile<VEC>;
+    constexpr int C = forward_lane_elements(VEC) / VEC;
     const Rules& r = args.rules;
     const long long group = (static_cast<long long>(blockIdx.x) * kBlockThreads + threadIdx.x) / G;
     if (group >= args.rows * r.heads) return;  // whole groups leave together
@@ -94,6 +122,7 @@ __global__ void __launch_bounds__(kBlockThreads) forward_kernel(const ForwardArg
     const long long begin = args.row_ptr[i], end = args.row_ptr[i + 1];
     const bool uses_x = r.score != Score::value;
     const T* xi = uses_x ? args.x + i * args.ldx + h * r.d : nullptr;
+    const bool write_attention = args.attention != nullptr && first_tile && lane == 0;
 
     A xr[C][VEC];
 #pragma unroll
@@ -101,6 +130,19 @@ __global__ void __launch_bounds__(kBlockThreads) forward_kernel(const ForwardArg
         const long long f = chunk_start<G, VEC>(c, lane);
         load_or_zero<T, VEC>(xi, f, vector_score(r.score) && f < r.d, xr[c]);
     }
+    A m = minus_infinity<A>(), l = 0;
+    // Max aggregation under softmax: m and l first, so that the aggregation sees the final α.
+    const bool final_weights = MAX && r.softmax;
+    if (final_weights)
+        for (long long p0 = begin; p0 < end; p0 += kBatch) {
+            I j[kBatch];
+            bool valid[kBatch];
+            batch_columns(args.col_idx, p0, end, j, valid);
+            A w[kBatch];
+            forward_weights<T, I, G, VEC>(args, h, xr, xi, p0, j, valid, w, lane, mask);
+            online_softmax(w, valid, m, l);
+        }
+
     A acc[C][VEC];
     I arg[C][VEC];
 #pragma unroll
@@ -110,39 +152,28 @@ __global__ void __launch_bounds__(kBlockThreads) forward_kernel(const ForwardArg
             acc[c][k] = 0;
             arg[c][k] = I(-1);
         }
-    A m = minus_infinity<A>(), l = 0;
-    const bool save_weights = args.attention != nullptr && !r.softmax && first_tile && lane == 0;
-
     for (long long p0 = begin; p0 < end; p0 += kBatch) {
         I j[kBatch];
         bool valid[kBatch];
         batch_columns(args.col_idx, p0, end, j, valid);
         A w[kBatch];
         forward_weights<T, I, G, VEC>(args, h, xr, xi, p0, j, valid, w, lane, mask);
-        if (save_weights)
+        if (final_weights) {
 #pragma unroll
-            for (int b = 0; b < kBatch; ++b)
-                if (valid[b]) args.attention[(p0 + b) * args.ld_attention + h] = from_accum<T>(w[b]);
-        if (r.softmax) {
-            A top = m;
-#pragma unroll
-            for (int b = 0; b < kBatch; ++b)
-                if (valid[b] && w[b] > top) top = w[b];  // NaN weights never win (as std::max)
-            if (top > m) {
-                const A shrink = exp(m - top);  // 0 while nothing was seen (m = -inf)
+            for (int b = 0; b < kBatch; ++b) w[b] = valid[b] ? exp(w[b] - m) / l : A(0);  // the reference's α, to the rounding
+        } else if (r.softmax) {
+            const A shrink = online_softmax(w, valid, m, l);
+            if (shrink < A(1))
 #pragma unroll
                 for (int c = 0; c < C; ++c)
 #pragma unroll
                     for (int k = 0; k < VEC; ++k) acc[c][k] *= shrink;
-                l *= shrink;
-                m = top;
-            }
-#pragma unroll
-            for (int b = 0; b < kBatch; ++b) {
-                w[b] = valid[b] ? exp(w[b] - m) : A(0);
-                l += w[b];
-            }
         }
+        // Without softmax w is α; with final weights too. Otherwise a second sweep writes α.
+        if (write_attention && (!r.softmax || final_weights))
+#pragma unroll
+            for (int b = 0; b < kBatch; ++b)
+                if (valid[b]) args.attention[(p0 + b) * args.ld_attention + h] = from_accum<T>(w[b]);
 #pragma unroll
         for (int c = 0; c < C; ++c) {
             const long long f = chunk_start<G, VEC>(tile0 + c, lane);
@@ -171,7 +202,7 @@ __global__ void __launch_bounds__(kBlockThreads) forward_kernel(const ForwardArg
     const long long len = end - begin;
     A factor = 0;  // an empty row gives E_i = 0
     if (len > 0) {
-        factor = r.softmax ? A(1) / l : A(1);
+        factor = r.softmax && !final_weights ? A(1) / l : A(1);
         if (r.aggregate == Aggregate::mean) factor /= static_cast<A>(len);
     }
 #pragma unroll
@@ -192,7 +223,7 @@ __global__ void __launch_bounds__(kBlockThreads) forward_kernel(const ForwardArg
         args.row_max[i * r.heads + h] = m;
         args.row_sum[i * r.heads + h] = l;
     }
-    if (args.attention == nullptr) return;
+    if (args.attention == nullptr || final_weights) return;
     // α = exp(w - m) / l needs the final m and l: a second sweep recomputes w.
     for (long long p0 = begin; p0 < end; p0 += kBatch) {
         I j[kBatch];

@@ -15,7 +15,7 @@
 #include "cuda/common/transpose.cuh"
 #include "cuda/common/values.cuh"
 #include "cuda/fusedmm/device.cuh"
-#include "cuda/fusedmm/transposed_pattern.hpp"
+#include "cuda/common/transposed_pattern.hpp"
 
 namespace spk::detail::cuda {
 
@@ -136,9 +136,9 @@ public:
         const long long width = std::max<long long>(vector_score_ ? d_ : 0, dz_);
         return {width <= 8LL * vec ? 8 : 32, vec};
     }
-    // Tiles needed to cover `width` values a row with register accumulators.
-    static long long tiles(const fused::Shape& s, long long width) {
-        const long long tile = static_cast<long long>(s.g) * fused::kLaneElements;
+    // Tiles needed to cover `width` values a row with register accumulators, `lane` values a lane.
+    static long long tiles(const fused::Shape& s, long long width, int lane = fused::kLaneElements) {
+        const long long tile = static_cast<long long>(s.g) * lane;
         return std::max<long long>(1, (width + tile - 1) / tile);
     }
 
@@ -194,7 +194,8 @@ void fusedmm_forward(const Executor& exec, const FusedForwardArgs<V, I>& args, c
     chooser.require(k.z, k.ldz);
     chooser.require(k.e, k.lde);
     const fused::Shape shape = chooser.shape();
-    fused::launch_forward<T, I>(shape, o.aggregate == Aggregate::max, k, ShapeChooser<T>::tiles(shape, args.dz), stream);
+    fused::launch_forward<T, I>(shape, o.aggregate == Aggregate::max, k,
+                                ShapeChooser<T>::tiles(shape, args.dz, fused::forward_lane_elements(shape.vec)), stream);
     e.write_back(stream);
     // Workspaces are freed on return: wait for the kernels that read them.
     if (x.staged() || y.staged() || z.staged() || e.staged()) SPK_CUDA_CHECK(cudaStreamSynchronize(stream));
@@ -274,7 +275,7 @@ void fusedmm_backward(const Executor& exec, const FusedBackwardArgs<V, I>& args,
     if (want_dx || want_da || k.sigma != nullptr)
         fused::launch_backward_rows<T, I>(shape, k, want_dx && vector_score ? ShapeChooser<T>::tiles(shape, args.d) : 1, stream);
     if (want_dy || want_dz) {
-        const auto at = fused::transposed_pattern<I>(exec, a.row_ptr, a.col_idx, a.rows, a.cols, a.nnz);
+        const auto at = transposed_pattern<I>(exec, a.row_ptr, a.col_idx, a.rows, a.cols, a.nnz);
         k.col_ptr = at.col_ptr.data();
         k.t_row = at.row_idx.data();
         k.t_entry = at.entry.data();

@@ -10,8 +10,8 @@
 namespace spk::detail::cuda {
 
 constexpr int sddmm_block_threads = 256;
-constexpr int sddmm_batch = 4;          // entries whose dense rows one lane loads before its FMAs
-constexpr int sddmm_cached_slices = 4;  // slices of X's row a lane keeps in registers for a whole run
+constexpr int sddmm_batch = 4;           // entries whose dense rows one lane loads before its FMAs
+constexpr int sddmm_dot_min_blocks = 4;  // one-pass dot-kernel blocks per SM: at most 64 registers
 
 // A matrix of any layout: element (r, c) at data[r * rs + c * cs].
 template <class T>
@@ -38,8 +38,8 @@ struct DotArgs {
     Strided<T> out;            // nnz x heads, or nnz x 1 with weights
     Strided<const T> weights;  // null data: plain SDDMM; else nnz x heads, summed over heads into out
     long long rows, nnz, d, heads;
-    long long steps;  // slices of G*VEC features per head (at least 1)
-    long long chunk;  // entries per group
+    long long steps;  // passes of G*VEC features per head (at least 1)
+    long long chunk;  // entries per warp: a whole number of tiles of (32 / G) * sddmm_batch entries
 };
 
 template <class T, class I>

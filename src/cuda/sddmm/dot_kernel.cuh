@@ -1,132 +1,133 @@
 #pragma once
-// The SDDMM dot kernel (first paper's NT-threads-per-row SDDMM, on segment groups): a group of G
-// lanes owns `chunk` consecutive entries of A, which cover runs of one or more rows; equal chunks
-// balance the work whatever the row lengths. Along a run of row i the group reads X's row once
-// (kept in registers when it fits in sddmm_cached_slices slices) and, sddmm_batch entries at a
-// time, loads their Y rows (every load before the first FMA) while the next batch's column indices
-// are already on their way. A head's dot product is G lane partials combined by group_sum.
+// The SDDMM dot kernel: out(p, h) = s_p <X_i, Y_j>_h for every entry p = (i, j) of A, or, given
+// weights (dA), out(p, 0) = sum_h weights(p, h) <X_i, Y_j>_h.
 //
-// Feature layout: head h's d features are cut into `steps` slices of G*VEC; lane l holds features
-// [t*G*VEC + l*VEC, + VEC) of slice t (lanes past d hold zeros). Slice s of the row is head
-// s / steps, step s % steps.
+// Work split: a warp owns `chunk` consecutive entries (equal slices balance the work whatever the
+// row lengths), finds the row of its first entry once with a 32-way search, and walks the rows
+// forward from there. Its lanes form P = 32/G sub-groups of G lanes and take tiles of P*U
+// entries: entry base + u*P + s goes to sub-group s, so each lane has U independent Y loads in
+// flight and the index loads and output stores of one u touch P consecutive entries. A lane
+// covers VEC consecutive features (16-byte loads when d allows); a head's d features take `steps`
+// passes of G*VEC. X's row is loaded per entry: sub-groups on the same row read the same bytes in
+// the same instruction, so after the row's first tile it is an L1 hit, and nothing has to be
+// carried across tiles. Lane partials are combined by log2(G) xor shuffles, then lane u % G of
+// each sub-group writes its entry u.
 #include "cuda/common/segment_group.cuh"
 #include "cuda/common/values.cuh"
 #include "cuda/sddmm/args.cuh"
+#include "cuda/sddmm/readonly_load.cuh"
 
 namespace spk::detail::cuda {
 
-template <class T, class I, int G, int VEC>
-__global__ void __launch_bounds__(sddmm_block_threads) sddmm_dot_kernel(const DotArgs<T, I> p) {
-    using A = accum_t<T>;
-    constexpr int NB = sddmm_batch;
-    constexpr int XS = sddmm_cached_slices;
-    const int lane = static_cast<int>(threadIdx.x) & (G - 1);
-    const unsigned mask = group_mask<G>();
-    const long long group = (static_cast<long long>(blockIdx.x) * blockDim.x + threadIdx.x) / G;
-    const long long e0 = group * p.chunk;
-    if (e0 >= p.nnz) return;  // whole groups leave together: the shuffles below stay legal
-    const long long e1 = e0 + p.chunk < p.nnz ? e0 + p.chunk : p.nnz;
-    const long long slices = p.steps * p.heads;
-    const bool cached = slices <= XS;
-
-    // The row holding e0: the last i with row_ptr[i] <= e0 (non-empty, as row_ptr[rows] = nnz > e0).
-    long long row = 0;
-    for (long long hi = p.rows - 1; row < hi;) {
-        const long long mid = (row + hi + 1) / 2;
-        if (static_cast<long long>(p.row_ptr[mid]) <= e0)
-            row = mid;
-        else
-            hi = mid - 1;
+// The row holding entry e < nnz: the last i < rows with row_ptr[i] <= e (a non-empty row, as
+// row_ptr[rows] = nnz > e). Each round the warp probes 32 evenly spaced rows and keeps the gap
+// between the last probe at or before e and the next one: a million rows take four rounds.
+template <class I>
+__device__ __forceinline__ long long warp_find_row(const I* row_ptr, long long rows, long long e, int warp_lane) {
+    long long lo = 0, hi = rows - 1;  // row_ptr[lo] <= e, and the answer lies in [lo, hi]
+    while (lo < hi) {
+        const long long span = hi - lo;
+        const auto probe = [&](int k) { return lo + (span * (k + 1) + 31) / 32; };  // probe(31) = hi, every probe > lo
+        const bool at_or_before = static_cast<long long>(__ldg(row_ptr + probe(warp_lane))) <= e;
+        const int passed = __popc(__ballot_sync(full_mask, at_or_before));  // row_ptr is sorted: the first `passed` probes
+        const long long next_lo = passed > 0 ? probe(passed - 1) : lo;
+        if (passed < 32) hi = probe(passed) - 1;
+        lo = next_lo;
     }
+    return lo;
+}
 
-    const auto feature = [&](long long s, long long& offset) {  // lane's first feature of slice s; false past d
-        const long long h = s / p.steps, in_head = (s - h * p.steps) * (G * VEC) + lane * VEC;
-        offset = h * p.d + in_head;
-        return in_head < p.d;
+// ONE_PASS: one head, one pass over d, no weights (the forward pass of the common shapes). Its
+// loops over heads and passes vanish, which keeps it within 64 registers (4 blocks of 256 per
+// SM); the general kernel keeps per-entry addresses across those loops and gets up to 128
+// registers (2 blocks per SM) rather than spilling.
+template <class T, class I, int G, int VEC, bool ONE_PASS>
+__global__ void __launch_bounds__(sddmm_block_threads, ONE_PASS ? sddmm_dot_min_blocks : sddmm_dot_min_blocks / 2)
+    sddmm_dot_kernel(const DotArgs<T, I> p) {
+    using A = accum_t<T>;
+    constexpr int U = sddmm_batch;
+    constexpr int P = 32 / G;
+    constexpr int tile = P * U;
+    const int warp_lane = static_cast<int>(threadIdx.x) & 31;
+    const int lane = warp_lane & (G - 1);
+    const int sub = warp_lane / G;
+    const long long warp = (static_cast<long long>(blockIdx.x) * blockDim.x + threadIdx.x) / 32;
+    const long long e0 = warp * p.chunk;
+    if (e0 >= p.nnz) return;  // whole warps leave together: the shuffles below stay legal
+    // Positions from here on count from e0, in 32-bit arithmetic: the slice holds n <= chunk < 2^30 entries.
+    const int n = static_cast<int>(p.nnz - e0 < p.chunk ? p.nnz - e0 : p.chunk);
+    const I* const col_idx = p.col_idx + e0;
+    const long long heads = ONE_PASS ? 1 : p.heads, steps = ONE_PASS ? 1 : p.steps;
+    const bool weighted = !ONE_PASS && p.weights.data;
+
+    // The current row and its end as a position, capped at n (which no position reaches).
+    long long row = warp_find_row(p.row_ptr, p.rows, e0, warp_lane);
+    const auto end_of = [&](long long r) {
+        const long long end = static_cast<long long>(__ldg(p.row_ptr + r + 1)) - e0;
+        return end < n ? static_cast<int>(end) : n;
     };
-    const auto load_x = [&](const T* xrow, long long s, A(&xv)[VEC]) {
-        long long offset;
-        if (feature(s, offset))
-            load_vec<T, VEC>(xrow + offset, xv);
-        else {
+    int row_end = end_of(row);
+
+    // A tile's column indices; past the slice's end they repeat its last entry, so that every
+    // load is valid and no branch separates the loads (those results are never written).
+    const auto load_columns = [&](int base, I(&col)[U]) {
 #pragma unroll
-            for (int q = 0; q < VEC; ++q) xv[q] = A(0);
+        for (int u = 0; u < U; ++u) {
+            const int e = base + u * P + sub;
+            col[u] = __ldg(col_idx + (e < n ? e : n - 1));
         }
     };
-
-    A xr[XS][VEC];
-    for (long long begin = e0; begin < e1;) {
-        const long long end = static_cast<long long>(p.row_ptr[row + 1]) < e1 ? static_cast<long long>(p.row_ptr[row + 1]) : e1;
-        const T* xrow = p.x + row * p.ldx;
-        if (cached) {
+    I next[U];
+    load_columns(0, next);
+#pragma unroll 1
+    for (int base = 0; base < n; base += tile) {
+        I col[U];
 #pragma unroll
-            for (int s = 0; s < XS; ++s)
-                if (s < slices) load_x(xrow, s, xr[s]);
+        for (int u = 0; u < U; ++u) col[u] = next[u];
+        load_columns(base + tile, next);  // on their way while this tile computes
+
+        // Rows of the tile's entries: positions only grow, so the walk only moves forward.
+        const T* xrow[U];
+#pragma unroll
+        for (int u = 0; u < U; ++u) {
+            const int e = base + u * P + sub < n ? base + u * P + sub : n - 1;
+            while (row_end <= e) row_end = end_of(++row);
+            xrow[u] = p.x + row * p.ldx;
         }
 
-        // Column indices of a batch; past the run's end they repeat its last entry, so that every
-        // load is valid and no branch separates them (those lanes' results are never written).
-        const auto load_columns = [&](long long base, I(&j)[NB]) {
+        A total[U] = {};  // with weights: the sum over heads so far
+#pragma unroll 1
+        for (long long h = 0; h < heads; ++h) {
+            A acc[U] = {};
+#pragma unroll 1
+            for (long long t = 0; t < steps; ++t) {
+                const long long in_head = t * (G * VEC) + lane * VEC;
+                if (in_head >= p.d) continue;  // lanes past d add nothing
+                const long long offset = h * p.d + in_head;
+                vec_storage<T, VEC> y[U], x[U];
 #pragma unroll
-            for (int b = 0; b < NB; ++b) j[b] = p.col_idx[base + b < end ? base + b : end - 1];
-        };
-        I next[NB];
-        load_columns(begin, next);
-        for (long long base = begin; base < end; base += NB) {
-            I j[NB];
+                for (int u = 0; u < U; ++u) y[u] = load_readonly<T, VEC>(p.y + static_cast<long long>(col[u]) * p.ldy + offset);
 #pragma unroll
-            for (int b = 0; b < NB; ++b) j[b] = next[b];
-            if (base + NB < end) load_columns(base + NB, next);
-
-            A acc[NB], total[NB];
+                for (int u = 0; u < U; ++u) x[u] = load_readonly<T, VEC>(xrow[u] + offset);
 #pragma unroll
-            for (int b = 0; b < NB; ++b) acc[b] = total[b] = A(0);
-            const auto slice = [&](long long s, const A(&xv)[VEC]) {
-                long long offset;
-                if (feature(s, offset)) {
-                    A yv[NB][VEC];
+                for (int u = 0; u < U; ++u)
 #pragma unroll
-                    for (int b = 0; b < NB; ++b) load_vec<T, VEC>(p.y + static_cast<long long>(j[b]) * p.ldy + offset, yv[b]);
+                    for (int q = 0; q < VEC; ++q) acc[u] += to_accum(x[u].v[q]) * to_accum(y[u].v[q]);
+            }
 #pragma unroll
-                    for (int b = 0; b < NB; ++b)
+            for (int u = 0; u < U; ++u) acc[u] = group_sum<G>(acc[u]);
 #pragma unroll
-                        for (int q = 0; q < VEC; ++q) acc[b] += xv[q] * yv[b][q];
-                }
-                // Once a head is complete: combine the lanes, and lane b % G writes entry b.
-                const long long h = s / p.steps;
-                if (s - h * p.steps != p.steps - 1) return;
-#pragma unroll
-                for (int b = 0; b < NB; ++b) {
-                    const A dot = group_sum<G>(acc[b], mask);
-                    acc[b] = A(0);
-                    const long long e = base + b;
-                    if (e >= end || lane != b % G) continue;
-                    if (p.weights.data) {
-                        total[b] += to_accum(p.weights(e, h)) * dot;
-                        if (h == p.heads - 1) p.out(e, 0) = from_accum<T>(total[b]);
-                    } else {
-                        const A scale = p.scale ? to_accum(p.scale[e]) : A(1);
-                        p.out(e, h) = from_accum<T>(scale * dot);
-                    }
-                }
-            };
-            if (cached) {
-#pragma unroll
-                for (int s = 0; s < XS; ++s)
-                    if (s < slices) slice(s, xr[s]);
-            } else {
-                for (long long s = 0; s < slices; ++s) {
-                    A xv[VEC];
-                    load_x(xrow, s, xv);
-                    slice(s, xv);
+            for (int u = 0; u < U; ++u) {
+                const int e = base + u * P + sub;
+                if (u % G != lane || e >= n) continue;
+                if (weighted) {
+                    total[u] += to_accum(p.weights(e0 + e, h)) * acc[u];
+                    if (h == heads - 1) p.out(e0 + e, 0) = from_accum<T>(total[u]);
+                } else {
+                    const A scale = p.scale ? to_accum(__ldg(p.scale + e0 + e)) : A(1);
+                    p.out(e0 + e, h) = from_accum<T>(scale * acc[u]);
                 }
             }
-        }
-
-        begin = end;
-        if (begin < e1) {  // the next non-empty row
-            ++row;
-            while (static_cast<long long>(p.row_ptr[row + 1]) <= begin) ++row;
         }
     }
 }

@@ -16,11 +16,14 @@ constexpr int sddmm_vector_width = static_cast<int>(16 / sizeof(T));
 
 template <class T, class I, int G, int VEC>
 void launch_dot_shape(const DotArgs<T, I>& args, cudaStream_t stream) {
-    const long long groups = (args.nnz + args.chunk - 1) / args.chunk;
-    const long long blocks = (groups * G + sddmm_block_threads - 1) / sddmm_block_threads;
+    const long long warps = (args.nnz + args.chunk - 1) / args.chunk;
+    const long long blocks = (warps * 32 + sddmm_block_threads - 1) / sddmm_block_threads;
     if (blocks == 0) return;
     if (blocks > 0x7fffffffLL) unsupported("sddmm: problem too large for one launch (" + std::to_string(blocks) + " blocks)");
-    sddmm_dot_kernel<T, I, G, VEC><<<static_cast<unsigned>(blocks), sddmm_block_threads, 0, stream>>>(args);
+    if (args.heads == 1 && args.steps == 1 && !args.weights.data)
+        sddmm_dot_kernel<T, I, G, VEC, true><<<static_cast<unsigned>(blocks), sddmm_block_threads, 0, stream>>>(args);
+    else
+        sddmm_dot_kernel<T, I, G, VEC, false><<<static_cast<unsigned>(blocks), sddmm_block_threads, 0, stream>>>(args);
     SPK_CUDA_CHECK_LAUNCH();
 }
 

@@ -16,7 +16,7 @@
 #include "cuda/common/transpose.cuh"
 #include "cuda/common/values.cuh"
 #include "cuda/sddmm/args.cuh"
-#include "cuda/sddmm/transposed_pattern.hpp"
+#include "cuda/common/transposed_pattern.hpp"
 
 namespace spk::detail::cuda {
 
@@ -63,13 +63,17 @@ SddmmShape pick_shape(long long features, bool vector_ok, int wide) {
     return s;
 }
 
-// Entries per group in the dot kernel: enough groups for a few waves of the whole device, and at
-// least two batches per group so that the row search and X's row are paid for.
+// Entries per warp in the dot kernel: whole tiles, enough warps for about four waves of the
+// device at the kernel's occupancy (so the last, partial wave costs little), at least eight
+// tiles so that the warp's row search is paid for, and under 2^30 (the kernel counts a slice's
+// positions in 32 bits).
 long long dot_chunk(const Executor& exec, long long nnz, int g) {
     int sms = 0;
     SPK_CUDA_CHECK(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, exec.device()));
-    const long long target_groups = static_cast<long long>(std::max(sms, 1)) * (2048 / g) * 2;
-    return std::max<long long>(2 * sddmm_batch, (nnz + target_groups - 1) / target_groups);
+    const long long tile = static_cast<long long>(32 / g) * sddmm_batch;
+    const long long warps = static_cast<long long>(std::max(sms, 1)) * sddmm_dot_min_blocks * (sddmm_block_threads / 32) * 4;
+    const long long tiles = ((nnz + warps - 1) / warps + tile - 1) / tile;
+    return std::clamp<long long>(tiles, 8, (1LL << 30) / tile - 1) * tile;
 }
 
 // One dot-kernel launch: the forward pass (weights empty) or dA (weights = d_out, no scale).

@@ -1,8 +1,8 @@
 #pragma once
-// Rows grouped by bin on the device: a bin number per row from its need, a radix sort of the
-// row ids by bin number (cub), a histogram of the bins (cub) and the largest need (cub).
-#include <cub/cub.cuh>
-
+// Rows grouped by bin on the device: a pass that counts each bin's rows and finds the largest
+// need (shared-memory counters, one global atomic per bin per block), one read of those counts,
+// and a pass that scatters the row ids to their bin's range. Rows keep no order within a bin
+// (their outputs go to fixed places); bin 0 (nothing to do) is counted but not listed.
 #include "cuda/spgemm/launch.cuh"
 
 namespace spk::detail::cuda::spgemm {
@@ -10,7 +10,15 @@ namespace spk::detail::cuda::spgemm {
 // The smallest bin whose table holds `need` entries at load 1/2 or less (spelled out: device
 // code cannot read kBinShapes; the static_assert keeps the two in step).
 __host__ __device__ constexpr int bin_of(long long need) {
-    return need == 0 ? 0 : need <= 32 ? 1 : need <= 128 ? 2 : need <= 512 ? 3 : need <= 2048 ? 4 : need <= 4096 ? 5 : kGlobalBin;
+    return need == 0      ? 0
+           : need <= 32   ? 1
+           : need <= 64   ? 2
+           : need <= 128  ? 3
+           : need <= 256  ? 4
+           : need <= 512  ? 5
+           : need <= 2048 ? 6
+           : need <= 4096 ? 7
+                          : kGlobalBin;
 }
 static_assert([] {
     for (int bin = 1; bin < kGlobalBin; ++bin) {
@@ -20,12 +28,42 @@ static_assert([] {
     return true;
 }());
 
-template <class I>
-__global__ void bin_numbers(const long long* need, long long rows, int* bin, I* ids) {
+inline constexpr int kBinningThreads = 256;
+
+// totals[0, kBins): rows per bin; totals[kBins]: the largest need.
+static __global__ void count_bins(const long long* need, long long rows, unsigned long long* totals) {
+    __shared__ unsigned long long counts[kBins], largest;
+    if (threadIdx.x < kBins) counts[threadIdx.x] = 0;
+    if (threadIdx.x == 0) largest = 0;
+    __syncthreads();
     const long long i = static_cast<long long>(blockIdx.x) * blockDim.x + threadIdx.x;
-    if (i >= rows) return;
-    bin[i] = bin_of(need[i]);
-    ids[i] = static_cast<I>(i);
+    if (i < rows) {
+        atomicAdd(&counts[bin_of(need[i])], 1ull);
+        atomicMax(&largest, static_cast<unsigned long long>(need[i]));
+    }
+    __syncthreads();
+    if (threadIdx.x < kBins && counts[threadIdx.x]) atomicAdd(&totals[threadIdx.x], counts[threadIdx.x]);
+    if (threadIdx.x == 0 && largest) atomicMax(&totals[kBins], largest);
+}
+
+struct BinStarts {
+    long long start[kBins];
+};
+
+// Each row of bins 1.. to rows[start[bin] + its rank among the bin's rows]; cursors: kBins
+// zeroed counters.
+template <class I>
+__global__ void scatter_bins(const long long* need, long long rows, BinStarts starts, unsigned long long* cursors, I* out) {
+    __shared__ unsigned long long counts[kBins], base[kBins];
+    if (threadIdx.x < kBins) counts[threadIdx.x] = 0;
+    __syncthreads();
+    const long long i = static_cast<long long>(blockIdx.x) * blockDim.x + threadIdx.x;
+    const int bin = i < rows ? bin_of(need[i]) : 0;
+    const unsigned long long rank = bin > 0 ? atomicAdd(&counts[bin], 1ull) : 0;
+    __syncthreads();
+    if (threadIdx.x < kBins && counts[threadIdx.x]) base[threadIdx.x] = atomicAdd(&cursors[threadIdx.x], counts[threadIdx.x]);
+    __syncthreads();
+    if (bin > 0) out[starts.start[bin] + static_cast<long long>(base[bin] + rank)] = static_cast<I>(i);
 }
 
 template <class I>
@@ -33,24 +71,21 @@ RowBins<I> bin_rows(const Executor& exec, const long long* need, long long rows)
     RowBins<I> bins;
     if (rows == 0) return bins;
     const cudaStream_t stream = stream_of(exec);
-    const std::size_t n = static_cast<std::size_t>(rows);
-    Array<int> bin(exec, n), sorted_bin(exec, n);
-    Array<I> ids(exec, n);
-    bins.rows = Array<I>(exec, n);
-    bin_numbers<I><<<static_cast<unsigned>((rows + 255) / 256), 256, 0, stream>>>(need, rows, bin.data(), ids.data());
+    const unsigned grid = static_cast<unsigned>((rows + kBinningThreads - 1) / kBinningThreads);
+    Array<unsigned long long> totals(exec, 2 * kBins + 1);  // counts, the largest need, cursors
+    SPK_CUDA_CHECK(cudaMemsetAsync(totals.data(), 0, totals.size() * sizeof(unsigned long long), stream));
+    count_bins<<<grid, kBinningThreads, 0, stream>>>(need, rows, totals.data());
     SPK_CUDA_CHECK_LAUNCH();
-    run_cub(exec, [&](void* temp, std::size_t& bytes) {
-        return cub::DeviceRadixSort::SortPairs(temp, bytes, bin.data(), sorted_bin.data(), ids.data(), bins.rows.data(), rows, 0, 3, stream);
-    });
-    Array<int> counts(exec, kBins);
-    run_cub(exec, [&](void* temp, std::size_t& bytes) {
-        return cub::DeviceHistogram::HistogramEven(temp, bytes, bin.data(), counts.data(), kBins + 1, 0, kBins, rows, stream);
-    });
-    Array<long long> largest(exec, 1);
-    run_cub(exec, [&](void* temp, std::size_t& bytes) { return cub::DeviceReduce::Max(temp, bytes, need, largest.data(), rows, stream); });
-    const std::vector<int> host_counts = read_back(exec, counts.data(), kBins);
-    for (int b = 0; b < kBins; ++b) bins.start[b + 1] = bins.start[b] + host_counts[b];
-    bins.max_need = read_back(exec, largest.data(), 1)[0];
+    const std::vector<unsigned long long> host = read_back(exec, totals.data(), kBins + 1);
+    BinStarts starts{};
+    for (int b = 0; b < kBins; ++b) {
+        starts.start[b] = bins.start[b];
+        bins.start[b + 1] = bins.start[b] + static_cast<index_t>(host[b]);
+    }
+    bins.max_need = static_cast<index_t>(host[kBins]);
+    bins.rows = Array<I>(exec, static_cast<std::size_t>(rows));
+    scatter_bins<I><<<grid, kBinningThreads, 0, stream>>>(need, rows, starts, totals.data() + kBins + 1, bins.rows.data());
+    SPK_CUDA_CHECK_LAUNCH();
     return bins;
 }
 

@@ -70,6 +70,16 @@ __device__ inline long long block_exclusive_scan(long long v, long long* sums, l
     return before;
 }
 
+// The next row of a block-per-row kernel from a shared counter (rows of very different cost
+// balance dynamically); `slot`: one shared word.
+__device__ inline long long claim_row(unsigned long long* counter, long long* slot) {
+    if (threadIdx.x == 0) *slot = static_cast<long long>(atomicAdd(counter, 1ull));
+    __syncthreads();
+    const long long r = *slot;
+    __syncthreads();
+    return r;
+}
+
 // Hash keys: 32-bit for int32 columns and for column blocks, 64-bit for int64 columns.
 template <class I>
 using key_t = std::conditional_t<sizeof(I) == 8, unsigned long long, unsigned>;
@@ -136,17 +146,16 @@ __device__ __forceinline__ void atomic_combine(T* at, T x) {
     }
 }
 
-// Sorts n (a power of two) keys with their values, ascending; empty slots (all ones) go last.
+// Sorts keys[0, n) (n a power of two) with their values, ascending; empty slots (all ones) go
+// last. Each thread takes compare-exchange pairs (i, i + j), so no thread idles in a stage.
 template <class G, class K, class T>
 __device__ void sort_by_key(K* keys, T* values, long long n) {
     for (long long k = 2; k <= n; k <<= 1)
         for (long long j = k >> 1; j > 0; j >>= 1) {
-            for (long long i = G::rank(); i < n; i += G::size()) {
-                const long long l = i ^ j;
-                if (l <= i) continue;
+            for (long long t = G::rank(); t < (n >> 1); t += G::size()) {
+                const long long i = ((t & ~(j - 1)) << 1) | (t & (j - 1)), l = i + j;
                 const K ki = keys[i], kl = keys[l];
-                const bool ascending = (i & k) == 0;
-                if (ascending ? ki > kl : ki < kl) {
+                if ((i & k) == 0 ? ki > kl : ki < kl) {
                     keys[i] = kl;
                     keys[l] = ki;
                     const T v = values[i];
@@ -156,6 +165,58 @@ __device__ void sort_by_key(K* keys, T* values, long long n) {
             }
             G::sync();
         }
+}
+
+// Moves the occupied slots of a hash table (keys/values[0, capacity)) to its front, in slot
+// order, and returns their number. A chunk of the group's size is read into registers before
+// the scan's barrier; its writes land at or below its own slots, so no unread slot is lost.
+// scan_sums: 32 shared words (blocks only).
+template <bool kWarp, class K, class T>
+__device__ long long compact_table(K* keys, T* values, long long capacity, long long* scan_sums) {
+    using G = Group<kWarp>;
+    constexpr K kEmpty = ~K(0);
+    long long written = 0;
+    for (long long s0 = 0; s0 < capacity; s0 += G::size()) {
+        const long long s = s0 + G::rank();
+        K key = kEmpty;
+        T value{};
+        if (s < capacity) {
+            key = keys[s];
+            value = values[s];
+        }
+        const bool occupied = key != kEmpty;
+        long long before = 0, total = 0;
+        if constexpr (kWarp) {
+            const unsigned ballot = __ballot_sync(kFullMask, occupied);
+            before = __popc(ballot & ((1u << G::rank()) - 1));
+            total = __popc(ballot);
+            __syncwarp();
+        } else {
+            before = block_exclusive_scan(occupied ? 1 : 0, scan_sums, total);
+        }
+        if (occupied) {
+            keys[written + before] = key;
+            values[written + before] = value;
+        }
+        written += total;
+    }
+    G::sync();
+    return written;
+}
+
+// The table's entries in column order at its front (returns their number): compacted, padded
+// with empty keys to a power of two, sorted. Sorting only the occupied entries costs far less
+// than sorting the whole table (at least twice as many slots, by the load bound).
+template <bool kWarp, class K, class T>
+__device__ long long sort_table(K* keys, T* values, long long capacity, long long* scan_sums) {
+    using G = Group<kWarp>;
+    const long long count = compact_table<kWarp>(keys, values, capacity, scan_sums);
+    long long n = 1;
+    while (n < count) n <<= 1;
+    for (long long q = count + G::rank(); q < n; q += G::size()) keys[q] = ~K(0);
+    G::sync();
+    sort_by_key<G>(keys, values, n);
+    return count;
 }
 
 // First position in the sorted cols[0, len) not below x.

@@ -49,13 +49,33 @@ inline int entry_width(long long entries, long long rows) {
     return w;
 }
 
-// Launches kernel over `count` rows of a bin with the bin's shape; entry_bytes per table entry.
-// The global bin gets one block per pool slot (slots blocks).
+// Dynamic shared memory a block of the global bin may take: the device's opt-in limit less room
+// for the kernels' static shared variables.
+inline long long shared_memory_limit(const Executor& exec) {
+    int bytes = 0;
+    SPK_CUDA_CHECK(cudaDeviceGetAttribute(&bytes, cudaDevAttrMaxSharedMemoryPerBlockOptin, exec.device()));
+    return bytes - 1024;
+}
+
+// Blocks of the global bin: as many as run at once (each owns a pool slot and pulls rows from a
+// counter), no more than its rows.
 template <class Args>
-void launch_bin(void (*kernel)(Args), Args args, int bin, long long count, std::size_t entry_bytes, long long slots, cudaStream_t stream) {
+long long global_slots(const Executor& exec, void (*kernel)(Args), long long smem, long long rows) {
+    SPK_CUDA_CHECK(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, static_cast<int>(smem)));
+    int per_sm = 0;
+    SPK_CUDA_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, kernel, kBinShapes[kGlobalBin].threads, static_cast<std::size_t>(smem)));
+    return std::min<long long>(rows, static_cast<long long>(std::max(per_sm, 1)) * multiprocessors(exec));
+}
+
+// Launches kernel over `count` rows of a bin with the bin's shape; entry_bytes per table entry.
+// The global bin gets `slots` blocks with global_smem bytes of dynamic shared memory each.
+template <class Args>
+void launch_bin(void (*kernel)(Args), Args args, int bin, long long count, std::size_t entry_bytes, long long slots, long long global_smem,
+                cudaStream_t stream) {
     const BinShape& shape = kBinShapes[bin];
     const long long groups_per_block = shape.warp ? shape.threads / 32 : 1;
-    const std::size_t smem = shape.log2_capacity > 0 ? static_cast<std::size_t>(groups_per_block) * (std::size_t{1} << shape.log2_capacity) * entry_bytes : 0;
+    const std::size_t smem = bin == kGlobalBin ? static_cast<std::size_t>(global_smem)
+                                               : static_cast<std::size_t>(groups_per_block) * (std::size_t{1} << shape.log2_capacity) * entry_bytes;
     SPK_CUDA_CHECK(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, static_cast<int>(smem)));
     const long long blocks = bin == kGlobalBin ? slots : std::min<long long>((count + groups_per_block - 1) / groups_per_block, 1ll << 30);
     kernel<<<static_cast<unsigned>(blocks), static_cast<unsigned>(shape.threads), smem, stream>>>(args);

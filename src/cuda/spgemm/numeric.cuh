@@ -8,6 +8,28 @@
 
 namespace spk::detail::cuda {
 
+namespace spgemm {
+
+// At most this much pool: fewer blocks share the global bin's rows where slots are large.
+inline constexpr long long kPoolBytes = 1ll << 31;
+
+// Sizes the global bin's accumulators (see global_table): the dense accumulator wherever its
+// bitmap fits in shared memory (then the shared memory holds the bitmap, and the pool a value per
+// column per slot), else shared hash tables up to the limit and pool tables beyond it.
+template <class V, class I>
+void size_global_bin(const Executor& exec, const RowBins<I>& bins, NumericArgs<V, I>& args) {
+    using K = key_t<I>;
+    const long long limit = shared_memory_limit(exec);
+    const long long hash_bytes = static_cast<long long>(sizeof(K) + sizeof(V)) << ceil_log2(2 * bins.max_need);
+    const long long bitmap_bytes = 4 * bitmap_words(args.cols);
+    args.dense_values = bitmap_bytes <= limit;
+    args.smem_bytes = args.dense_values ? bitmap_bytes : std::min(limit, hash_bytes);
+    const long long slot = args.dense_values ? args.cols * static_cast<long long>(sizeof(V)) : hash_bytes > args.smem_bytes ? hash_bytes : 0;
+    args.slot_bytes = (slot + 15) / 16 * 16;
+}
+
+}  // namespace spgemm
+
 template <class V, class I>
 void spgemm_numeric(const Executor& exec, const SpgemmProblem<V, I>& p, const SpgemmAnalysis& s, I* c_col_idx, V* c_values) {
     using namespace spgemm;
@@ -15,35 +37,25 @@ void spgemm_numeric(const Executor& exec, const SpgemmProblem<V, I>& p, const Sp
     const DeviceState<I>& state = device_state<I>(s);
     const RowBins<I>& bins = state.numeric;
     const cudaStream_t stream = stream_of(exec);
-    NumericArgs<V, I> args{p.a.row_ptr,
-                           p.a.col_idx,
-                           p.a.values,
-                           p.b.row_ptr,
-                           p.b.col_idx,
-                           p.b.values,
-                           p.mask ? p.mask->row_ptr : nullptr,
-                           p.mask ? (state.mask_cols.empty() ? p.mask->col_idx : state.mask_cols.data()) : nullptr,
-                           p.complement_mask,
-                           state.row_offsets.data(),
-                           c_col_idx,
-                           c_values,
-                           nullptr,
-                           0,
-                           0,
-                           nullptr,
-                           0,
-                           p.b.cols,
-                           entry_width(p.b.nnz, p.b.rows)};
-    // The global pool: a slot per block, each large enough for the longest row's hash table
-    // (a row takes the dense accumulator only where that is no larger).
-    Array<unsigned char> pool;
+    NumericArgs<V, I> args{};
+    args.a_ptr = p.a.row_ptr;
+    args.a_col = p.a.col_idx;
+    args.a_val = p.a.values;
+    args.b_ptr = p.b.row_ptr;
+    args.b_col = p.b.col_idx;
+    args.b_val = p.b.values;
+    args.m_ptr = p.mask ? p.mask->row_ptr : nullptr;
+    args.m_col = p.mask ? (state.mask_cols.empty() ? p.mask->col_idx : state.mask_cols.data()) : nullptr;
+    args.complement = p.complement_mask;
+    args.c_ptr = state.row_offsets.data();
+    args.c_col = c_col_idx;
+    args.c_val = c_values;
+    args.cols = p.b.cols;
+    args.width = entry_width(p.b.nnz, p.b.rows);
     const long long global_rows = bins.count(kGlobalBin);
-    const long long slots = std::min<long long>(global_rows, 2ll * multiprocessors(exec));
-    if (global_rows > 0) {
-        args.slot_bytes = ((static_cast<long long>(sizeof(K) + sizeof(V)) << ceil_log2(2 * bins.max_need)) + 15) / 16 * 16;
-        pool = Array<unsigned char>(exec, static_cast<std::size_t>(slots * args.slot_bytes));
-        args.pool = pool.data();
-    }
+    if (global_rows > 0) size_global_bin(exec, bins, args);
+    // The global bin's pool: its row counter, then a slot per block.
+    Array<unsigned char> pool;
     with_semiring(p.semiring, [&](auto op) {
         using Op = decltype(op);
         for (int bin = 1; bin < kBins; ++bin) {
@@ -53,10 +65,19 @@ void spgemm_numeric(const Executor& exec, const SpgemmProblem<V, I>& p, const Sp
             a.rows = bins.rows.data() + bins.start[bin];
             a.num_rows = count;
             a.log2_capacity = kBinShapes[bin].log2_capacity;
+            long long slots = 0;
+            if (bin == kGlobalBin) {
+                slots = global_slots(exec, numeric_rows<Op, V, I, false>, a.smem_bytes, count);
+                if (a.slot_bytes > 0) slots = std::min(slots, std::max(1ll, kPoolBytes / a.slot_bytes));
+                pool = Array<unsigned char>(exec, static_cast<std::size_t>(16 + slots * a.slot_bytes));
+                SPK_CUDA_CHECK(cudaMemsetAsync(pool.data(), 0, 16, stream));
+                a.next_row = reinterpret_cast<unsigned long long*>(pool.data());
+                a.pool = pool.data() + 16;
+            }
             if (kBinShapes[bin].warp)
-                launch_bin(numeric_rows<Op, V, I, true>, a, bin, count, sizeof(K) + sizeof(V), slots, stream);
+                launch_bin(numeric_rows<Op, V, I, true>, a, bin, count, sizeof(K) + sizeof(V), slots, a.smem_bytes, stream);
             else
-                launch_bin(numeric_rows<Op, V, I, false>, a, bin, count, sizeof(K) + sizeof(V), slots, stream);
+                launch_bin(numeric_rows<Op, V, I, false>, a, bin, count, sizeof(K) + sizeof(V), slots, a.smem_bytes, stream);
         }
     });
     SPK_CUDA_CHECK(cudaStreamSynchronize(stream));  // the pool is freed on return

@@ -1,9 +1,11 @@
 #pragma once
 // Numeric-phase kernel (second paper, kkmem): each row of C accumulated in a hash table keyed by
-// column (shared memory, sized from the row's exact length; or a slot of the global pool), or in
-// a dense array of values plus a bitmap of touched columns for dense rows in the pool. Rows leave
-// sorted by column: a bitonic sort of the table, or the bitmap read in order. Always sorted, even
-// when unsorted output is allowed: the table's layout depends on the order of concurrent inserts,
+// column (shared memory, sized from the row's exact length), or, for rows longer than the
+// shared-memory bins, in the global bin's accumulators: a hash table in shared memory when it
+// fits, a dense accumulator (a bitmap of touched columns in shared memory, a value per column in
+// the block's slot of a global pool), or a hash table in the pool. Rows leave sorted by column:
+// a sort of the table's occupied entries, or the bitmap read in order. Always sorted, even when
+// unsorted output is allowed: the table's layout depends on the order of concurrent inserts,
 // and recompute must write every entry where compute wrote it.
 #include <cuda_runtime.h>
 
@@ -27,17 +29,31 @@ struct NumericArgs {
     V* c_val;
     const I* rows;  // the bin's rows
     long long num_rows;
-    int log2_capacity;    // shared tables; 0: the global pool
-    unsigned char* pool;  // global: one slot of slot_bytes per block
+    int log2_capacity;  // shared tables of the bin; 0: the global bin
+    // The global bin: dynamic shared memory per block, a value per column per slot (dense rows),
+    // the pool (one slot of slot_bytes per block) and the counter that hands out its rows.
+    long long smem_bytes;
+    bool dense_values;
+    unsigned char* pool;
     long long slot_bytes;
+    unsigned long long* next_row;
     long long cols;  // of C
     int width;       // threads per entry of A (a power of two, at most 32)
 };
 
-// Bytes of a dense accumulator over `cols` columns: the values, then a bit per column.
-template <class V>
-__host__ __device__ inline long long dense_bytes(long long cols) {
-    return cols * static_cast<long long>(sizeof(V)) + 4 * ((cols + 31) / 32);
+// Words of the dense accumulator's bitmap of touched columns.
+__host__ __device__ inline long long bitmap_words(long long cols) { return (cols + 31) / 32; }
+
+// Where the global bin's row of length `len` accumulates (the host sizes smem_bytes and the pool
+// so that the choice always fits): the dense accumulator where its bitmap costs no more to scan
+// than a few words per entry or no hash table fits in shared memory, else a shared hash table,
+// else a hash table in the pool.
+enum class GlobalTable { dense, shared_hash, pool_hash };
+template <class K, class V>
+__host__ __device__ inline GlobalTable global_table(long long len, long long cols, bool dense_values, long long smem_bytes) {
+    const long long hash_bytes = static_cast<long long>(sizeof(K) + sizeof(V)) << ceil_log2(len < 32 ? 64 : 2 * len);
+    if (dense_values && (bitmap_words(cols) <= 4 * len || hash_bytes > smem_bytes)) return GlobalTable::dense;
+    return hash_bytes <= smem_bytes ? GlobalTable::shared_hash : GlobalTable::pool_hash;
 }
 
 template <class Op, class V, class I, bool kWarp>
@@ -47,27 +63,36 @@ __global__ void numeric_rows(NumericArgs<V, I> p) {
     constexpr K kEmpty = ~K(0);
     extern __shared__ __align__(16) unsigned char smem[];
     __shared__ long long scan_sums[32];
+    __shared__ long long claimed;
+    const bool global_bin = !kWarp && p.log2_capacity == 0;
+    unsigned char* const slot = global_bin ? p.pool + blockIdx.x * p.slot_bytes : nullptr;
+    V* const dense_values = reinterpret_cast<V*>(slot);
+    if (global_bin && p.dense_values) {  // once per block: each dense row resets what it touched
+        for (long long s = G::rank(); s < p.cols; s += G::size()) dense_values[s] = initial_value<Op, V>();
+        G::sync();
+    }
     const long long step = static_cast<long long>(gridDim.x) * G::per_block();
-    for (long long r = static_cast<long long>(blockIdx.x) * G::per_block() + G::index(); r < p.num_rows; r += step) {
+    long long r = static_cast<long long>(blockIdx.x) * G::per_block() + G::index();
+    if constexpr (!kWarp)
+        if (global_bin) r = claim_row(p.next_row, &claimed);
+    while (r < p.num_rows) {
         const long long row = p.rows[r];
         const long long start = p.c_ptr[row], len = p.c_ptr[row + 1] - start;
         int log2_capacity = p.log2_capacity;
-        unsigned char* base;
+        unsigned char* base = smem + (static_cast<long long>(G::index()) << log2_capacity) * static_cast<long long>(sizeof(K) + sizeof(V));
         bool dense = false;
-        if (log2_capacity > 0) {
-            base = smem + (static_cast<long long>(G::index()) << log2_capacity) * static_cast<long long>(sizeof(K) + sizeof(V));
-        } else {
+        if (global_bin) {
             log2_capacity = ceil_log2(len < 32 ? 64 : 2 * len);
-            dense = !kWarp && dense_bytes<V>(p.cols) <= (static_cast<long long>(sizeof(K) + sizeof(V)) << log2_capacity);
-            base = p.pool + blockIdx.x * p.slot_bytes;
+            const GlobalTable table = global_table<K, V>(len, p.cols, p.dense_values, p.smem_bytes);
+            dense = table == GlobalTable::dense;
+            base = table == GlobalTable::pool_hash ? slot : smem;
         }
         const long long capacity = 1ll << log2_capacity;
         K* keys = reinterpret_cast<K*>(base);
-        V* values = dense ? reinterpret_cast<V*>(base) : reinterpret_cast<V*>(base + capacity * static_cast<long long>(sizeof(K)));
-        unsigned* touched = reinterpret_cast<unsigned*>(base + p.cols * static_cast<long long>(sizeof(V)));  // dense only
-        const long long words = (p.cols + 31) / 32;
+        V* values = dense ? dense_values : reinterpret_cast<V*>(base + capacity * static_cast<long long>(sizeof(K)));
+        unsigned* touched = reinterpret_cast<unsigned*>(smem);  // dense only
+        const long long words = bitmap_words(p.cols);
         if (dense) {
-            for (long long s = G::rank(); s < p.cols; s += G::size()) values[s] = initial_value<Op, V>();
             for (long long s = G::rank(); s < words; s += G::size()) touched[s] = 0;
         } else {
             for (long long s = G::rank(); s < capacity; s += G::size()) {
@@ -98,8 +123,8 @@ __global__ void numeric_rows(NumericArgs<V, I> p) {
         }
         G::sync();
 
-        if constexpr (!kWarp) {
-            if (dense) {  // the bitmap read word by word gives the columns in order
+        if (dense) {  // the bitmap read word by word gives the columns in order
+            if constexpr (!kWarp) {
                 long long written = 0;
                 for (long long w0 = 0; w0 < words; w0 += G::size()) {
                     const long long w = w0 + G::rank();
@@ -110,19 +135,25 @@ __global__ void numeric_rows(NumericArgs<V, I> p) {
                         const long long j = 32 * w + __ffs(b) - 1;
                         if (p.c_col) p.c_col[q] = static_cast<I>(j);
                         p.c_val[q] = values[j];
+                        values[j] = initial_value<Op, V>();  // ready for the block's next dense row
                     }
                     written += total;
                 }
-                G::sync();  // the next row's initialisation overwrites values read above
-                continue;
+            }
+        } else {
+            sort_table<kWarp>(keys, values, capacity, scan_sums);
+            for (long long q = G::rank(); q < len; q += G::size()) {
+                if (p.c_col) p.c_col[start + q] = static_cast<I>(keys[q]);
+                p.c_val[start + q] = values[q];
             }
         }
-        sort_by_key<G>(keys, values, capacity);
-        for (long long q = G::rank(); q < len; q += G::size()) {
-            if (p.c_col) p.c_col[start + q] = static_cast<I>(keys[q]);
-            p.c_val[start + q] = values[q];
-        }
-        G::sync();
+        G::sync();  // the next row's initialisation overwrites what was read above
+        if constexpr (!kWarp)
+            if (global_bin) {
+                r = claim_row(p.next_row, &claimed);
+                continue;
+            }
+        r += step;
     }
 }
 

@@ -11,19 +11,21 @@
 namespace spk::detail::cuda::spgemm {
 
 // Rows go to bins by the size their accumulator needs (distinct column blocks in the symbolic
-// phase, C's row length in the numeric phase); every table keeps its load at 1/2 or less.
-// Bin 0: nothing to do. 1-3: one warp per row, tables in shared memory. 4-5: one block per row,
-// tables in shared memory. 6: one block per row, a hash table or a dense accumulator in a slot
-// of a global-memory pool.
-inline constexpr int kBins = 7;
+// phase, C's row length in the numeric phase); every table keeps its load at 1/2 or less, and
+// capacities double from bin to bin so that no row clears and scans far more slots than it fills.
+// Bin 0: nothing to do. 1-5: one warp per row, tables in shared memory. 6-7: one block per row,
+// tables in shared memory. 8: one block per row, in shared memory or a global-memory pool (see
+// numeric_kernels.cuh and symbolic_kernels.cuh).
+inline constexpr int kBins = 9;
 inline constexpr int kGlobalBin = kBins - 1;
 
 struct BinShape {
     bool warp;      // one warp per row (else one block per row)
     int threads;    // per block
-    int log2_capacity;  // table entries per row (log2); 0: the global pool
+    int log2_capacity;  // table entries per row (log2); 0: the global bin
 };
-inline constexpr BinShape kBinShapes[kBins] = {{true, 128, 0},   {true, 128, 6},   {true, 128, 8}, {true, 128, 10},
+inline constexpr BinShape kBinShapes[kBins] = {{true, 128, 0},   {true, 128, 6},    {true, 128, 7},
+                                               {true, 128, 8},   {true, 128, 9},    {true, 128, 10},
                                                {false, 256, 12}, {false, 1024, 13}, {false, 512, 0}};
 
 template <class I>

@@ -1,7 +1,7 @@
 // CUDA SpGEMM symbolic phase (second paper, kkmem): B compressed into column-block bit masks,
-// products per row of A (their prefix is the analysis' flops_prefix), rows binned by the size of
-// their symbolic table, each row of C counted, C's row offsets by a scan; C's rows then binned
-// again by length for the numeric phase. Offsets are 64-bit throughout (the plan rejects a C
+// the (block, bits) pairs each row of A reaches, rows binned by the size of their symbolic
+// table, each row of C counted, C's row offsets by a scan; C's rows then binned again by length
+// for the numeric phase. Offsets are 64-bit throughout (the plan rejects a C
 // too large for a 32-bit index type).
 #include <cub/cub.cuh>
 
@@ -85,44 +85,45 @@ SpgemmAnalysis spgemm_symbolic(const Executor& exec, const SpgemmProblem<V, I>& 
     if (p.mask && !p.mask->sorted && p.mask->nnz > 0) state->mask_cols = sorted_mask_columns(exec, *p.mask);
 
     const CompressedB<I> bc = compress_b(exec, p.b);
-    Array<long long> flops(exec, static_cast<std::size_t>(rows)), need(exec, static_cast<std::size_t>(rows));
+    Array<long long> need(exec, static_cast<std::size_t>(rows));
     if (rows > 0) {
-        row_products<I><<<grid_for(rows, 8), 256, 0, stream>>>(p.a.row_ptr, p.a.col_idx, rows, p.b.row_ptr, bc.ptr.data(), blocks,
-                                                               flops.data(), need.data());
+        row_needs<I><<<grid_for(rows, 8), 256, 0, stream>>>(p.a.row_ptr, p.a.col_idx, rows, bc.ptr.data(), blocks, need.data());
         SPK_CUDA_CHECK_LAUNCH();
     }
-    Array<long long> flops_prefix(exec, static_cast<std::size_t>(rows) + 1);
-    prefix_sum(exec, flops.data(), rows, flops_prefix.data());
-    s.flops_prefix = read_back(exec, reinterpret_cast<const index_t*>(flops_prefix.data()), static_cast<std::size_t>(rows) + 1);
 
     Array<long long> row_nnz(exec, static_cast<std::size_t>(rows));
     if (rows > 0) SPK_CUDA_CHECK(cudaMemsetAsync(row_nnz.data(), 0, sizeof(long long) * static_cast<std::size_t>(rows), stream));
     const RowBins<I> bins = bin_rows<I>(exec, need.data(), rows);
-    SymbolicArgs<I> args{p.a.row_ptr,
-                         p.a.col_idx,
-                         bc.ptr.data(),
-                         bc.block.data(),
-                         bc.bits.data(),
-                         p.mask ? p.mask->row_ptr : nullptr,
-                         p.mask ? (state->mask_cols.empty() ? p.mask->col_idx : state->mask_cols.data()) : nullptr,
-                         p.complement_mask,
-                         nullptr,
-                         0,
-                         need.data(),
-                         0,
-                         nullptr,
-                         0,
-                         blocks,
-                         entry_width(static_cast<long long>(bc.block.size()), p.b.rows),
-                         row_nnz.data()};
-    // The global pool: a slot per block for the largest table (keys and bits, 8 bytes an entry).
+    SymbolicArgs<I> args{};
+    args.a_ptr = p.a.row_ptr;
+    args.a_col = p.a.col_idx;
+    args.bc_ptr = bc.ptr.data();
+    args.bc_block = bc.block.data();
+    args.bc_bits = bc.bits.data();
+    args.m_ptr = p.mask ? p.mask->row_ptr : nullptr;
+    args.m_col = p.mask ? (state->mask_cols.empty() ? p.mask->col_idx : state->mask_cols.data()) : nullptr;
+    args.complement = p.complement_mask;
+    args.need = need.data();
+    args.blocks = blocks;
+    args.width = entry_width(static_cast<long long>(bc.block.size()), p.b.rows);
+    args.row_nnz = row_nnz.data();
+    // The global bin (see symbolic_table): a word per column block in shared memory where that
+    // fits, else shared hash tables up to the limit; the pool (its row counter, then a slot per
+    // block for the largest table, 8 bytes an entry) only for what shared memory cannot hold.
     Array<unsigned> pool;
+    long long slots = 0;
     const long long global_rows = bins.count(kGlobalBin);
-    const long long slots = std::min<long long>(global_rows, 2ll * multiprocessors(exec));
     if (global_rows > 0) {
-        args.slot_words = 2ll << ceil_log2(2 * bins.max_need);
-        pool = Array<unsigned>(exec, static_cast<std::size_t>(slots * args.slot_words));
-        args.pool = pool.data();
+        const long long limit = shared_memory_limit(exec);
+        const long long largest_words = 2ll << ceil_log2(2 * bins.max_need);
+        args.smem_bytes = 4 * blocks <= limit ? 4 * blocks : std::min(limit, 4 * largest_words);
+        if (4 * blocks > limit && 4 * largest_words > args.smem_bytes) args.slot_words = largest_words;
+        slots = global_slots(exec, symbolic_rows<I, false>, args.smem_bytes, global_rows);
+        if (args.slot_words > 0) slots = std::min(slots, std::max(1ll, (1ll << 29) / args.slot_words));
+        pool = Array<unsigned>(exec, static_cast<std::size_t>(4 + slots * args.slot_words));
+        SPK_CUDA_CHECK(cudaMemsetAsync(pool.data(), 0, 16, stream));
+        args.next_row = reinterpret_cast<unsigned long long*>(pool.data());
+        args.pool = pool.data() + 4;
     }
     for (int bin = 1; bin < kBins; ++bin) {
         const long long count = bins.count(bin);
@@ -132,9 +133,9 @@ SpgemmAnalysis spgemm_symbolic(const Executor& exec, const SpgemmProblem<V, I>& 
         a.num_rows = count;
         a.log2_capacity = kBinShapes[bin].log2_capacity;
         if (kBinShapes[bin].warp)
-            launch_bin(symbolic_rows<I, true>, a, bin, count, 2 * sizeof(unsigned), slots, stream);
+            launch_bin(symbolic_rows<I, true>, a, bin, count, 2 * sizeof(unsigned), slots, a.smem_bytes, stream);
         else
-            launch_bin(symbolic_rows<I, false>, a, bin, count, 2 * sizeof(unsigned), slots, stream);
+            launch_bin(symbolic_rows<I, false>, a, bin, count, 2 * sizeof(unsigned), slots, a.smem_bytes, stream);
     }
 
     prefix_sum(exec, row_nnz.data(), rows, state->row_offsets.data());
@@ -142,7 +143,7 @@ SpgemmAnalysis spgemm_symbolic(const Executor& exec, const SpgemmProblem<V, I>& 
     state->numeric = bin_rows<I>(exec, row_nnz.data(), rows);
     SPK_CUDA_CHECK(cudaStreamSynchronize(stream));  // temporaries are freed on return
     s.device = std::move(state);
-    return s;
+    return s;  // flops_prefix stays empty: only the cpu backend balances its threads by it
 }
 
 #define SPK_INSTANTIATE(V, I) template SpgemmAnalysis spgemm_symbolic(const Executor&, const SpgemmProblem<V, I>&);

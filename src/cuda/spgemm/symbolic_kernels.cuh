@@ -44,27 +44,20 @@ __global__ void fill_block_pairs(const I* b_ptr, const I* b_col, long long rows,
     }
 }
 
-// One warp per row of A: products (flops) and the symbolic table's need, min(pairs, blocks).
+// One warp per row of A: the symbolic table's need, min(pairs, blocks) (pairs: the (block, bits)
+// pairs of the rows of B it reaches).
 template <class I>
-__global__ void row_products(const I* a_ptr, const I* a_col, long long rows, const I* b_ptr, const long long* bc_ptr, long long blocks,
-                             long long* flops, long long* need) {
+__global__ void row_needs(const I* a_ptr, const I* a_col, long long rows, const long long* bc_ptr, long long blocks, long long* need) {
     const int lane = threadIdx.x & 31;
     const long long warps = static_cast<long long>(gridDim.x) * (blockDim.x >> 5);
     for (long long i = (static_cast<long long>(blockIdx.x) * blockDim.x + threadIdx.x) >> 5; i < rows; i += warps) {
-        long long f = 0, pairs = 0;
+        long long pairs = 0;
         for (long long p = a_ptr[i] + lane; p < a_ptr[i + 1]; p += 32) {
             const long long k = a_col[p];
-            f += b_ptr[k + 1] - b_ptr[k];
             pairs += bc_ptr[k + 1] - bc_ptr[k];
         }
-        for (int o = 16; o > 0; o >>= 1) {
-            f += __shfl_xor_sync(kFullMask, f, o);
-            pairs += __shfl_xor_sync(kFullMask, pairs, o);
-        }
-        if (lane == 0) {
-            flops[i] = f;
-            need[i] = pairs < blocks ? pairs : blocks;
-        }
+        for (int o = 16; o > 0; o >>= 1) pairs += __shfl_xor_sync(kFullMask, pairs, o);
+        if (lane == 0) need[i] = pairs < blocks ? pairs : blocks;
     }
 }
 
@@ -81,31 +74,52 @@ struct SymbolicArgs {
     const I* rows;  // the bin's rows
     long long num_rows;
     const long long* need;
-    int log2_capacity;      // shared tables; 0: the global pool
-    unsigned* pool;         // global: one slot of slot_words per block
+    int log2_capacity;  // shared tables of the bin; 0: the global bin
+    // The global bin: dynamic shared memory per block, the pool (one slot of slot_words per
+    // block) and the counter that hands out its rows.
+    long long smem_bytes;
+    unsigned* pool;
     long long slot_words;
+    unsigned long long* next_row;
     long long blocks;  // column blocks of C: (cols + 31) / 32
     int width;         // threads per entry of A (a power of two, at most 32)
     long long* row_nnz;
 };
+
+// Where the global bin's row unions its pairs (the host sizes smem_bytes and the pool so that the
+// choice always fits): a word per column block (dense) where that costs no more than the hash
+// table or no hash table fits in shared memory; shared memory before the pool.
+enum class SymbolicTable { shared_dense, shared_hash, pool_dense, pool_hash };
+__host__ __device__ inline SymbolicTable symbolic_table(long long need, long long blocks, long long smem_bytes) {
+    const int log2_capacity = ceil_log2(need < 32 ? 64 : 2 * need);
+    const long long hash_bytes = 8ll << log2_capacity;  // a key and a bit mask per entry
+    const bool dense_cheaper = blocks <= (2ll << log2_capacity);
+    if (4 * blocks <= smem_bytes && (dense_cheaper || hash_bytes > smem_bytes)) return SymbolicTable::shared_dense;
+    if (hash_bytes <= smem_bytes) return SymbolicTable::shared_hash;
+    return dense_cheaper ? SymbolicTable::pool_dense : SymbolicTable::pool_hash;
+}
 
 template <class I, bool kWarp>
 __global__ void symbolic_rows(SymbolicArgs<I> p) {
     using G = Group<kWarp>;
     extern __shared__ __align__(16) unsigned char smem[];
     __shared__ unsigned long long scratch;
+    __shared__ long long claimed;
+    const bool global_bin = !kWarp && p.log2_capacity == 0;
     const long long step = static_cast<long long>(gridDim.x) * G::per_block();
-    for (long long r = static_cast<long long>(blockIdx.x) * G::per_block() + G::index(); r < p.num_rows; r += step) {
+    long long r = static_cast<long long>(blockIdx.x) * G::per_block() + G::index();
+    if constexpr (!kWarp)
+        if (global_bin) r = claim_row(p.next_row, &claimed);
+    while (r < p.num_rows) {
         const long long row = p.rows[r];
         int log2_capacity = p.log2_capacity;
-        unsigned* keys;
+        unsigned* keys = reinterpret_cast<unsigned*>(smem) + 2 * (static_cast<long long>(G::index()) << log2_capacity);
         bool dense = false;
-        if (log2_capacity > 0) {
-            keys = reinterpret_cast<unsigned*>(smem) + 2 * (static_cast<long long>(G::index()) << log2_capacity);
-        } else {
+        if (global_bin) {
             log2_capacity = ceil_log2(p.need[row] < 32 ? 64 : 2 * p.need[row]);
-            dense = p.blocks <= (2ll << log2_capacity);  // a word per block costs no more than the table
-            keys = p.pool + blockIdx.x * p.slot_words;
+            const SymbolicTable table = symbolic_table(p.need[row], p.blocks, p.smem_bytes);
+            dense = table == SymbolicTable::shared_dense || table == SymbolicTable::pool_dense;
+            if (table == SymbolicTable::pool_dense || table == SymbolicTable::pool_hash) keys = p.pool + blockIdx.x * p.slot_words;
         }
         const long long capacity = 1ll << log2_capacity;
         unsigned* bits = keys + capacity;  // dense: keys holds the bits of every block
@@ -151,6 +165,12 @@ __global__ void symbolic_rows(SymbolicArgs<I> p) {
         count = group_sum<kWarp>(count, &scratch);
         if (G::rank() == 0) p.row_nnz[row] = count;
         G::sync();
+        if constexpr (!kWarp)
+            if (global_bin) {
+                r = claim_row(p.next_row, &claimed);
+                continue;
+            }
+        r += step;
     }
 }
 

@@ -7,9 +7,10 @@
 #include <cub/device/device_radix_sort.cuh>
 
 #include "cuda/common/check.cuh"
-#include "cuda/fusedmm/transposed_pattern.hpp"
+#include "cuda/common/transposed_pattern.hpp"
+#include "cuda/common/workspace.hpp"
 
-namespace spk::detail::cuda::fused {
+namespace spk::detail::cuda {
 
 namespace {
 
@@ -71,7 +72,7 @@ DeviceTransposedPattern<I> transposed_pattern(const Executor& exec, const I* row
         SPK_CUDA_CHECK(cudaMemsetAsync(t.col_ptr.data(), 0, sizeof(I) * static_cast<std::size_t>(cols + 1), stream));
         return t;
     }
-    Array<I> positions(exec, static_cast<std::size_t>(nnz)), sorted_cols(exec, static_cast<std::size_t>(nnz));
+    Workspace<I> positions(exec, static_cast<std::size_t>(nnz)), sorted_cols(exec, static_cast<std::size_t>(nnz));
     iota_kernel<I><<<blocks_for(nnz), kThreads, 0, stream>>>(positions.data(), nnz);
     SPK_CUDA_CHECK_LAUNCH();
     // Columns are below cols: sorting on their low bits is enough (the keys are non-negative).
@@ -80,16 +81,14 @@ DeviceTransposedPattern<I> transposed_pattern(const Executor& exec, const I* row
     std::size_t temp_bytes = 0;
     SPK_CUDA_CHECK(cub::DeviceRadixSort::SortPairs(nullptr, temp_bytes, col_idx, sorted_cols.data(), positions.data(), t.entry.data(),
                                                    static_cast<long long>(nnz), 0, end_bit, stream));
-    Array<std::byte> temp(exec, temp_bytes);
+    Workspace<std::byte> temp(exec, temp_bytes);
     SPK_CUDA_CHECK(cub::DeviceRadixSort::SortPairs(temp.data(), temp_bytes, col_idx, sorted_cols.data(), positions.data(), t.entry.data(),
                                                    static_cast<long long>(nnz), 0, end_bit, stream));
     column_starts_kernel<I><<<blocks_for(cols + 1), kThreads, 0, stream>>>(sorted_cols.data(), nnz, cols, t.col_ptr.data());
     SPK_CUDA_CHECK_LAUNCH();
     entry_rows_kernel<I><<<blocks_for(nnz), kThreads, 0, stream>>>(row_ptr, rows, t.entry.data(), nnz, t.row_idx.data());
     SPK_CUDA_CHECK_LAUNCH();
-    // The scratch arrays are freed on return: wait for the kernels that read them.
-    SPK_CUDA_CHECK(cudaStreamSynchronize(stream));
-    return t;
+    return t;  // the scratch workspaces go back to the pool on this stream, after these kernels
 }
 
 template DeviceTransposedPattern<std::int32_t> transposed_pattern(const Executor&, const std::int32_t*, const std::int32_t*, index_t,
@@ -97,4 +96,4 @@ template DeviceTransposedPattern<std::int32_t> transposed_pattern(const Executor
 template DeviceTransposedPattern<std::int64_t> transposed_pattern(const Executor&, const std::int64_t*, const std::int64_t*, index_t,
                                                                   index_t, index_t);
 
-}  // namespace spk::detail::cuda::fused
+}  // namespace spk::detail::cuda
