@@ -1,9 +1,14 @@
 // cpu FusedMM forward: OpenMP over row chunks balanced by non-zeros, one pass over each row
-// with the scores never stored (the first paper's Algorithm 3, a thread per row). Per entry, all
-// heads are handled together so that Y_j and Z_j are read once, contiguously.
+// with the scores never stored (the first paper's Algorithm 3, a thread per row; one exception
+// below). Per entry, all heads are handled together so that Y_j and Z_j are read once, contiguously.
 // The softmax is online (as in flash attention): a running max m and sum l per head, and the
-// accumulator rescaled by exp(m_old - m_new) whenever the max grows. The rescale is a positive
-// factor, so it serves the max aggregation as well as sum and mean.
+// accumulator rescaled by exp(m_old - m_new) whenever the max grows.
+// Max aggregation under softmax is the exception: its winners are decided by comparing α_ij Z_j
+// with α = exp(w - m) / l for the row's final m and l, as the reference does. A running max would
+// compare an early winner rescaled by exp(m_old - m_new) against values computed afresh; the two
+// round differently, and once m grows far enough both underflow to +-0, where the reference's
+// "first in the row wins" must decide, not the order of the rescales. So that case sweeps the row
+// twice: the scores (X and Y only) into a row buffer with m and l, then the final α against Z.
 // Without scores or softmax (GCN: s = a_ij, identity or scale edge, sum or mean), E = c A Z is
 // an SpMM, and runs as one: its register-tile loop beats the per-row accumulator buffer here.
 #include <omp.h>
@@ -38,11 +43,18 @@ public:
           arg_(static_cast<std::size_t>(o_.aggregate == Aggregate::max ? width_ : 0)),
           m_(static_cast<std::size_t>(heads_)),
           l_(static_cast<std::size_t>(heads_)),
-          weights_(static_cast<std::size_t>(args.attention.data && o_.normalize == Normalize::softmax ? max_row_len * heads_ : 0)) {}
+          weights_(static_cast<std::size_t>(keeps_row_weights(args) ? max_row_len * heads_ : 0)) {}
+
+    // Whether a row's weights w are kept until its final m and l: for the saved attention, and for
+    // max aggregation under softmax.
+    static bool keeps_row_weights(const FusedForwardArgs<V, I>& args) {
+        const FusedOptions& o = args.options;
+        return o.normalize == Normalize::softmax && (args.attention.data != nullptr || o.aggregate == Aggregate::max);
+    }
 
     void run(index_t i) {
         const auto& a = args_.a;
-        const index_t begin = a.row_ptr[i], end = a.row_ptr[i + 1], dz = args_.dz, d = args_.d;
+        const index_t begin = a.row_ptr[i], end = a.row_ptr[i + 1], dz = args_.dz;
         const bool softmax = o_.normalize == Normalize::softmax, max_agg = o_.aggregate == Aggregate::max;
         const bool save = args_.attention.data != nullptr;
         V* e = args_.e.data + i * args_.e.ld;
@@ -57,53 +69,21 @@ public:
                 }
             return;
         }
-        const V* xi = o_.score == Score::value ? nullptr : args_.x.data + i * args_.x.ld;
-        std::fill(acc_.begin(), acc_.end(), Acc(0));
         std::fill(m_.begin(), m_.end(), -std::numeric_limits<Acc>::infinity());
         std::fill(l_.begin(), l_.end(), Acc(0));
-        for (index_t p = begin; p < end; ++p) {
-            if (p + fused::kPrefetchDistance < a.nnz) {
-                const index_t ahead = a.col_idx[p + fused::kPrefetchDistance];
-                if (o_.score != Score::value) fused::prefetch_row(args_.y.data + ahead * args_.y.ld, args_.y.cols);
-                fused::prefetch_row(args_.z.data + ahead * args_.z.ld, width_);
-            }
-            const I j = a.col_idx[p];
-            const V* yj = o_.score == Score::value ? nullptr : args_.y.data + j * args_.y.ld;
-            const V* zj = args_.z.data + j * args_.z.ld;
-            for (index_t h = 0; h < heads_; ++h) {
-                const Acc s = fused::score<Acc>(o_.score, xi, yj, a.values, p, h, d);
-                const Acc w = edge_apply(o_.edge, s);
-                Acc* acc = acc_.data() + h * dz;
-                Acc weight = w;
-                if (softmax) {
-                    if (w > m_[h]) {
-                        const Acc r = std::exp(m_[h] - w);
-                        if (p != begin) fused::scale(acc, r, dz);
-                        l_[h] *= r;
-                        m_[h] = w;
-                    }
-                    weight = std::exp(w - m_[h]);
-                    l_[h] += weight;
-                    if (save) weights_[(p - begin) * heads_ + h] = w;
-                } else if (save) {
-                    args_.attention.data[p * args_.attention.ld + h] = store_as<V>(w);
-                }
-                if (!max_agg)
-                    fused::axpy(weight, zj + h * dz, acc, dz);
-                else if (p == begin)
-                    fused::max_init(weight, zj + h * dz, acc, arg_.data() + h * dz, j, dz);
-                else
-                    fused::max_update(weight, zj + h * dz, acc, arg_.data() + h * dz, j, dz);
-            }
-        }
+        if (softmax && max_agg)
+            max_of_final_weights(i, begin, end);
+        else
+            online_pass(i, begin, end);
         const Acc mean = o_.aggregate == Aggregate::mean ? Acc(1) / static_cast<Acc>(end - begin) : Acc(1);
         for (index_t h = 0; h < heads_; ++h) {
-            const Acc factor = softmax ? mean / l_[h] : mean;
+            // Under softmax the max aggregation already holds α Z; the others hold exp(w - m) Z.
+            const Acc factor = softmax && !max_agg ? mean / l_[h] : mean;
             fused::store_row(acc_.data() + h * dz, factor, e + h * dz, dz);
             if (!softmax) continue;
             args_.row_max.data[i * args_.row_max.ld + h] = m_[h];
             args_.row_sum.data[i * args_.row_sum.ld + h] = l_[h];
-            if (save)
+            if (save && !max_agg)
                 for (index_t p = begin; p < end; ++p)
                     args_.attention.data[p * args_.attention.ld + h] =
                         store_as<V>(std::exp(weights_[(p - begin) * heads_ + h] - m_[h]) / l_[h]);
@@ -112,13 +92,110 @@ public:
     }
 
 private:
+    // w_ij = edge(s_ij) of head h for entry p (xi: X_i, null for the value score; yj: Y_j, likewise).
+    Acc weight(const V* xi, const V* yj, index_t p, index_t h) const {
+        return edge_apply(o_.edge, fused::score<Acc>(o_.score, xi, yj, args_.a.values, p, h, args_.d));
+    }
+
+    const V* x_row(index_t i) const { return o_.score == Score::value ? nullptr : args_.x.data + i * args_.x.ld; }
+    const V* y_row(I j) const { return o_.score == Score::value ? nullptr : args_.y.data + j * args_.y.ld; }
+
+    // One entry of head h's online softmax: m grows to w (l rescaled), l takes exp(w - m).
+    // Returns exp(w - m); shrink = exp(m_old - m_new), the factor a running aggregate must take
+    // (1 when m stays).
+    Acc online_step(index_t h, Acc w, Acc& shrink) {
+        shrink = Acc(1);
+        if (w > m_[h]) {
+            shrink = std::exp(m_[h] - w);
+            l_[h] *= shrink;
+            m_[h] = w;
+        }
+        const Acc e = std::exp(w - m_[h]);
+        l_[h] += e;
+        return e;
+    }
+
+    // Sum, mean, and max without softmax: one pass, the softmax (if any) online.
+    void online_pass(index_t i, index_t begin, index_t end) {
+        const auto& a = args_.a;
+        const index_t dz = args_.dz;
+        const bool softmax = o_.normalize == Normalize::softmax, max_agg = o_.aggregate == Aggregate::max;
+        const bool save = args_.attention.data != nullptr;
+        const V* xi = x_row(i);
+        std::fill(acc_.begin(), acc_.end(), Acc(0));
+        for (index_t p = begin; p < end; ++p) {
+            if (p + fused::kPrefetchDistance < a.nnz) {
+                const index_t ahead = a.col_idx[p + fused::kPrefetchDistance];
+                if (o_.score != Score::value) fused::prefetch_row(args_.y.data + ahead * args_.y.ld, args_.y.cols);
+                fused::prefetch_row(args_.z.data + ahead * args_.z.ld, width_);
+            }
+            const I j = a.col_idx[p];
+            const V* yj = y_row(j);
+            const V* zj = args_.z.data + j * args_.z.ld;
+            for (index_t h = 0; h < heads_; ++h) {
+                const Acc w = weight(xi, yj, p, h);
+                Acc* acc = acc_.data() + h * dz;
+                Acc scaled = w;
+                if (softmax) {
+                    Acc shrink;
+                    scaled = online_step(h, w, shrink);
+                    if (shrink != Acc(1) && p != begin) fused::scale(acc, shrink, dz);
+                    if (save) weights_[(p - begin) * heads_ + h] = w;
+                } else if (save) {
+                    args_.attention.data[p * args_.attention.ld + h] = store_as<V>(w);
+                }
+                if (!max_agg)
+                    fused::axpy(scaled, zj + h * dz, acc, dz);
+                else if (p == begin)
+                    fused::max_init(scaled, zj + h * dz, acc, arg_.data() + h * dz, j, dz);
+                else
+                    fused::max_update(scaled, zj + h * dz, acc, arg_.data() + h * dz, j, dz);
+            }
+        }
+    }
+
+    // Max aggregation under softmax: the weights and the final m, l first (X and Y only; m and l
+    // bit-identical to the online pass's), then α = exp(w - m) / l as the reference computes it,
+    // compared in row order (the first maximum wins ties, a NaN takes over and stays).
+    void max_of_final_weights(index_t i, index_t begin, index_t end) {
+        const auto& a = args_.a;
+        const index_t dz = args_.dz;
+        const V* xi = x_row(i);
+        for (index_t p = begin; p < end; ++p) {
+            if (o_.score != Score::value && p + fused::kPrefetchDistance < a.nnz)
+                fused::prefetch_row(args_.y.data + a.col_idx[p + fused::kPrefetchDistance] * args_.y.ld, args_.y.cols);
+            const V* yj = y_row(a.col_idx[p]);
+            for (index_t h = 0; h < heads_; ++h) {
+                const Acc w = weight(xi, yj, p, h);
+                weights_[(p - begin) * heads_ + h] = w;
+                Acc shrink;
+                online_step(h, w, shrink);  // m and l only: nothing runs to rescale yet
+            }
+        }
+        const bool save = args_.attention.data != nullptr;
+        for (index_t p = begin; p < end; ++p) {
+            if (p + fused::kPrefetchDistance < a.nnz)
+                fused::prefetch_row(args_.z.data + a.col_idx[p + fused::kPrefetchDistance] * args_.z.ld, width_);
+            const I j = a.col_idx[p];
+            const V* zj = args_.z.data + j * args_.z.ld;
+            for (index_t h = 0; h < heads_; ++h) {
+                const Acc alpha = std::exp(weights_[(p - begin) * heads_ + h] - m_[h]) / l_[h];
+                if (save) args_.attention.data[p * args_.attention.ld + h] = store_as<V>(alpha);
+                if (p == begin)
+                    fused::max_init(alpha, zj + h * dz, acc_.data() + h * dz, arg_.data() + h * dz, j, dz);
+                else
+                    fused::max_update(alpha, zj + h * dz, acc_.data() + h * dz, arg_.data() + h * dz, j, dz);
+            }
+        }
+    }
+
     const FusedForwardArgs<V, I>& args_;
     const FusedOptions& o_;
     index_t heads_, width_;
     std::vector<Acc> acc_;      // heads x dz: the row's running aggregate
     std::vector<I> arg_;        // heads x dz: running winners (max only)
     std::vector<Acc> m_, l_;    // per head: running max and sum (softmax only)
-    std::vector<Acc> weights_;  // row length x heads: w kept until the row's final m, l (softmax + save_attention)
+    std::vector<Acc> weights_;  // row length x heads: w kept until the row's final m, l (see keeps_row_weights)
 };
 
 // E = c A Z (c: the scale edge's factor, else 1): the weights are A's values, the same for every
@@ -161,7 +238,7 @@ void fusedmm_forward(const Executor& exec, const FusedForwardArgs<V, I>& args) {
     const auto bounds = balanced_row_splits(a.row_ptr, a.rows, chunk_count(a.rows, threads));
     const index_t chunks = static_cast<index_t>(bounds.size()) - 1;
     index_t max_row_len = 0;
-    if (args.attention.data && args.options.normalize == Normalize::softmax)
+    if (ForwardRows<V, I>::keeps_row_weights(args))
         for (index_t i = 0; i < a.rows; ++i) max_row_len = std::max<index_t>(max_row_len, a.row_ptr[i + 1] - a.row_ptr[i]);
     // Scratch is allocated before the parallel region: an allocation failure throws here, not
     // inside OpenMP where it would terminate.
