@@ -1,44 +1,51 @@
 #!/usr/bin/env bash
 # One device call: build with CUDA for sm_90, run every GPU test, run compute-sanitizer on a
-# representative subset, then quick benchmarks of every op (GPU_CHECK_BENCH picks which). Logs go to $OUT (or gpu-out/ elsewhere).
+# representative subset, then quick benchmarks of every op (GPU_CHECK_BENCH picks which). Logs: $OUT/gpu-logs.tgz (OUT defaults to gpu-out/).
 # Run scripts/stage-matrices.sh first on the machine that has ../shared, and carry .data.
 set -uo pipefail
 cd "$(dirname "$0")/.."
 OUT=${OUT:-$PWD/gpu-out}
+# Logs are written outside $OUT and packed into $OUT/gpu-logs.tgz at every step: the device tool
+# brings back only a few files, and whatever a time limit cuts off, the last archive survives.
+LOG=$(mktemp -d)
 mkdir -p "$OUT"
 matrices=$PWD/.data/matrices
 [ -d "$matrices" ] || matrices=$PWD/../shared/matrices
 export SPK_MATRICES=$matrices
 status=0
-step() { echo "== $*"; }
+pack() { tar -czf "$OUT/gpu-logs.tgz" -C "$LOG" .; }
+step() {
+  pack
+  echo "== $*"
+}
 
 step "device"
-nvidia-smi --query-gpu=name,memory.total,driver_version,clocks.sm --format=csv | tee "$OUT/device.txt"
-git rev-parse HEAD 2>/dev/null | tee -a "$OUT/device.txt"
+nvidia-smi --query-gpu=name,memory.total,driver_version,clocks.sm --format=csv | tee "$LOG/device.txt"
+git rev-parse HEAD 2>/dev/null | tee -a "$LOG/device.txt"
 
 step "build"
-cmake -S . -B build-gpu -G Ninja -DCMAKE_BUILD_TYPE=Release -DSPK_CUDA=ON -DSPK_WERROR=OFF -DSPK_MATRIX_DIR="$matrices" >"$OUT/configure.log" 2>&1 || { tail -30 "$OUT/configure.log"; exit 1; }
+cmake -S . -B build-gpu -G Ninja -DCMAKE_BUILD_TYPE=Release -DSPK_CUDA=ON -DSPK_WERROR=OFF -DSPK_MATRIX_DIR="$matrices" >"$LOG/configure.log" 2>&1 || { tail -30 "$LOG/configure.log"; exit 1; }
 # Keep going past a failing target so that the GPU tests that did build still run.
-if ! cmake --build build-gpu -j "$(nproc)" -- -k 0 >"$OUT/build.log" 2>&1; then
-  grep -E "error" -A3 "$OUT/build.log" | head -40
+if ! cmake --build build-gpu -j "$(nproc)" -- -k 0 >"$LOG/build.log" 2>&1; then
+  grep -E "error" -A3 "$LOG/build.log" | head -40
   status=1
 fi
 
 step "gpu tests"
-ctest --test-dir build-gpu -L gpu --output-on-failure --timeout 900 >"$OUT/gpu-tests.log" 2>&1 || status=1
-grep -E "tests passed|Failed|\*\*\*" "$OUT/gpu-tests.log" | head -30
+ctest --test-dir build-gpu -L gpu --output-on-failure --timeout 900 >"$LOG/gpu-tests.log" 2>&1 || status=1
+grep -E "tests passed|Failed|\*\*\*" "$LOG/gpu-tests.log" | head -30
 # The other tests run every backend under test, the CUDA one included when a device is present.
 step "all other tests"
-ctest --test-dir build-gpu -LE gpu -E package -j 8 --output-on-failure --timeout 900 >"$OUT/other-tests.log" 2>&1 || status=1
-grep -E "tests passed|Failed|\*\*\*" "$OUT/other-tests.log" | head -30
+ctest --test-dir build-gpu -LE gpu -E package -j 8 --output-on-failure --timeout 900 >"$LOG/other-tests.log" 2>&1 || status=1
+grep -E "tests passed|Failed|\*\*\*" "$LOG/other-tests.log" | head -30
 
 step "compute-sanitizer memcheck (subset)"
 if command -v compute-sanitizer >/dev/null; then
   compute-sanitizer --tool memcheck --error-exitcode 3 build-gpu/tests/test_cuda_spmm_test \
-    --gtest_filter='*LongRowBin*:*EmptyShapes*:*TransposedA*:*HalfPrecision*' >"$OUT/memcheck.log" 2>&1 || status=1
-  tail -3 "$OUT/memcheck.log"
-  compute-sanitizer --tool racecheck --error-exitcode 3 build-gpu/tests/test_cuda_segment_group_test >"$OUT/racecheck.log" 2>&1 || status=1
-  tail -3 "$OUT/racecheck.log"
+    --gtest_filter='*LongRowBin*:*EmptyShapes*:*TransposedA*:*HalfPrecision*' >"$LOG/memcheck.log" 2>&1 || status=1
+  tail -3 "$LOG/memcheck.log"
+  compute-sanitizer --tool racecheck --error-exitcode 3 build-gpu/tests/test_cuda_segment_group_test >"$LOG/racecheck.log" 2>&1 || status=1
+  tail -3 "$LOG/racecheck.log"
 fi
 
 # Benchmarks: GPU_CHECK_BENCH names which (all by default); each writes bench-<name>.{json,txt}.
@@ -47,9 +54,9 @@ spk_bench() {  # name, then spk bench arguments
   local name=$1
   shift
   step "bench $name"
-  timeout 300 build-gpu/bin/spk bench --backend cuda --suite bench/suites/gpu-quick.txt --json "$OUT/bench-$name.json" "$@" \
-    >"$OUT/bench-$name.txt" 2>&1 || status=1
-  grep -E "^geomean|error" "$OUT/bench-$name.txt"
+  timeout 300 build-gpu/bin/spk bench --backend cuda --suite bench/suites/gpu-quick.txt --json "$LOG/bench-$name.json" "$@" \
+    >"$LOG/bench-$name.txt" 2>&1 || status=1
+  grep -E "^geomean|error" "$LOG/bench-$name.txt"
 }
 if [ -x build-gpu/bin/spk ]; then
   for b in $benches; do
@@ -64,6 +71,5 @@ if [ -x build-gpu/bin/spk ]; then
     esac
   done
 fi
-# One archive: the device tool brings back only a few files.
-tar -czf /tmp/gpu-logs.tgz -C "$OUT" . && rm -f "$OUT"/* && mv /tmp/gpu-logs.tgz "$OUT/"
+pack
 exit $status
