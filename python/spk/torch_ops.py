@@ -8,8 +8,9 @@ re-validates A's structure (O(nnz), small next to the op); on CUDA the structure
 (spk.csr_array validated it when it was made), so hand-made malformed tensors are the caller's
 responsibility there. Work runs on the current CUDA stream of the inputs' device.
 
-Gradients: spmm for reduce='sum' and 'mean' (max/min: forward only, NotImplementedError in the
-backward pass), sddmm and fusedmm for every option spk supports.
+Gradients: spmm for every reduction (max/min: each output element's gradient flows through the one
+entry of A whose product won it, none through empty rows), sddmm and fusedmm for every option spk
+supports.
 """
 from typing import Optional
 
@@ -76,8 +77,11 @@ def _spmm_setup(ctx, inputs, output):
 def _spmm_backward(ctx, dC):
     indptr, indices, values, B = ctx.saved_tensors
     rows, cols = ctx.shape
-    if ctx.reduce not in ("sum", "mean"):
-        raise NotImplementedError(f"spk::spmm: no gradient for reduce='{ctx.reduce}' (sum and mean only)")
+    if ctx.reduce in ("max", "min"):
+        # spk::spmm keeps no arg indices: find the winners again (spk::spmm_arg saves them instead)
+        _, arg = spmm_arg_op(indptr, indices, values, rows, cols, B, ctx.reduce, ctx.transpose)
+        dB, dvalues = spmm_arg_backward_op(indptr, indices, values, rows, cols, B, arg, dC.contiguous(), ctx.reduce, ctx.transpose)
+        return None, None, dvalues if ctx.needs_input_grad[2] else None, None, None, dB if ctx.needs_input_grad[5] else None, None, None
     if ctx.reduce == "mean":
         dC = dC / _output_counts(indptr, indices, rows, cols, ctx.transpose).to(dC.dtype).unsqueeze(1)
     dB = dvalues = None
@@ -91,6 +95,82 @@ def _spmm_backward(ctx, dC):
 
 
 spmm_op.register_autograd(_spmm_backward, setup_context=_spmm_setup)
+
+
+# --- spmm with reduce = max / min, keeping the winners -----------------------------------------
+
+
+@torch.library.custom_op("spk::spmm_arg", mutates_args=())
+def spmm_arg_op(indptr: Tensor, indices: Tensor, values: Tensor, rows: int, cols: int, B: Tensor, reduce: str,
+                transpose: bool) -> tuple[Tensor, Tensor]:
+    """(C, arg) for reduce='max' or 'min': arg[r, q] is the column of op(A) whose product won
+    C[r, q] (a row of A when transpose), -1 for empty rows; the backward pass needs it."""
+    a = _matrix(indptr, indices, values, rows, cols)
+    C = B.new_empty((cols if transpose else rows, B.shape[1]))
+    arg = B.new_empty(C.shape, dtype=indptr.dtype)
+    _core.spmm(a, _dense(B), C, reduce, 1.0, 0.0, transpose, arg, False, "", _stream(B), _threads())
+    return C, arg
+
+
+@spmm_arg_op.register_fake
+def _(indptr, indices, values, rows, cols, B, reduce, transpose):
+    shape = (cols if transpose else rows, B.shape[1])
+    return B.new_empty(shape), B.new_empty(shape, dtype=indptr.dtype)
+
+
+def _winning_entries(indptr, indices, values, rows, cols, i, j, largest):
+    """Position in A's arrays of the entry (i[t], j[t]) that won output element t. A may be unsorted
+    and repeat (i, j): among repeats the winner of A(i, j) * b is the largest value (largest[t]:
+    max with b >= 0 or min with b < 0) or else the smallest, so entries are sorted by (i, j) and
+    then by value, and the run of (i, j) is entered from its end or its start."""
+    entry_rows = torch.repeat_interleave(torch.arange(rows, device=indptr.device), (indptr[1:] - indptr[:-1]).to(torch.int64))
+    keys = entry_rows * cols + indices.to(torch.int64)
+    by_value = torch.argsort(values, stable=True)
+    order = by_value[torch.argsort(keys[by_value], stable=True)]
+    sorted_keys = keys[order]
+    wanted = i * cols + j
+    first = torch.searchsorted(sorted_keys, wanted)
+    last = torch.searchsorted(sorted_keys, wanted, right=True) - 1
+    return order[torch.where(largest, last, first)]
+
+
+@torch.library.custom_op("spk::spmm_arg_backward", mutates_args=())
+def spmm_arg_backward_op(indptr: Tensor, indices: Tensor, values: Tensor, rows: int, cols: int, B: Tensor, arg: Tensor, dC: Tensor,
+                         reduce: str, transpose: bool) -> tuple[Tensor, Tensor]:
+    """(dB, dvalues) of spmm_arg: for C[r, q] won by w = arg[r, q] through entry p = (i, j) of A
+    ((r, w), or (w, r) when transpose), dB[w, q] += A[p] dC[r, q] and dvalues[p] += B[w, q] dC[r, q]."""
+    r, q = torch.nonzero(arg >= 0, as_tuple=True)  # empty rows (-1) pass no gradient
+    w = arg[r, q].to(torch.int64)
+    i, j = (w, r) if transpose else (r, w)
+    acc = _accum_dtype(values)
+    b, g = B[w, q].to(acc), dC[r, q].to(acc)
+    p = _winning_entries(indptr, indices, values, rows, cols, i, j, (b >= 0) == (reduce == "max"))
+    dB = torch.zeros(B.shape, dtype=acc, device=B.device).index_put_((w, q), values[p].to(acc) * g, accumulate=True)
+    dvalues = torch.zeros(values.shape, dtype=acc, device=values.device).index_add_(0, p, b * g)
+    return dB.to(B.dtype), dvalues.to(values.dtype)
+
+
+@spmm_arg_backward_op.register_fake
+def _(indptr, indices, values, rows, cols, B, arg, dC, reduce, transpose):
+    return B.new_empty(B.shape), values.new_empty(values.shape)
+
+
+def _spmm_arg_setup(ctx, inputs, output):
+    indptr, indices, values, rows, cols, B, reduce, transpose = inputs
+    _, arg = output
+    ctx.mark_non_differentiable(arg)
+    ctx.save_for_backward(indptr, indices, values, B, arg)
+    ctx.shape, ctx.reduce, ctx.transpose = (rows, cols), reduce, transpose
+
+
+def _spmm_arg_backward(ctx, dC, _darg):
+    indptr, indices, values, B, arg = ctx.saved_tensors
+    dB, dvalues = spmm_arg_backward_op(indptr, indices, values, *ctx.shape, B, arg, dC.contiguous(), ctx.reduce, ctx.transpose)
+    need = ctx.needs_input_grad
+    return None, None, dvalues if need[2] else None, None, None, dB if need[5] else None, None, None
+
+
+spmm_arg_op.register_autograd(_spmm_arg_backward, setup_context=_spmm_arg_setup)
 
 
 # --- sddmm -----------------------------------------------------------------------------------
@@ -226,7 +306,10 @@ def _parts(A, values):
 
 
 def spmm(A, B, reduce="sum", *, transpose=False, values=None):
-    """C = reduce(A B) (or Aᵀ B), differentiable in B and in A's values (A.data, or `values`)."""
+    """C = reduce(A B) (or Aᵀ B), differentiable in B and in A's values (A.data, or `values`).
+    For max and min the forward pass keeps the winners (spk::spmm_arg) for the backward pass."""
+    if reduce in ("max", "min"):
+        return spmm_arg_op(*_parts(A, values), B, reduce, transpose)[0]
     return spmm_op(*_parts(A, values), B, reduce, transpose)
 
 

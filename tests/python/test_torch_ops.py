@@ -47,11 +47,84 @@ def test_spmm_forward_matches_numpy_api(rng):
         np.testing.assert_allclose(ops.spmm(A, B, reduce).numpy(), spk.spmm(spk.from_scipy(S), B.numpy(), reduce), rtol=1e-12)
 
 
-def test_spmm_max_has_no_gradient(rng):
-    A, _ = torch_csr(rng, 5, 5)
-    B = rand(rng, 5, 2)
-    with pytest.raises(NotImplementedError, match="max"):
-        ops.spmm(A, B, "max").sum().backward()
+def extremum_inputs(rng, rows=7, cols=5, n=3, transpose=False):
+    """A (with an empty row and an empty column, so that both C and Cᵀ-products have an empty
+    output row) and B whose products A[i, j] B[j, q] are well apart in every output element, so
+    gradcheck's perturbations never change a winner."""
+    S = random_csr(rng, rows, cols, density=0.5).tolil()
+    S[:, 2] = 0
+    S = S.tocsr()
+    S.sort_indices()
+    A = spk.csr_array((torch.tensor(S.data), torch.tensor(S.indices, dtype=torch.int64), torch.tensor(S.indptr, dtype=torch.int64)),
+                      shape=S.shape)
+    B = rand(rng, rows if transpose else cols, n)
+    assert_well_apart(A, B, transpose)
+    return A, B
+
+
+def assert_well_apart(A, B, transpose):
+    rows = torch.repeat_interleave(torch.arange(A.shape[0]), A.indptr[1:] - A.indptr[:-1])
+    out, w = (A.indices, rows) if transpose else (rows, A.indices)
+    products = A.data.unsqueeze(1) * B.detach()[w]
+    for r in range(A.shape[1] if transpose else A.shape[0]):
+        p = products[out == r].sort(dim=0).values
+        if p.shape[0] > 1:
+            assert (p[1:] - p[:-1]).min() > 1e-4, "near tie: pick another seed"
+
+
+@pytest.mark.parametrize("reduce", ["max", "min"])
+@pytest.mark.parametrize("transpose", [False, True])
+def test_spmm_extremum_gradcheck(rng, reduce, transpose):
+    A, B = extremum_inputs(rng, transpose=transpose)
+    values = A.data.clone().requires_grad_(True)
+    torch.autograd.gradcheck(lambda v, b: ops.spmm(A, b, reduce, transpose=transpose, values=v), (values, B))
+
+
+@pytest.mark.parametrize("reduce", ["max", "min"])
+def test_spmm_op_extremum_gradcheck_without_saved_arg(rng, reduce):
+    """spk::spmm itself (not spk::spmm_arg) finds the winners again in its backward pass."""
+    A, B = extremum_inputs(rng)
+    values = A.data.clone().requires_grad_(True)
+    torch.autograd.gradcheck(lambda v, b: ops.spmm_op(A.indptr, A.indices, v, *A.shape, b, reduce, False), (values, B))
+
+
+@pytest.mark.parametrize("reduce", ["max", "min"])
+def test_spmm_extremum_gradient_values(reduce):
+    """Known winners: row 0 holds A[0, 0] = 2, A[0, 1] = -1; row 1 is empty; row 2 holds A[2, 1] = 3."""
+    A = spk.csr_array((torch.tensor([2.0, -1.0, 3.0], dtype=torch.float64, requires_grad=True), torch.tensor([0, 1, 1]),
+                       torch.tensor([0, 2, 2, 3])), shape=(3, 2))
+    B = torch.tensor([[1.0, -1.0], [4.0, 5.0]], dtype=torch.float64, requires_grad=True)
+    dC = torch.tensor([[10.0, 20.0], [30.0, 40.0], [50.0, 60.0]], dtype=torch.float64)
+    C = ops.spmm(A, B, reduce)
+    C.backward(dC)
+    # products of row 0: column 0 gives (2, -2), column 1 gives (-4, -5)
+    win0 = (0, 0) if reduce == "max" else (1, 1)
+    expected_C = [[(2.0, -2.0)[q] if win0[q] == 0 else (-4.0, -5.0)[q] for q in range(2)], [0.0, 0.0], [12.0, 15.0]]
+    torch.testing.assert_close(C.detach(), torch.tensor(expected_C, dtype=torch.float64))
+    dB = torch.zeros(2, 2, dtype=torch.float64)
+    dvalues = torch.zeros(3, dtype=torch.float64)
+    for q in range(2):
+        j = win0[q]
+        dB[j, q] += A.data[j].item() * dC[0, q]
+        dvalues[j] += B[j, q].item() * dC[0, q]
+        dB[1, q] += 3.0 * dC[2, q]
+        dvalues[2] += B[1, q].item() * dC[2, q]
+    torch.testing.assert_close(B.grad, dB)
+    torch.testing.assert_close(A.data.grad, dvalues)
+
+
+@pytest.mark.parametrize("reduce", ["max", "min"])
+def test_spmm_extremum_gradcheck_unsorted_and_repeated_entries(rng, reduce):
+    """A row stores (0, 1) twice and its columns out of order: the gradient goes to the copy whose
+    product won (the larger value for max with B >= 0, the smaller one for B < 0)."""
+    indptr = torch.tensor([0, 4, 4, 6])
+    indices = torch.tensor([2, 1, 0, 1, 1, 0])
+    values = torch.tensor([0.3, 1.7, -0.6, 0.9, -1.2, 2.1], dtype=torch.float64, requires_grad=True)
+    A = spk.csr_array((values.detach(), indices, indptr), shape=(3, 3))
+    # winners in row 0 among the copies 1.7 and 0.9 of (0, 1): max picks 1.7 in column 0 and 0.9 in column 1,
+    # min picks 1.7 in column 1 and 0.9 in column 2
+    B = torch.tensor([[0.5, 1.1, -1.0], [1.3, -0.7, 0.5], [-0.4, -3.0, 3.0]], dtype=torch.float64, requires_grad=True)
+    torch.autograd.gradcheck(lambda v, b: ops.spmm(A, b, reduce, values=v), (values, B))
 
 
 @pytest.mark.parametrize("heads,scale_by_a", [(1, True), (2, False)])
@@ -92,6 +165,13 @@ def test_opcheck(rng):
     G = rand(rng, 6, 4, grad=False)
     torch.library.opcheck(ops.spmm_op, (ip, ix, v, 6, 5, B, "sum", False))
     torch.library.opcheck(ops.spmm_op, (ip, ix, v, 6, 5, rand(rng, 6, 3), "mean", True))
+    for reduce in ("max", "min"):
+        torch.library.opcheck(ops.spmm_op, (ip, ix, v, 6, 5, B, reduce, False))
+        for transpose, b in ((False, B), (True, rand(rng, 6, 3))):
+            torch.library.opcheck(ops.spmm_arg_op, (ip, ix, v, 6, 5, b, reduce, transpose))
+            C, arg = ops.spmm_arg_op(ip, ix, v.detach(), 6, 5, b.detach(), reduce, transpose)
+            backward_args = (ip, ix, v.detach(), 6, 5, b.detach(), arg, torch.ones_like(C), reduce, transpose)
+            torch.library.opcheck(ops.spmm_arg_backward_op, backward_args)
     torch.library.opcheck(ops.sddmm_op, (ip, ix, v, 6, 5, X, Y, 2, True))
     torch.library.opcheck(ops.sddmm_backward_op, (ip, ix, v.detach(), 6, 5, X.detach(), Y.detach(), torch.ones(A.nnz, 2, dtype=torch.float64), 2, True))
     for score, edge, normalize, aggregate, heads in FUSED:
@@ -127,3 +207,22 @@ def test_torch_compile_smoke(rng):
         return ops.spmm_op(indptr, indices, values, 8, 8, b, "sum", False).relu()
 
     np.testing.assert_allclose(f(A.indptr, A.indices, A.data, B).numpy(), np.maximum(S @ B.numpy(), 0), rtol=1e-5, atol=1e-5)
+
+
+@pytest.mark.parametrize("op", ["spmm_arg", "spmm"])
+def test_torch_compile_extremum_backward(rng, op):
+    A, B = extremum_inputs(rng)
+    values = A.data.clone().requires_grad_(True)
+
+    def f(indptr, indices, v, b):
+        if op == "spmm_arg":
+            C = ops.spmm_arg_op(indptr, indices, v, 7, 5, b, "max", False)[0]
+        else:
+            C = ops.spmm_op(indptr, indices, v, 7, 5, b, "max", False)
+        return C.square().sum()
+
+    expected = torch.autograd.grad(f(A.indptr, A.indices, values, B), (values, B))
+    compiled = torch.compile(f, backend="aot_eager", fullgraph=True)
+    got = torch.autograd.grad(compiled(A.indptr, A.indices, values, B), (values, B))
+    for e, g in zip(expected, got):
+        torch.testing.assert_close(g, e)
