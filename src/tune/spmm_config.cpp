@@ -134,6 +134,15 @@ std::uint64_t fingerprint(const SpmmFeatures& f) {
     return h;
 }
 
+index_t long_row_threshold(const SpmmFeatures& f) {
+    // A row left in the short bin holds its group for its whole length. On a small matrix the
+    // kernel is over in tens of microseconds, so rows of a few hundred non-zeros set its time:
+    // move rows past 64 to the long bin there (soc-Slashdot0902 at n = 32: 0.070 ms -> 0.048 ms).
+    const double mean = f.mean_row();
+    const bool small = f.nnz < (index_t{4} << 20);
+    return small ? std::max<index_t>(64, static_cast<index_t>(4 * mean)) : std::max<index_t>(256, static_cast<index_t>(16 * mean));
+}
+
 // Rules (third paper, §5-6; tuned on the H200): give each lane VEC consecutive columns with the
 // widest vector that divides n, spread column lanes across n, then let the remaining lanes of a
 // group (up to 32) split the row's non-zeros when rows are long enough to keep them busy. Rows
@@ -161,18 +170,14 @@ SpmmConfig select_spmm_config(const SpmmFeatures& f) {
     if (!shape) shape = RbShape{32, 1, 1};
     SpmmConfig c{*shape, std::nullopt, 0, false};
 
-    // A row left in the short bin holds its group for its whole length. On a small matrix the
-    // kernel is over in tens of microseconds, so rows of a few hundred non-zeros set its time:
-    // move rows past 64 to the long bin there.
-    const bool small = f.nnz < (index_t{4} << 20);
-    const index_t threshold = small ? std::max<index_t>(64, static_cast<index_t>(4 * mean)) : std::max<index_t>(256, static_cast<index_t>(16 * mean));
+    const index_t threshold = long_row_threshold(f);
     const int threshold_bits = 64 - __builtin_clzll(static_cast<unsigned long long>(threshold));
     if (f.max_row > threshold && f.rows_longer_than_pow2(threshold_bits - 1) > 0) {
-        // Full-warp shapes for the long rows; cut them into chunks where atomics are allowed
+        // Full-warp shapes for the long rows; cut them into chunks where the sum allows it
         // (then even a shape equal to the short rows' one gains: a long row no longer holds
         // one warp for its whole length).
         const auto long_shape = best_shape(shape->column_lanes(), shape->vec, 32 / shape->column_lanes());
-        const bool split = f.atomics_allowed && long_shape && long_shape->g == 32;
+        const bool split = f.split_allowed && long_shape && long_shape->g == 32;
         if (long_shape && (split || !(*long_shape == *shape))) {
             c.long_shape = long_shape;
             c.long_threshold = threshold;

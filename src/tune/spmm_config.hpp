@@ -47,7 +47,9 @@ struct SpmmFeatures {
     index_t max_row = 0;
     std::array<index_t, 34> log2_histogram{};  // [k]: rows whose length has bit width k (0: empty)
     int value_bytes = 4;
-    bool atomics_allowed = false;  // sum or mean, f32 or f64, and not asked to be deterministic
+    // Sum or mean in f32 or f64: long rows may be cut into chunks whose parts meet in C through
+    // atomic adds, or, when the call must be deterministic, through partial sums added in order.
+    bool split_allowed = false;
     double mean_row() const { return rows ? static_cast<double>(nnz) / static_cast<double>(rows) : 0.0; }
     // Rows with more than `len` non-zeros, from the histogram (rounded to powers of two).
     index_t rows_longer_than_pow2(int bits) const;
@@ -56,6 +58,10 @@ struct SpmmFeatures {
 // A 64-bit digest of the features: the tuning cache's key for "this matrix". Matrices with the
 // same shape, nnz and row-length histogram share it, and so share their tuned configuration.
 std::uint64_t fingerprint(const SpmmFeatures& f);
+
+// Rows longer than this go to the long-row bin (and are cut into chunks of this many non-zeros).
+// It depends on rows and nnz only, so the plan's one pass over A can bin rows before selecting.
+index_t long_row_threshold(const SpmmFeatures& f);
 
 // The fast selector: a table of rules over the features (DESIGN.md §4).
 SpmmConfig select_spmm_config(const SpmmFeatures& f);

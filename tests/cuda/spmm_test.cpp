@@ -46,6 +46,7 @@ struct Case {
     double alpha = 1.0, beta = 0.0;
     bool transpose_a = false;
     std::string config = {};
+    bool deterministic = false;
 };
 
 template <class V, class I>
@@ -59,7 +60,7 @@ void check(const Csr<V, I>& a_host, index_t n, const Case& cs, std::uint64_t see
                     .alpha = cs.alpha,
                     .beta = cs.beta,
                     .transpose_a = cs.transpose_a,
-                    .deterministic = false,
+                    .deterministic = cs.deterministic,
                     .config = cs.config};
     const bool want_arg = cs.reduce == Reduce::max || cs.reduce == Reduce::min;
 
@@ -127,19 +128,45 @@ TEST_F(CudaSpmm, LongRowBinMatchesTheReference) {
         }
 }
 
-TEST_F(CudaSpmm, SplitRowsRefuseWhatAtomicsCannotDo) {
+// Deterministic plans split long rows too: each chunk writes its part, and the parts of a row are
+// added in chunk order, so two runs agree bit for bit.
+TEST_F(CudaSpmm, DeterministicSplitMatchesTheReferenceAndRepeatsExactly) {
+    const std::uint64_t seed = test::seed("cuda_spmm_deterministic_split");
+    const auto a = skewed_matrix<float, std::int32_t>(3000, 900, seed);
+    for (const char* config : {"rb.g8.r1.v4+rb.g32.r8.v4@16:split", "rb.g32.r1.v1+rb.g32.r32.v1@7:split"})
+        for (Reduce r : {Reduce::sum, Reduce::mean}) {
+            check(a, 32, Case{.reduce = r, .alpha = 2.0, .beta = 0.5, .config = config, .deterministic = true}, seed);
+            check(convert_values<double>(a.view()), 33, Case{.reduce = r, .c_layout = Layout::col_major, .config = config, .deterministic = true},
+                  seed);
+        }
+    check(a, 128, Case{.deterministic = true}, seed);  // the selector's choice, deterministic
+
+    const Executor gpu = Executor::cuda(0);
+    const auto a_gpu = a.to(gpu);
+    const Dense<float> b = test::random_dense<float>(a.cols(), 64, seed + 7).to(gpu);
+    SpmmPlan<float, std::int32_t> plan(gpu, a_gpu.view(), 64, SpmmOptions{.deterministic = true, .config = "rb.g16.r1.v4+rb.g32.r8.v4@8:split"});
+    Dense<float> first(gpu, a.rows(), 64), second(gpu, a.rows(), 64);
+    plan.run(b.view(), first.view());
+    plan.run(b.view(), second.view());
+    EXPECT_EQ(first.to(Executor::cpu()).values().to_vector(), second.to(Executor::cpu()).values().to_vector());
+}
+
+TEST_F(CudaSpmm, SplitRowsRefuseWhatTheyCannotSum) {
     const Executor gpu = Executor::cuda(0);
     const auto a = skewed_matrix<float, std::int32_t>(100, 100, 3).to(gpu);
-    for (SpmmOptions opt : {SpmmOptions{.reduce = Reduce::max, .config = "rb.g8.r1.v4+rb.g32.r8.v4@16:split"},
-                            SpmmOptions{.deterministic = true, .config = "rb.g8.r1.v4+rb.g32.r8.v4@16:split"}}) {
+    const auto a16 = skewed_matrix<f16, std::int32_t>(100, 100, 3).to(gpu);
+    const auto expect_refusal = [](auto make_plan) {
         try {
-            SpmmPlan<float, std::int32_t> plan(gpu, a.view(), 32, opt);
+            make_plan();
             FAIL() << "expected an error";
         } catch (const Error& e) {
             EXPECT_EQ(e.kind(), ErrorKind::InvalidArgument);
             EXPECT_NE(std::string(e.what()).find("split long rows"), std::string::npos) << e.what();
         }
-    }
+    };
+    const std::string config = "rb.g8.r1.v4+rb.g32.r8.v4@16:split";
+    expect_refusal([&] { SpmmPlan<float, std::int32_t>(gpu, a.view(), 32, SpmmOptions{.reduce = Reduce::max, .config = config}); });
+    expect_refusal([&] { SpmmPlan<f16, std::int32_t>(gpu, a16.view(), 32, SpmmOptions{.config = config}); });
 }
 
 TEST_F(CudaSpmm, SelectorOnEveryReductionAndLayout) {

@@ -1,6 +1,8 @@
 #pragma once
-// Plan-time analysis of A on the device: a histogram of row lengths (log2 buckets) and the
-// longest row, then, when the selector asks for it, the split of rows into two bins.
+// Plan-time analysis of A on the device, in one pass over row_ptr: a histogram of row lengths
+// (log2 buckets), the longest row, and the split of the rows into a short and a long bin at a
+// threshold the host chose from nnz / rows alone, with the chunk count the long rows will need.
+// Then, for split long rows, their chunks (row, first non-zero), built on the device.
 #include <cuda_runtime.h>
 
 #include "cuda/common/segment_group.cuh"
@@ -10,70 +12,130 @@ namespace spk::detail::cuda {
 
 constexpr int length_buckets = 34;
 
+// The counters analyse_rows fills (one array of unsigned long long, zeroed first).
+struct AnalysisSlots {
+    static constexpr int histogram = 0;  // length_buckets entries
+    static constexpr int max_row = length_buckets;
+    static constexpr int num_short = length_buckets + 1;
+    static constexpr int num_long = length_buckets + 2;
+    static constexpr int num_chunks = length_buckets + 3;
+    static constexpr int count = length_buckets + 4;
+};
+
+template <class T>
+__device__ __forceinline__ T warp_max(T v) {
+#pragma unroll
+    for (int offset = 16; offset > 0; offset /= 2) {
+        const T other = __shfl_xor_sync(full_mask, v, offset);
+        v = other > v ? other : v;
+    }
+    return v;
+}
+
+template <class T>
+__device__ __forceinline__ T warp_sum(T v) {
+#pragma unroll
+    for (int offset = 16; offset > 0; offset /= 2) v += __shfl_xor_sync(full_mask, v, offset);
+    return v;
+}
+
+// One thread a row. Short rows go to the front of `lists`, long rows (longer than threshold) to
+// its back, in no particular order (each row is still computed by one group, so results do not
+// depend on it). One global atomic per warp and bin; the histogram is gathered per block.
 template <class I>
-__global__ void row_length_histogram(const I* row_ptr, long long rows, unsigned long long* histogram, unsigned long long* max_len) {
+__global__ void analyse_rows(const I* row_ptr, long long rows, long long threshold, long long chunk, unsigned long long* counters,
+                             I* lists) {
     __shared__ unsigned long long local[length_buckets];
     __shared__ unsigned long long local_max;
     for (int k = threadIdx.x; k < length_buckets; k += blockDim.x) local[k] = 0;
     if (threadIdx.x == 0) local_max = 0;
     __syncthreads();
-    for (long long i = static_cast<long long>(blockIdx.x) * blockDim.x + threadIdx.x; i < rows;
-         i += static_cast<long long>(gridDim.x) * blockDim.x) {
-        const unsigned long long len = static_cast<unsigned long long>(row_ptr[i + 1] - row_ptr[i]);
-        const int bits = len == 0 ? 0 : 64 - __clzll(static_cast<long long>(len));
-        atomicAdd(&local[bits], 1ull);
-        atomicMax(&local_max, len);
-    }
-    __syncthreads();
-    for (int k = threadIdx.x; k < length_buckets; k += blockDim.x)
-        if (local[k]) atomicAdd(&histogram[k], local[k]);
-    if (threadIdx.x == 0) atomicMax(max_len, local_max);
-}
 
-// Rows longer than threshold go to long_rows, the others to short_rows; counters[0..1] count them.
-// One atomic per warp and bin (ballot + popc), so the order inside a bin is arbitrary; each row is
-// still computed by one group, so results do not depend on it.
-template <class I>
-__global__ void split_rows(const I* row_ptr, long long rows, long long threshold, I* short_rows, I* long_rows,
-                           unsigned long long* counters) {
     const long long i = static_cast<long long>(blockIdx.x) * blockDim.x + threadIdx.x;
     const bool valid = i < rows;
-    const bool is_long = valid && static_cast<long long>(row_ptr[i + 1] - row_ptr[i]) > threshold;
+    const unsigned long long len = valid ? static_cast<unsigned long long>(row_ptr[i + 1] - row_ptr[i]) : 0;
+    if (valid) {
+        const int bits = len == 0 ? 0 : 64 - __clzll(static_cast<long long>(len));
+        atomicAdd(&local[bits < length_buckets ? bits : length_buckets - 1], 1ull);
+    }
+    const unsigned long long longest = warp_max(len);
+    const bool is_long = valid && static_cast<long long>(len) > threshold;
+    const unsigned long long chunks = warp_sum(is_long ? (len + static_cast<unsigned long long>(chunk) - 1) / chunk : 0ull);
+
     const unsigned long_votes = __ballot_sync(full_mask, is_long);
     const unsigned short_votes = __ballot_sync(full_mask, valid && !is_long);
-    const int lane = threadIdx.x & 31;
+    const int lane = static_cast<int>(threadIdx.x) & 31;
     unsigned long long long_base = 0, short_base = 0;
     if (lane == 0) {
-        if (long_votes) long_base = atomicAdd(&counters[1], static_cast<unsigned long long>(__popc(long_votes)));
-        if (short_votes) short_base = atomicAdd(&counters[0], static_cast<unsigned long long>(__popc(short_votes)));
+        atomicMax(&local_max, longest);
+        if (long_votes) long_base = atomicAdd(&counters[AnalysisSlots::num_long], static_cast<unsigned long long>(__popc(long_votes)));
+        if (short_votes) short_base = atomicAdd(&counters[AnalysisSlots::num_short], static_cast<unsigned long long>(__popc(short_votes)));
+        if (chunks) atomicAdd(&counters[AnalysisSlots::num_chunks], chunks);
     }
     long_base = __shfl_sync(full_mask, long_base, 0);
     short_base = __shfl_sync(full_mask, short_base, 0);
     const unsigned below = (1u << lane) - 1u;
     if (is_long)
-        long_rows[long_base + __popc(long_votes & below)] = static_cast<I>(i);
+        lists[rows - 1 - static_cast<long long>(long_base + __popc(long_votes & below))] = static_cast<I>(i);
     else if (valid)
-        short_rows[short_base + __popc(short_votes & below)] = static_cast<I>(i);
+        lists[short_base + __popc(short_votes & below)] = static_cast<I>(i);
+
+    __syncthreads();
+    for (int k = threadIdx.x; k < length_buckets; k += blockDim.x)
+        if (local[k]) atomicAdd(&counters[AnalysisSlots::histogram + k], local[k]);
+    if (threadIdx.x == 0) atomicMax(&counters[AnalysisSlots::max_row], local_max);
 }
 
-// The non-zero range of each row in a list (for cutting long rows into chunks on the host).
+// counts[t] = the chunks of long row t.
 template <class I>
-__global__ void gather_row_ranges(const I* row_ptr, const I* rows, long long count, long long* begin, long long* end) {
-    const long long k = static_cast<long long>(blockIdx.x) * blockDim.x + threadIdx.x;
-    if (k >= count) return;
-    begin[k] = row_ptr[rows[k]];
-    end[k] = row_ptr[rows[k] + 1];
+__global__ void long_row_chunks(const I* row_ptr, const I* long_rows, long long num_long, long long chunk, long long* counts) {
+    const long long t = static_cast<long long>(blockIdx.x) * blockDim.x + threadIdx.x;
+    if (t >= num_long) return;
+    const long long row = long_rows[t];
+    counts[t] = (static_cast<long long>(row_ptr[row + 1] - row_ptr[row]) + chunk - 1) / chunk;
+}
+
+// Chunk first[t] + c of long row t covers its non-zeros from row_ptr[row] + c * chunk. A warp a
+// long row (a very long row has thousands of chunks).
+template <class I>
+__global__ void write_chunks(const I* row_ptr, const I* long_rows, long long num_long, long long chunk, const long long* first,
+                             I* chunk_rows, long long* chunk_begin) {
+    const long long t = (static_cast<long long>(blockIdx.x) * blockDim.x + threadIdx.x) / 32;
+    if (t >= num_long) return;
+    const int lane = static_cast<int>(threadIdx.x) & 31;
+    const I row = long_rows[t];
+    const long long begin = row_ptr[row], len = static_cast<long long>(row_ptr[row + 1]) - begin;
+    for (long long c = lane; c * chunk < len; c += 32) {
+        chunk_rows[first[t] + c] = row;
+        chunk_begin[first[t] + c] = begin + c * chunk;
+    }
 }
 
 // C(row, :) = beta * C(row, :) for the rows in a list (beta == 0 writes zeros: C may hold NaN).
-template <class T>
-__global__ void scale_rows(const void* rows, bool wide_index, long long count, T* c, long long ldc, long long n, accum_t<T> beta) {
+template <class T, class I>
+__global__ void scale_rows(const I* rows, long long count, T* c, long long ldc, long long n, accum_t<T> beta) {
     for (long long e = static_cast<long long>(blockIdx.x) * blockDim.x + threadIdx.x; e < count * n;
          e += static_cast<long long>(gridDim.x) * blockDim.x) {
         const long long k = e / n, col = e % n;
-        const long long row = wide_index ? static_cast<const long long*>(rows)[k] : static_cast<const int*>(rows)[k];
-        T* out = c + row * ldc + col;
+        T* out = c + static_cast<long long>(rows[k]) * ldc + col;
         *out = beta == accum_t<T>(0) ? from_accum<T>(accum_t<T>(0)) : from_accum<T>(beta * to_accum(*out));
+    }
+}
+
+// The deterministic end of a split: C(row, :) = (the row's chunk partials summed in chunk order)
+// + beta * C(row, :). Long row t owns partials first[t] .. first[t + 1] - 1, each n wide.
+template <class T, class I>
+__global__ void combine_chunks(const I* long_rows, long long num_long, const long long* first, const accum_t<T>* partial, T* c,
+                               long long ldc, long long n, accum_t<T> beta) {
+    using A = accum_t<T>;
+    for (long long e = static_cast<long long>(blockIdx.x) * blockDim.x + threadIdx.x; e < num_long * n;
+         e += static_cast<long long>(gridDim.x) * blockDim.x) {
+        const long long t = e / n, col = e % n;
+        A sum = 0;
+        for (long long k = first[t]; k < first[t + 1]; ++k) sum += partial[k * n + col];
+        T* out = c + static_cast<long long>(long_rows[t]) * ldc + col;
+        if (beta != A(0)) sum += beta * to_accum(*out);
+        *out = from_accum<T>(sum);
     }
 }
 

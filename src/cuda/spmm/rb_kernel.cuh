@@ -28,12 +28,16 @@ struct SpmmKernelArgs {
     const I* row_list;   // rows this launch covers (a row bin), or null for rows 0..num_rows-1
     long long num_rows;  // work items: rows, or row chunks when split
     // Split long rows (sum and mean only): item k covers non-zeros [chunk_begin[k], + chunk) of
-    // row row_list[k] and adds its part to C atomically; C's rows were scaled by beta first.
+    // row row_list[k] and adds its part to C atomically (C's rows were scaled by beta first), or
+    // writes it to `partial` below.
     const long long* chunk_begin;
     long long chunk;
     long long n;
     accum_t<T> alpha, beta;
     bool mean;
+    // Split rows, deterministic: item k writes its part to partial[k * n ...] instead of adding
+    // it to C; combine_chunks then sums each row's parts in order.
+    accum_t<T>* partial;
 };
 
 // Non-zeros whose B loads one lane issues back to back. More loads in flight hide latency, but
@@ -171,9 +175,15 @@ __global__ void __launch_bounds__(256) spmm_rb_kernel(const SpmmKernelArgs<T, I>
     }
     T* out = p.c + row * p.ldc + col0;
     if constexpr (Split) {
+        A* part = p.partial ? p.partial + group * p.n + col0 : nullptr;
 #pragma unroll
-        for (int q = 0; q < VEC; ++q)
-            if (col0 + q < p.n) atomicAdd(out + q, out_v[q]);
+        for (int q = 0; q < VEC; ++q) {
+            if (col0 + q >= p.n) break;
+            if (part)
+                part[q] = out_v[q];
+            else
+                atomicAdd(out + q, out_v[q]);
+        }
         return;
     }
     // One 16-byte store where the row of C allows it (the common case), else element by element.

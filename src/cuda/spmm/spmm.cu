@@ -2,7 +2,9 @@
 // column-major operands through transposed workspaces and launches one kernel per row bin.
 #include <cuda_runtime.h>
 
+#include <algorithm>
 #include <cstdint>
+#include <cub/cub.cuh>
 
 #include "core/instantiate.hpp"
 #include "cuda/common/check.cuh"
@@ -23,69 +25,50 @@ namespace {
 
 cudaStream_t stream_of(const Executor& exec) { return static_cast<cudaStream_t>(exec.stream()); }
 
+unsigned blocks_for(long long work, int threads = 256) { return static_cast<unsigned>((work + threads - 1) / threads); }
+
+// One pass over row_ptr: the features and the row bins at `threshold`, read back with one wait.
 template <class I>
-SpmmFeatures measure_features(const Executor& exec, const I* row_ptr, index_t rows) {
-    SpmmFeatures f;
-    Array<unsigned long long> counters(exec, length_buckets + 1);
-    SPK_CUDA_CHECK(cudaMemsetAsync(counters.data(), 0, sizeof(unsigned long long) * (length_buckets + 1), stream_of(exec)));
+void analyse(const Executor& exec, const I* row_ptr, index_t rows, index_t threshold, SpmmState& state) {
+    const cudaStream_t stream = stream_of(exec);
+    Workspace<unsigned long long> counters(exec, AnalysisSlots::count);
+    SPK_CUDA_CHECK(cudaMemsetAsync(counters.data(), 0, sizeof(unsigned long long) * AnalysisSlots::count, stream));
     if (rows > 0) {
-        const long long blocks = std::min<long long>((rows + 255) / 256, 4096);
-        row_length_histogram<I>
-            <<<static_cast<unsigned>(blocks), 256, 0, stream_of(exec)>>>(row_ptr, rows, counters.data(), counters.data() + length_buckets);
+        analyse_rows<I><<<blocks_for(rows), 256, 0, stream>>>(row_ptr, rows, threshold, threshold, counters.data(),
+                                                             reinterpret_cast<I*>(state.row_lists.data()));
         SPK_CUDA_CHECK_LAUNCH();
     }
-    unsigned long long host[length_buckets + 1];
-    SPK_CUDA_CHECK(cudaMemcpyAsync(host, counters.data(), sizeof(host), cudaMemcpyDeviceToHost, stream_of(exec)));
-    SPK_CUDA_CHECK(cudaStreamSynchronize(stream_of(exec)));
-    for (int k = 0; k < length_buckets; ++k) f.log2_histogram[k] = static_cast<index_t>(host[k]);
-    f.max_row = static_cast<index_t>(host[length_buckets]);
-    return f;
+    unsigned long long host[AnalysisSlots::count];
+    SPK_CUDA_CHECK(cudaMemcpyAsync(host, counters.data(), sizeof(host), cudaMemcpyDeviceToHost, stream));
+    SPK_CUDA_CHECK(cudaStreamSynchronize(stream));
+    for (int k = 0; k < length_buckets; ++k) state.features.log2_histogram[k] = static_cast<index_t>(host[AnalysisSlots::histogram + k]);
+    state.features.max_row = static_cast<index_t>(host[AnalysisSlots::max_row]);
+    state.num_short = static_cast<index_t>(host[AnalysisSlots::num_short]);
+    state.num_long = static_cast<index_t>(host[AnalysisSlots::num_long]);
+    state.num_chunks = static_cast<index_t>(host[AnalysisSlots::num_chunks]);
 }
 
-template <class I>
-void bin_rows(const Executor& exec, const I* row_ptr, index_t rows, SpmmState& state) {
-    state.short_rows = Array<std::byte>(exec, sizeof(I) * static_cast<std::size_t>(rows));
-    state.long_rows = Array<std::byte>(exec, sizeof(I) * static_cast<std::size_t>(rows));
-    Array<unsigned long long> counters(exec, 2);
-    SPK_CUDA_CHECK(cudaMemsetAsync(counters.data(), 0, 2 * sizeof(unsigned long long), stream_of(exec)));
-    split_rows<I><<<static_cast<unsigned>((rows + 255) / 256), 256, 0, stream_of(exec)>>>(
-        row_ptr, rows, state.config.long_threshold, reinterpret_cast<I*>(state.short_rows.data()),
-        reinterpret_cast<I*>(state.long_rows.data()), counters.data());
-    SPK_CUDA_CHECK_LAUNCH();
-    unsigned long long host[2];
-    SPK_CUDA_CHECK(cudaMemcpyAsync(host, counters.data(), sizeof(host), cudaMemcpyDeviceToHost, stream_of(exec)));
-    SPK_CUDA_CHECK(cudaStreamSynchronize(stream_of(exec)));
-    state.num_short = static_cast<index_t>(host[0]);
-    state.num_long = static_cast<index_t>(host[1]);
-}
-
-// Cuts each long row into chunks of config.long_threshold non-zeros. Long rows are few (at most
-// nnz / threshold), so their ranges come to the host and the chunk list goes back.
+// Cuts each long row into chunks of config.long_threshold non-zeros, on the device: chunk counts,
+// their running sum (each long row's first chunk), then a warp a row writing its chunks.
 template <class I>
 void chunk_long_rows(const Executor& exec, const I* row_ptr, SpmmState& state) {
-    const index_t count = state.num_long;
-    Array<long long> begin(exec, static_cast<std::size_t>(count)), end(exec, static_cast<std::size_t>(count));
-    if (count > 0) {
-        gather_row_ranges<I><<<static_cast<unsigned>((count + 255) / 256), 256, 0, stream_of(exec)>>>(
-            row_ptr, reinterpret_cast<const I*>(state.long_rows.data()), count, begin.data(), end.data());
-        SPK_CUDA_CHECK_LAUNCH();
-    }
-    SPK_CUDA_CHECK(cudaStreamSynchronize(stream_of(exec)));
-    const std::vector<long long> b = begin.to_vector(), e = end.to_vector();
-    std::vector<I> rows;
-    std::vector<I> long_rows(static_cast<std::size_t>(count));
-    copy_bytes(long_rows.data(), MemorySpace::host(), state.long_rows.data(), state.long_rows.space(), sizeof(I) * long_rows.size());
-    std::vector<long long> starts;
-    const long long chunk = state.config.long_threshold;
-    for (index_t k = 0; k < count; ++k)
-        for (long long p = b[k]; p < e[k]; p += chunk) {
-            rows.push_back(long_rows[k]);
-            starts.push_back(p);
-        }
-    state.num_chunks = static_cast<index_t>(rows.size());
-    state.chunk_rows =
-        Array<std::byte>(exec, std::span<const std::byte>(reinterpret_cast<const std::byte*>(rows.data()), rows.size() * sizeof(I)));
-    state.chunk_begin = Array<long long>(exec, starts);
+    const cudaStream_t stream = stream_of(exec);
+    const index_t count = state.num_long, chunk = state.config.long_threshold;
+    state.chunk_first = Array<long long>(exec, static_cast<std::size_t>(count + 1));
+    state.chunk_rows = Array<std::byte>(exec, sizeof(I) * static_cast<std::size_t>(state.num_chunks));
+    state.chunk_begin = Array<long long>(exec, static_cast<std::size_t>(state.num_chunks));
+    SPK_CUDA_CHECK(cudaMemsetAsync(state.chunk_first.data(), 0, sizeof(long long), stream));
+    if (count == 0) return;
+    Workspace<long long> counts(exec, static_cast<std::size_t>(count));
+    long_row_chunks<I><<<blocks_for(count), 256, 0, stream>>>(row_ptr, state.long_rows<I>(), count, chunk, counts.data());
+    SPK_CUDA_CHECK_LAUNCH();
+    std::size_t temp_bytes = 0;
+    SPK_CUDA_CHECK(cub::DeviceScan::InclusiveSum(nullptr, temp_bytes, counts.data(), state.chunk_first.data() + 1, count, stream));
+    Workspace<std::byte> temp(exec, temp_bytes);
+    SPK_CUDA_CHECK(cub::DeviceScan::InclusiveSum(temp.data(), temp_bytes, counts.data(), state.chunk_first.data() + 1, count, stream));
+    write_chunks<I><<<blocks_for(32 * count), 256, 0, stream>>>(row_ptr, state.long_rows<I>(), count, chunk, state.chunk_first.data(),
+                                                                reinterpret_cast<I*>(state.chunk_rows.data()), state.chunk_begin.data());
+    SPK_CUDA_CHECK_LAUNCH();
 }
 
 bool aligned_for(const void* p, index_t ld, int vec, std::size_t elem) {
@@ -99,23 +82,58 @@ RbShape scalar_shape(const RbShape& s) {
     return s.r > 1 ? RbShape{32, 32, 1} : RbShape{32, 1, 1};
 }
 
+// Long rows cut into chunks: the chunks' parts meet in C through atomic adds after C's long rows
+// are scaled by beta, or, when the plan is deterministic, through partial sums that
+// combine_chunks adds in chunk order.
+template <class T, class I>
+void run_split(const Executor& exec, const SpmmState& state, SpmmKernelArgs<T, I> kargs, const RbShape& shape) {
+    const cudaStream_t stream = stream_of(exec);
+    const long long n = kargs.n;
+    const auto grid = [](long long work) { return static_cast<unsigned>(std::min<long long>((work + 255) / 256, 65535)); };
+    Workspace<accum_t<T>> partial;
+    if (state.deterministic) {
+        partial = Workspace<accum_t<T>>(exec, static_cast<std::size_t>(state.num_chunks * n));
+        kargs.partial = partial.data();
+    } else if (state.num_long > 0) {
+        scale_rows<T, I><<<grid(state.num_long * n), 256, 0, stream>>>(state.long_rows<I>(), state.num_long, kargs.c, kargs.ldc, n,
+                                                                       kargs.beta);
+        SPK_CUDA_CHECK_LAUNCH();
+    }
+    kargs.row_list = reinterpret_cast<const I*>(state.chunk_rows.data());
+    kargs.num_rows = state.num_chunks;
+    kargs.chunk_begin = state.chunk_begin.data();
+    kargs.chunk = state.config.long_threshold;
+    launch_rb_split<T, I>(shape, kargs, stream);
+    if (state.deterministic && state.num_long > 0) {
+        combine_chunks<T, I><<<grid(state.num_long * n), 256, 0, stream>>>(state.long_rows<I>(), state.num_long, state.chunk_first.data(),
+                                                                           partial.data(), kargs.c, kargs.ldc, n, kargs.beta);
+        SPK_CUDA_CHECK_LAUNCH();
+    }
+}
+
 }  // namespace
 
 template <class V, class I>
 std::shared_ptr<const SpmmState> spmm_analyse(const Executor& exec, CsrView<const V, I> a, index_t n, const SpmmOptions& options) {
     auto state = std::make_shared<SpmmState>();
-    state->features = measure_features<I>(exec, a.row_ptr, a.rows);
-    state->features.rows = a.rows;
-    state->features.cols = a.cols;
-    state->features.nnz = a.nnz;
-    state->features.n = n;
-    state->features.value_bytes = static_cast<int>(sizeof(V));
-    state->features.atomics_allowed =
-        (options.reduce == Reduce::sum || options.reduce == Reduce::mean) && !options.deterministic && sizeof(V) >= 4;
-    state->config = options.config.empty() ? select_spmm_config(state->features) : parse_spmm_config(options.config);
-    if (state->config.split_long && !state->features.atomics_allowed)
-        invalid_argument("spmm config '" + options.config + "': split long rows need sum or mean, f32 or f64, and deterministic = false");
-    if (state->config.long_shape) bin_rows<I>(exec, a.row_ptr, a.rows, *state);
+    SpmmFeatures& f = state->features;
+    f.rows = a.rows;
+    f.cols = a.cols;
+    f.nnz = a.nnz;
+    f.n = n;
+    f.value_bytes = static_cast<int>(sizeof(V));
+    f.split_allowed = (options.reduce == Reduce::sum || options.reduce == Reduce::mean) && sizeof(V) >= 4;
+    state->deterministic = options.deterministic;
+    state->row_lists = Array<std::byte>(exec, sizeof(I) * static_cast<std::size_t>(a.rows));
+    // The bins are cut where the selector will cut them (the threshold depends on rows and nnz
+    // only), so one pass serves both; an explicit configuration with another threshold re-cuts.
+    const index_t threshold = long_row_threshold(f);
+    analyse<I>(exec, a.row_ptr, a.rows, threshold, *state);
+    state->config = options.config.empty() ? select_spmm_config(f) : parse_spmm_config(options.config);
+    if (state->config.split_long && !f.split_allowed)
+        invalid_argument("spmm config '" + options.config + "': split long rows need sum or mean in f32 or f64");
+    if (state->config.long_shape && state->config.long_threshold != threshold)
+        analyse<I>(exec, a.row_ptr, a.rows, state->config.long_threshold, *state);
     if (state->config.split_long) chunk_long_rows<I>(exec, a.row_ptr, *state);
     return state;
 }
@@ -181,37 +199,28 @@ void spmm(const Executor& exec, const SpmmState& state, const SpmmArgs<V, I>& ar
                                n,
                                static_cast<A>(args.alpha),
                                static_cast<A>(args.beta),
-                               args.reduce == Reduce::mean};
+                               args.reduce == Reduce::mean,
+                               nullptr};
     const Fold fold = args.reduce == Reduce::max ? Fold::max : args.reduce == Reduce::min ? Fold::min : Fold::sum;
     const bool vector_ok = aligned_for(b, ldb, state.config.shape.vec, sizeof(T)) &&
                            (!state.config.long_shape || aligned_for(b, ldb, state.config.long_shape->vec, sizeof(T)));
     const auto shape_for = [&](const RbShape& s) { return vector_ok ? s : scalar_shape(s); };
-    if (!state.config.long_shape)
+    if (!state.config.long_shape) {
         launch_rb<T, I>(shape_for(state.config.shape), fold, kargs, stream);
-    else {
-        kargs.row_list = reinterpret_cast<const I*>(state.short_rows.data());
-        kargs.num_rows = state.num_short;
-        launch_rb<T, I>(shape_for(state.config.shape), fold, kargs, stream);
-        if constexpr (sizeof(T) >= 4) {
-            if (state.config.split_long) {
-                if (state.num_long > 0) {
-                    const long long total = state.num_long * n;
-                    scale_rows<T><<<static_cast<unsigned>(std::min<long long>((total + 255) / 256, 65535)), 256, 0, stream>>>(
-                        state.long_rows.data(), sizeof(I) == 8, state.num_long, c, ldc, n, static_cast<A>(args.beta));
-                    SPK_CUDA_CHECK_LAUNCH();
-                }
-                kargs.row_list = reinterpret_cast<const I*>(state.chunk_rows.data());
-                kargs.num_rows = state.num_chunks;
-                kargs.chunk_begin = state.chunk_begin.data();
-                kargs.chunk = state.config.long_threshold;
-                launch_rb_split<T, I>(shape_for(*state.config.long_shape), kargs, stream);
-                return finish();
-            }
-        }
-        kargs.row_list = reinterpret_cast<const I*>(state.long_rows.data());
-        kargs.num_rows = state.num_long;
-        launch_rb<T, I>(shape_for(*state.config.long_shape), fold, kargs, stream);
+        return finish();
     }
+    kargs.row_list = state.short_rows<I>();
+    kargs.num_rows = state.num_short;
+    launch_rb<T, I>(shape_for(state.config.shape), fold, kargs, stream);
+    if constexpr (sizeof(T) >= 4) {
+        if (state.config.split_long) {
+            run_split(exec, state, kargs, shape_for(*state.config.long_shape));
+            return finish();
+        }
+    }
+    kargs.row_list = state.long_rows<I>();
+    kargs.num_rows = state.num_long;
+    launch_rb<T, I>(shape_for(*state.config.long_shape), fold, kargs, stream);
     finish();
 }
 

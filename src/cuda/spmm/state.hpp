@@ -12,13 +12,25 @@ namespace spk::detail::cuda {
 struct SpmmState {
     SpmmConfig config;
     SpmmFeatures features;
-    // Row ids of each bin, stored as the matrix's index type (raw bytes: the state is not templated).
-    Array<std::byte> short_rows, long_rows;
+    bool deterministic = false;  // split rows meet through ordered partial sums, not atomics
+    // The row bins in one array of the matrix's index type (raw bytes: the state is not
+    // templated): num_short short rows at the front, num_long long rows at the back.
+    Array<std::byte> row_lists;
     index_t num_short = 0, num_long = 0;
-    // Split long rows: chunk k is row chunk_rows[k] (index type), non-zeros from chunk_begin[k].
+    // Split long rows: chunk k is row chunk_rows[k] (index type), non-zeros from chunk_begin[k];
+    // long row t owns chunks chunk_first[t] .. chunk_first[t + 1] - 1.
     Array<std::byte> chunk_rows;
-    Array<long long> chunk_begin;
+    Array<long long> chunk_begin, chunk_first;
     index_t num_chunks = 0;
+
+    template <class I>
+    const I* short_rows() const {
+        return reinterpret_cast<const I*>(row_lists.data());
+    }
+    template <class I>
+    const I* long_rows() const {
+        return reinterpret_cast<const I*>(row_lists.data()) + (features.rows - num_long);
+    }
 };
 
 }  // namespace spk::detail::cuda
