@@ -108,7 +108,7 @@ SpgemmPlan<V, I>::SpgemmPlan(const Executor& exec, CsrView<const V, I> a, CsrVie
     validate_spgemm(exec, a, b, mask);
     detail::SpgemmProblem<V, I> problem{a, b, mask, options.semiring, options.complement_mask, options.sorted};
     detail::SpgemmAnalysis analysis = run_symbolic(exec, problem);
-    const index_t nnz = analysis.row_offsets.back();
+    const index_t nnz = analysis.nnz;
     if (nnz > static_cast<index_t>(std::numeric_limits<I>::max()))
         invalid_argument("SpgemmPlan: C has " + std::to_string(nnz) + " non-zeros, more than the index type " +
                          std::string(index_traits<I>::name) + " can hold; use int64_t indices");
@@ -124,7 +124,7 @@ SpgemmPlan<V, I>& SpgemmPlan<V, I>::operator=(SpgemmPlan&&) noexcept = default;
 
 template <class V, class I>
 index_t SpgemmPlan<V, I>::nnz() const {
-    return impl_->analysis.row_offsets.back();
+    return impl_->analysis.nnz;
 }
 
 template <class V, class I>
@@ -132,12 +132,11 @@ Csr<V, I> SpgemmPlan<V, I>::compute() const {
     const Impl& p = *impl_;
     const index_t rows = p.problem.a.rows;
     Csr<V, I> c(p.exec, rows, p.problem.b.cols, nnz());
-    const std::vector<index_t>& offsets = p.analysis.row_offsets;
-    if (c.row_ptr().space().is_host()) {
-        std::copy(offsets.begin(), offsets.end(), c.row_ptr().data());  // narrowed to I: checked by the plan
+    if (p.exec.backend() == Backend::cuda) {
+        detail::cuda::spgemm_row_ptr(p.exec, p.analysis, c.row_ptr().data());  // device to device, on the stream
     } else {
-        const std::vector<I> row_ptr(offsets.begin(), offsets.end());
-        copy_bytes(c.row_ptr().data(), c.row_ptr().space(), row_ptr.data(), MemorySpace::host(), row_ptr.size() * sizeof(I));
+        const std::vector<index_t>& offsets = p.analysis.row_offsets;
+        std::copy(offsets.begin(), offsets.end(), c.row_ptr().data());  // narrowed to I: checked by the plan
     }
     run_numeric(p.exec, p.problem, p.analysis, c.col_idx().data(), c.values().data());
     c.set_sorted(p.problem.sorted);

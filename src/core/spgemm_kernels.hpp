@@ -23,11 +23,14 @@ struct SpgemmProblem {
     bool sorted;  // C's rows must come out with sorted columns
 };
 
-// What the symbolic phase leaves for the numeric phase (host memory).
+// What the symbolic phase leaves for the numeric phase.
 struct SpgemmAnalysis {
-    std::vector<index_t> row_offsets;   // C's row_ptr (rows + 1), exact
+    index_t nnz = 0;  // of C, exact (every backend sets it; the plan checks it fits the index type)
+    // Host backends: C's row_ptr (rows + 1) in host memory. Empty on CUDA, which keeps it on the
+    // device (see cuda::spgemm_row_ptr).
+    std::vector<index_t> row_offsets;
     std::vector<index_t> flops_prefix;  // scalar products A(i,k) B(k,j) before each row (rows + 1): load balance
-    // Backend-private state kept on the device (CUDA: C's row offsets and row bins), null on the host.
+    // Backend-private state kept on the device (CUDA: C's row_ptr and row bins), null on the host.
     std::shared_ptr<const void> device;
 };
 
@@ -58,6 +61,10 @@ template <class V, class I>
 SpgemmAnalysis spgemm_symbolic(const Executor& exec, const SpgemmProblem<V, I>& p);
 template <class V, class I>
 void spgemm_numeric(const Executor& exec, const SpgemmProblem<V, I>& p, const SpgemmAnalysis& s, I* c_col_idx, V* c_values);
+// C's row_ptr (rows + 1 entries, from the symbolic phase) into row_ptr, device memory of the
+// executor, on its stream. Only for a plan whose nnz fits I.
+template <class I>
+void spgemm_row_ptr(const Executor& exec, const SpgemmAnalysis& s, I* row_ptr);
 // As cpu::count_triangles, with row_ptr and col_idx in the executor's device memory.
 template <class I>
 std::uint64_t count_triangles(const Executor& exec, index_t n, const I* row_ptr, const I* col_idx);

@@ -188,6 +188,7 @@ SpgemmAnalysis spgemm_symbolic(const Executor& exec, const SpgemmProblem<V, I>& 
         }
     }
     for (index_t i = 0; i < p.a.rows; ++i) s.row_offsets[i + 1] += s.row_offsets[i];
+    s.nnz = s.row_offsets.back();
     return s;
 }
 

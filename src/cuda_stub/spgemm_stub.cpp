@@ -14,6 +14,10 @@ void spgemm_numeric(const Executor&, const SpgemmProblem<V, I>&, const SpgemmAna
     missing_kernel("spgemm");
 }
 template <class I>
+void spgemm_row_ptr(const Executor&, const SpgemmAnalysis&, I*) {
+    missing_kernel("spgemm");
+}
+template <class I>
 std::uint64_t count_triangles(const Executor&, index_t, const I*, const I*) {
     missing_kernel("triangle_count");
 }
@@ -23,6 +27,8 @@ std::uint64_t count_triangles(const Executor&, index_t, const I*, const I*) {
     template void spgemm_numeric(const Executor&, const SpgemmProblem<V, I>&, const SpgemmAnalysis&, I*, V*);
 SPK_FOR_FLOAT_VALUES_AND_INDICES(SPK_INSTANTIATE)
 #undef SPK_INSTANTIATE
+template void spgemm_row_ptr(const Executor&, const SpgemmAnalysis&, std::int32_t*);
+template void spgemm_row_ptr(const Executor&, const SpgemmAnalysis&, std::int64_t*);
 template std::uint64_t count_triangles(const Executor&, index_t, const std::int32_t*, const std::int32_t*);
 template std::uint64_t count_triangles(const Executor&, index_t, const std::int64_t*, const std::int64_t*);
 

@@ -51,6 +51,7 @@ SpgemmAnalysis spgemm_symbolic(const Executor& exec, const SpgemmProblem<V, I>& 
         using Op = decltype(op);
         for (index_t i = 0; i < p.a.rows; ++i) s.row_offsets[i + 1] = s.row_offsets[i] + static_cast<index_t>(row_of_c<Op>(p, i).size());
     });
+    s.nnz = s.row_offsets.back();
     return s;
 }
 

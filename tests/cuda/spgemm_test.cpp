@@ -167,6 +167,11 @@ TYPED_TEST(CudaSpgemm, PlanRecomputeWithNewValues) {
             const auto got = c.to(Executor::cpu());
             EXPECT_TRUE(test::same_entries(test::entries_of(got, sorted), test::entries_of(expected, true), test::rtol_for<V>(),
                                            10 * test::rtol_for<V>()));
+            // A second C from the same plan gets its own copy of the row_ptr the plan keeps.
+            const auto again = plan.compute().to(Executor::cpu());
+            const auto original = spgemm(Executor::reference(), a.view(), b.view(), options, host_mask);
+            EXPECT_TRUE(test::same_entries(test::entries_of(again, sorted), test::entries_of(original, true), test::rtol_for<V>(),
+                                           10 * test::rtol_for<V>()));
         }
 }
 
@@ -214,6 +219,31 @@ TEST_F(CudaSpgemmFixed, UnsortedOutputAgainstAFirstTouchOracle) {
         expect_matches(a, b, {.semiring = s, .complement_mask = true, .sorted = false}, &mask, Executor::cpu());
         expect_matches(a, b, {.semiring = s, .sorted = true}, &mask, Executor::cpu());
     }
+}
+
+// An outer product of an n x 1 and a 1 x n matrix of ones: n² = 2^31 + 4633 non-zeros from
+// 2n inputs. The symbolic phase counts them (cheaply: each row is one run of column blocks); with
+// int32 indices the plan must refuse C before anything is written, with int64 it holds the count.
+TEST_F(CudaSpgemmFixed, NnzBeyondInt32) {
+    constexpr index_t n = 46341;
+    const Executor gpu = Executor::cuda(0);
+    std::vector<std::int64_t> ptr(n + 1), cols(n);
+    for (index_t i = 0; i <= n; ++i) ptr[i] = i;
+    for (index_t j = 0; j < n; ++j) cols[j] = j;
+    const Csr<float, std::int64_t> a64(Executor::cpu(), n, 1, ptr, std::vector<std::int64_t>(n, 0), std::vector<float>(n, 1.0f));
+    const Csr<float, std::int64_t> b64(Executor::cpu(), 1, n, std::vector<std::int64_t>{0, n}, cols, std::vector<float>(n, 1.0f));
+    const auto da64 = a64.to(gpu), db64 = b64.to(gpu);
+    const SpgemmPlan<float, std::int64_t> plan64(gpu, da64.view(), db64.view());
+    EXPECT_EQ(plan64.nnz(), n * n);
+
+    const std::vector<std::int32_t> ptr32(ptr.begin(), ptr.end()), cols32(cols.begin(), cols.end());
+    const Csr<float, std::int32_t> a32(Executor::cpu(), n, 1, ptr32, std::vector<std::int32_t>(n, 0), std::vector<float>(n, 1.0f));
+    const Csr<float, std::int32_t> b32(Executor::cpu(), 1, n, std::vector<std::int32_t>{0, static_cast<std::int32_t>(n)}, cols32,
+                                       std::vector<float>(n, 1.0f));
+    const auto da32 = a32.to(gpu), db32 = b32.to(gpu);
+    test::expect_error([&] { (void)SpgemmPlan<float, std::int32_t>(gpu, da32.view(), db32.view()); }, ErrorKind::InvalidArgument,
+                       "use int64_t indices");
+    test::expect_error([&] { (void)spgemm(gpu, da32.view(), db32.view()); }, ErrorKind::InvalidArgument, "2147488281 non-zeros");
 }
 
 TEST_F(CudaSpgemmFixed, EdgeCases) {

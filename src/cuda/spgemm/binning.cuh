@@ -1,8 +1,9 @@
 #pragma once
 // Rows grouped by bin on the device: a pass that counts each bin's rows and finds the largest
-// need (shared-memory counters, one global atomic per bin per block), one read of those counts,
-// and a pass that scatters the row ids to their bin's range. Rows keep no order within a bin
+// and the total need (shared-memory counters, one global atomic per bin per block), one read of
+// those numbers, and a pass that scatters the row ids to their bin's range. Rows keep no order within a bin
 // (their outputs go to fixed places); bin 0 (nothing to do) is counted but not listed.
+#include "cuda/spgemm/device_table.cuh"
 #include "cuda/spgemm/launch.cuh"
 
 namespace spk::detail::cuda::spgemm {
@@ -30,20 +31,25 @@ static_assert([] {
 
 inline constexpr int kBinningThreads = 256;
 
-// totals[0, kBins): rows per bin; totals[kBins]: the largest need.
+// totals[0, kBins): rows per bin; totals[kBins]: the largest need; totals[kBins + 1]: their sum.
 static __global__ void count_bins(const long long* need, long long rows, unsigned long long* totals) {
-    __shared__ unsigned long long counts[kBins], largest;
+    __shared__ unsigned long long counts[kBins], largest, sum;
     if (threadIdx.x < kBins) counts[threadIdx.x] = 0;
-    if (threadIdx.x == 0) largest = 0;
+    if (threadIdx.x == 0) largest = sum = 0;
     __syncthreads();
     const long long i = static_cast<long long>(blockIdx.x) * blockDim.x + threadIdx.x;
+    const unsigned long long mine = i < rows ? static_cast<unsigned long long>(need[i]) : 0;
     if (i < rows) {
         atomicAdd(&counts[bin_of(need[i])], 1ull);
-        atomicMax(&largest, static_cast<unsigned long long>(need[i]));
+        atomicMax(&largest, mine);
     }
+    unsigned long long warp_sum = mine;  // every thread takes part: blockDim.x is a multiple of 32
+    for (int o = 16; o > 0; o >>= 1) warp_sum += __shfl_xor_sync(kFullMask, warp_sum, o);
+    if ((threadIdx.x & 31) == 0 && warp_sum) atomicAdd(&sum, warp_sum);
     __syncthreads();
     if (threadIdx.x < kBins && counts[threadIdx.x]) atomicAdd(&totals[threadIdx.x], counts[threadIdx.x]);
     if (threadIdx.x == 0 && largest) atomicMax(&totals[kBins], largest);
+    if (threadIdx.x == 0 && sum) atomicAdd(&totals[kBins + 1], sum);
 }
 
 struct BinStarts {
@@ -66,25 +72,26 @@ __global__ void scatter_bins(const long long* need, long long rows, BinStarts st
     if (bin > 0) out[starts.start[bin] + static_cast<long long>(base[bin] + rank)] = static_cast<I>(i);
 }
 
+// The rows' ids to ids (`rows` entries of device memory), grouped by bin as the result lays out.
 template <class I>
-RowBins<I> bin_rows(const Executor& exec, const long long* need, long long rows) {
-    RowBins<I> bins;
+BinLayout bin_rows(const Executor& exec, const long long* need, long long rows, I* ids) {
+    BinLayout bins;
     if (rows == 0) return bins;
     const cudaStream_t stream = stream_of(exec);
     const unsigned grid = static_cast<unsigned>((rows + kBinningThreads - 1) / kBinningThreads);
-    Array<unsigned long long> totals(exec, 2 * kBins + 1);  // counts, the largest need, cursors
+    Workspace<unsigned long long> totals(exec, 2 * kBins + 2);  // counts, the largest need, their sum, cursors
     SPK_CUDA_CHECK(cudaMemsetAsync(totals.data(), 0, totals.size() * sizeof(unsigned long long), stream));
     count_bins<<<grid, kBinningThreads, 0, stream>>>(need, rows, totals.data());
     SPK_CUDA_CHECK_LAUNCH();
-    const std::vector<unsigned long long> host = read_back(exec, totals.data(), kBins + 1);
+    const std::vector<unsigned long long> host = read_back(exec, totals.data(), kBins + 2);
     BinStarts starts{};
     for (int b = 0; b < kBins; ++b) {
         starts.start[b] = bins.start[b];
         bins.start[b + 1] = bins.start[b] + static_cast<index_t>(host[b]);
     }
     bins.max_need = static_cast<index_t>(host[kBins]);
-    bins.rows = Array<I>(exec, static_cast<std::size_t>(rows));
-    scatter_bins<I><<<grid, kBinningThreads, 0, stream>>>(need, rows, starts, totals.data() + kBins + 1, bins.rows.data());
+    bins.total_need = static_cast<index_t>(host[kBins + 1]);
+    scatter_bins<I><<<grid, kBinningThreads, 0, stream>>>(need, rows, starts, totals.data() + kBins + 2, ids);
     SPK_CUDA_CHECK_LAUNCH();
     return bins;
 }

@@ -8,8 +8,8 @@
 #include <vector>
 
 #include "cuda/common/check.cuh"
+#include "cuda/common/workspace.hpp"
 #include "cuda/spgemm/state.hpp"
-#include "spk/array.hpp"
 #include "spk/executor.hpp"
 
 namespace spk::detail::cuda::spgemm {
@@ -21,7 +21,7 @@ template <class F>
 void run_cub(const Executor& exec, F&& f) {
     std::size_t bytes = 0;
     SPK_CUDA_CHECK(f(nullptr, bytes));
-    Array<std::byte> temp(exec, std::max<std::size_t>(bytes, 1));
+    Workspace<std::byte> temp(exec, std::max<std::size_t>(bytes, 1));  // freed on the stream, after the work
     SPK_CUDA_CHECK(f(temp.data(), bytes));
 }
 

@@ -1,8 +1,10 @@
 #pragma once
 // The numeric phase's driver: one kernel launch per non-empty bin of C's rows (bins and row
-// offsets come from the symbolic phase), the semiring chosen at compile time.
+// row_ptr come from the symbolic phase), the semiring chosen at compile time. Returns without
+// waiting: the pool is a stream-ordered workspace.
 #include "core/spgemm_kernels.hpp"
 #include "core/spgemm_semiring.hpp"
+#include "cuda/common/workspace.hpp"
 #include "cuda/spgemm/launch.cuh"
 #include "cuda/spgemm/numeric_kernels.cuh"
 
@@ -17,7 +19,7 @@ inline constexpr long long kPoolBytes = 1ll << 31;
 // bitmap fits in shared memory (then the shared memory holds the bitmap, and the pool a value per
 // column per slot), else shared hash tables up to the limit and pool tables beyond it.
 template <class V, class I>
-void size_global_bin(const Executor& exec, const RowBins<I>& bins, NumericArgs<V, I>& args) {
+void size_global_bin(const Executor& exec, const BinLayout& bins, NumericArgs<V, I>& args) {
     using K = key_t<I>;
     const long long limit = shared_memory_limit(exec);
     const long long hash_bytes = static_cast<long long>(sizeof(K) + sizeof(V)) << ceil_log2(2 * bins.max_need);
@@ -35,7 +37,7 @@ void spgemm_numeric(const Executor& exec, const SpgemmProblem<V, I>& p, const Sp
     using namespace spgemm;
     using K = key_t<I>;
     const DeviceState<I>& state = device_state<I>(s);
-    const RowBins<I>& bins = state.numeric;
+    const BinLayout& bins = state.numeric;
     const cudaStream_t stream = stream_of(exec);
     NumericArgs<V, I> args{};
     args.a_ptr = p.a.row_ptr;
@@ -47,7 +49,7 @@ void spgemm_numeric(const Executor& exec, const SpgemmProblem<V, I>& p, const Sp
     args.m_ptr = p.mask ? p.mask->row_ptr : nullptr;
     args.m_col = p.mask ? (state.mask_cols.empty() ? p.mask->col_idx : state.mask_cols.data()) : nullptr;
     args.complement = p.complement_mask;
-    args.c_ptr = state.row_offsets.data();
+    args.c_ptr = state.row_ptr.data();
     args.c_col = c_col_idx;
     args.c_val = c_values;
     args.cols = p.b.cols;
@@ -55,21 +57,21 @@ void spgemm_numeric(const Executor& exec, const SpgemmProblem<V, I>& p, const Sp
     const long long global_rows = bins.count(kGlobalBin);
     if (global_rows > 0) size_global_bin(exec, bins, args);
     // The global bin's pool: its row counter, then a slot per block.
-    Array<unsigned char> pool;
+    Workspace<unsigned char> pool;
     with_semiring(p.semiring, [&](auto op) {
         using Op = decltype(op);
         for (int bin = 1; bin < kBins; ++bin) {
             const long long count = bins.count(bin);
             if (count == 0) continue;
             NumericArgs<V, I> a = args;
-            a.rows = bins.rows.data() + bins.start[bin];
+            a.rows = state.numeric_rows.data() + bins.start[bin];
             a.num_rows = count;
             a.log2_capacity = kBinShapes[bin].log2_capacity;
             long long slots = 0;
             if (bin == kGlobalBin) {
                 slots = global_slots(exec, numeric_rows<Op, V, I, false>, a.smem_bytes, count);
                 if (a.slot_bytes > 0) slots = std::min(slots, std::max(1ll, kPoolBytes / a.slot_bytes));
-                pool = Array<unsigned char>(exec, static_cast<std::size_t>(16 + slots * a.slot_bytes));
+                pool = Workspace<unsigned char>(exec, static_cast<std::size_t>(16 + slots * a.slot_bytes));
                 SPK_CUDA_CHECK(cudaMemsetAsync(pool.data(), 0, 16, stream));
                 a.next_row = reinterpret_cast<unsigned long long*>(pool.data());
                 a.pool = pool.data() + 16;
@@ -80,7 +82,6 @@ void spgemm_numeric(const Executor& exec, const SpgemmProblem<V, I>& p, const Sp
                 launch_bin(numeric_rows<Op, V, I, false>, a, bin, count, sizeof(K) + sizeof(V), slots, a.smem_bytes, stream);
         }
     });
-    SPK_CUDA_CHECK(cudaStreamSynchronize(stream));  // the pool is freed on return
 }
 
 }  // namespace spk::detail::cuda

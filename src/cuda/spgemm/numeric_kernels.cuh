@@ -24,7 +24,7 @@ struct NumericArgs {
     const I* m_ptr;  // null: no mask
     const I* m_col;  // sorted within each row
     bool complement;
-    const long long* c_ptr;
+    const I* c_ptr;  // C's row_ptr
     I* c_col;  // null: values only (the columns are already there)
     V* c_val;
     const I* rows;  // the bin's rows

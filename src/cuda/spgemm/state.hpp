@@ -1,6 +1,6 @@
 #pragma once
 // What the CUDA SpGEMM symbolic phase leaves on the device for the numeric phase (kept in
-// SpgemmAnalysis::device): C's row offsets, C's rows grouped by bin, a sorted copy of the mask.
+// SpgemmAnalysis::device): C's row_ptr, C's rows grouped by bin, a sorted copy of the mask.
 #include <array>
 #include <memory>
 
@@ -28,19 +28,20 @@ inline constexpr BinShape kBinShapes[kBins] = {{true, 128, 0},   {true, 128, 6},
                                                {true, 128, 8},   {true, 128, 9},    {true, 128, 10},
                                                {false, 256, 12}, {false, 1024, 13}, {false, 512, 0}};
 
-template <class I>
-struct RowBins {
-    Array<I> rows;                          // row ids grouped by bin
-    std::array<index_t, kBins + 1> start{};  // bin b holds rows[start[b], start[b + 1])
+// Rows grouped by bin (the row ids themselves live in an array of the caller's).
+struct BinLayout {
+    std::array<index_t, kBins + 1> start{};  // bin b holds ids[start[b], start[b + 1])
     index_t max_need = 0;                   // over all rows: sizes the global pool's slots
+    index_t total_need = 0;                 // over all rows (numeric phase: nnz(C))
     index_t count(int bin) const { return start[bin + 1] - start[bin]; }
 };
 
 template <class I>
 struct DeviceState {
-    Array<long long> row_offsets;  // C's row_ptr (rows + 1)
-    RowBins<I> numeric;            // C's rows by length
-    Array<I> mask_cols;            // the mask's columns sorted per row (empty: already sorted)
+    Array<I> row_ptr;       // C's row_ptr (rows + 1); empty when nnz(C) does not fit I (the plan rejects it)
+    Array<I> numeric_rows;  // C's rows grouped by length, laid out by `numeric`
+    BinLayout numeric;
+    Array<I> mask_cols;  // the mask's columns sorted per row (empty: already sorted)
 };
 
 template <class I>

@@ -1,8 +1,9 @@
 // CUDA SpGEMM symbolic phase (second paper, kkmem): B compressed into column-block bit masks,
 // the (block, bits) pairs each row of A reaches, rows binned by the size of their symbolic
-// table, each row of C counted, C's row offsets by a scan; C's rows then binned again by length
-// for the numeric phase. Offsets are 64-bit throughout (the plan rejects a C
-// too large for a 32-bit index type).
+// table, each row of C counted; C's rows then binned again by length for the numeric phase (that
+// pass also sums nnz(C), the one number read back), and C's row_ptr scanned on the device in the
+// index type, only when nnz(C) fits it (else the plan rejects C). Counts are 64-bit throughout.
+// Temporaries are stream-ordered workspaces: nothing waits for the kernels before returning.
 #include <cub/cub.cuh>
 
 #include <limits>
@@ -19,9 +20,11 @@ namespace {
 
 using namespace spgemm;
 
-// C's row pointer from per-row counts: out[0] = 0, out[i + 1] = Σ counts[0..i].
-void prefix_sum(const Executor& exec, const long long* counts, long long rows, long long* out) {
-    SPK_CUDA_CHECK(cudaMemsetAsync(out, 0, sizeof(long long), stream_of(exec)));
+// A row pointer from per-row counts: out[0] = 0, out[i + 1] = Σ counts[0..i]. The caller makes
+// sure Σ counts fits T (then every partial sum does too, whatever type cub accumulates in).
+template <class T>
+void prefix_sum(const Executor& exec, const long long* counts, long long rows, T* out) {
+    SPK_CUDA_CHECK(cudaMemsetAsync(out, 0, sizeof(T), stream_of(exec)));
     if (rows == 0) return;
     run_cub(exec, [&](void* temp, std::size_t& bytes) { return cub::DeviceScan::InclusiveSum(temp, bytes, counts, out + 1, rows, stream_of(exec)); });
 }
@@ -29,26 +32,25 @@ void prefix_sum(const Executor& exec, const long long* counts, long long rows, l
 unsigned grid_for(long long items, int per_block) { return static_cast<unsigned>(std::max<long long>(1, (items + per_block - 1) / per_block)); }
 
 // B's rows as (column block, bit mask) pairs.
-template <class I>
 struct CompressedB {
-    Array<long long> ptr;
-    Array<unsigned> block, bits;
+    Workspace<long long> ptr;
+    Workspace<unsigned> block, bits;
 };
 
 template <class V, class I>
-CompressedB<I> compress_b(const Executor& exec, const CsrView<const V, I>& b) {
-    CompressedB<I> c;
+CompressedB compress_b(const Executor& exec, const CsrView<const V, I>& b) {
+    CompressedB c;
     const long long rows = b.rows;
-    c.ptr = Array<long long>(exec, static_cast<std::size_t>(rows) + 1);
-    Array<long long> pairs(exec, static_cast<std::size_t>(rows));
+    c.ptr = Workspace<long long>(exec, static_cast<std::size_t>(rows) + 1);
+    Workspace<long long> pairs(exec, static_cast<std::size_t>(rows));
     if (rows > 0) {
         count_block_pairs<I><<<grid_for(rows, 256), 256, 0, stream_of(exec)>>>(b.row_ptr, b.col_idx, rows, pairs.data());
         SPK_CUDA_CHECK_LAUNCH();
     }
     prefix_sum(exec, pairs.data(), rows, c.ptr.data());
     const long long total = read_back(exec, c.ptr.data() + rows, 1)[0];
-    c.block = Array<unsigned>(exec, static_cast<std::size_t>(total));
-    c.bits = Array<unsigned>(exec, static_cast<std::size_t>(total));
+    c.block = Workspace<unsigned>(exec, static_cast<std::size_t>(total));
+    c.bits = Workspace<unsigned>(exec, static_cast<std::size_t>(total));
     if (total > 0) {
         fill_block_pairs<I><<<grid_for(rows, 256), 256, 0, stream_of(exec)>>>(b.row_ptr, b.col_idx, rows, c.ptr.data(), c.block.data(),
                                                                                 c.bits.data());
@@ -81,19 +83,19 @@ SpgemmAnalysis spgemm_symbolic(const Executor& exec, const SpgemmProblem<V, I>& 
     const cudaStream_t stream = stream_of(exec);
     auto state = std::make_shared<DeviceState<I>>();
     SpgemmAnalysis s;
-    state->row_offsets = Array<long long>(exec, static_cast<std::size_t>(rows) + 1);
     if (p.mask && !p.mask->sorted && p.mask->nnz > 0) state->mask_cols = sorted_mask_columns(exec, *p.mask);
 
-    const CompressedB<I> bc = compress_b(exec, p.b);
-    Array<long long> need(exec, static_cast<std::size_t>(rows));
+    const CompressedB bc = compress_b(exec, p.b);
+    Workspace<long long> need(exec, static_cast<std::size_t>(rows));
     if (rows > 0) {
         row_needs<I><<<grid_for(rows, 8), 256, 0, stream>>>(p.a.row_ptr, p.a.col_idx, rows, bc.ptr.data(), blocks, need.data());
         SPK_CUDA_CHECK_LAUNCH();
     }
 
-    Array<long long> row_nnz(exec, static_cast<std::size_t>(rows));
+    Workspace<long long> row_nnz(exec, static_cast<std::size_t>(rows));
     if (rows > 0) SPK_CUDA_CHECK(cudaMemsetAsync(row_nnz.data(), 0, sizeof(long long) * static_cast<std::size_t>(rows), stream));
-    const RowBins<I> bins = bin_rows<I>(exec, need.data(), rows);
+    Workspace<I> bin_ids(exec, static_cast<std::size_t>(rows));
+    const BinLayout bins = bin_rows<I>(exec, need.data(), rows, bin_ids.data());
     SymbolicArgs<I> args{};
     args.a_ptr = p.a.row_ptr;
     args.a_col = p.a.col_idx;
@@ -110,7 +112,7 @@ SpgemmAnalysis spgemm_symbolic(const Executor& exec, const SpgemmProblem<V, I>& 
     // The global bin (see symbolic_table): a word per column block in shared memory where that
     // fits, else shared hash tables up to the limit; the pool (its row counter, then a slot per
     // block for the largest table, 8 bytes an entry) only for what shared memory cannot hold.
-    Array<unsigned> pool;
+    Workspace<unsigned> pool;
     long long slots = 0;
     const long long global_rows = bins.count(kGlobalBin);
     if (global_rows > 0) {
@@ -120,7 +122,7 @@ SpgemmAnalysis spgemm_symbolic(const Executor& exec, const SpgemmProblem<V, I>& 
         if (4 * blocks > limit && 4 * largest_words > args.smem_bytes) args.slot_words = largest_words;
         slots = global_slots(exec, symbolic_rows<I, false>, args.smem_bytes, global_rows);
         if (args.slot_words > 0) slots = std::min(slots, std::max(1ll, (1ll << 29) / args.slot_words));
-        pool = Array<unsigned>(exec, static_cast<std::size_t>(4 + slots * args.slot_words));
+        pool = Workspace<unsigned>(exec, static_cast<std::size_t>(4 + slots * args.slot_words));
         SPK_CUDA_CHECK(cudaMemsetAsync(pool.data(), 0, 16, stream));
         args.next_row = reinterpret_cast<unsigned long long*>(pool.data());
         args.pool = pool.data() + 4;
@@ -129,7 +131,7 @@ SpgemmAnalysis spgemm_symbolic(const Executor& exec, const SpgemmProblem<V, I>& 
         const long long count = bins.count(bin);
         if (count == 0) continue;
         SymbolicArgs<I> a = args;
-        a.rows = bins.rows.data() + bins.start[bin];
+        a.rows = bin_ids.data() + bins.start[bin];
         a.num_rows = count;
         a.log2_capacity = kBinShapes[bin].log2_capacity;
         if (kBinShapes[bin].warp)
@@ -138,16 +140,28 @@ SpgemmAnalysis spgemm_symbolic(const Executor& exec, const SpgemmProblem<V, I>& 
             launch_bin(symbolic_rows<I, false>, a, bin, count, 2 * sizeof(unsigned), slots, a.smem_bytes, stream);
     }
 
-    prefix_sum(exec, row_nnz.data(), rows, state->row_offsets.data());
-    s.row_offsets = read_back(exec, reinterpret_cast<const index_t*>(state->row_offsets.data()), static_cast<std::size_t>(rows) + 1);
-    state->numeric = bin_rows<I>(exec, row_nnz.data(), rows);
-    SPK_CUDA_CHECK(cudaStreamSynchronize(stream));  // temporaries are freed on return
+    state->numeric_rows = Array<I>(exec, static_cast<std::size_t>(rows));
+    state->numeric = bin_rows<I>(exec, row_nnz.data(), rows, state->numeric_rows.data());
+    s.nnz = state->numeric.total_need;
+    if (s.nnz <= static_cast<index_t>(std::numeric_limits<I>::max())) {
+        state->row_ptr = Array<I>(exec, static_cast<std::size_t>(rows) + 1);
+        prefix_sum(exec, row_nnz.data(), rows, state->row_ptr.data());
+    }
     s.device = std::move(state);
-    return s;  // flops_prefix stays empty: only the cpu backend balances its threads by it
+    return s;  // row_offsets and flops_prefix stay empty: C's row_ptr is on the device
+}
+
+template <class I>
+void spgemm_row_ptr(const Executor& exec, const SpgemmAnalysis& s, I* row_ptr) {
+    const Array<I>& from = spgemm::device_state<I>(s).row_ptr;
+    if (from.empty()) invalid_argument("spgemm on CUDA: C's row_ptr was not built (its non-zeros do not fit the index type)");
+    SPK_CUDA_CHECK(cudaMemcpyAsync(row_ptr, from.data(), from.size() * sizeof(I), cudaMemcpyDeviceToDevice, spgemm::stream_of(exec)));
 }
 
 #define SPK_INSTANTIATE(V, I) template SpgemmAnalysis spgemm_symbolic(const Executor&, const SpgemmProblem<V, I>&);
 SPK_FOR_FLOAT_VALUES_AND_INDICES(SPK_INSTANTIATE)
 #undef SPK_INSTANTIATE
+template void spgemm_row_ptr(const Executor&, const SpgemmAnalysis&, std::int32_t*);
+template void spgemm_row_ptr(const Executor&, const SpgemmAnalysis&, std::int64_t*);
 
 }  // namespace spk::detail::cuda

@@ -7,6 +7,7 @@
 #include <cstdint>
 
 #include "core/spgemm_kernels.hpp"
+#include "cuda/common/workspace.hpp"
 #include "cuda/spgemm/device_table.cuh"
 #include "cuda/spgemm/launch.cuh"
 
@@ -42,7 +43,7 @@ template <class I>
 std::uint64_t count_triangles(const Executor& exec, index_t n, const I* row_ptr, const I* col_idx) {
     if (n == 0) return 0;
     const cudaStream_t stream = spgemm::stream_of(exec);
-    Array<unsigned long long> total(exec, 1);
+    Workspace<unsigned long long> total(exec, 1);
     SPK_CUDA_CHECK(cudaMemsetAsync(total.data(), 0, sizeof(unsigned long long), stream));
     constexpr int threads = 256;
     const long long blocks = std::min<long long>((n + threads / 32 - 1) / (threads / 32), 64ll * spgemm::multiprocessors(exec));
