@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "spk/executor.hpp"
+#include "spk/fusedmm.hpp"
 #include "spk/matrix.hpp"
 
 namespace spk::baselines {
@@ -45,5 +46,27 @@ std::vector<Timing> cusparse_spgemm(const Executor& exec, CsrView<const V, I> a,
 template <class I>
 std::vector<Timing> cusparse_sddmm(const Executor& exec, CsrView<const float, I> a, DenseView<const float> x, DenseView<const float> y,
                                    float* out_values, int warmup, int reps);
+
+// The unfused FusedMM pipeline a user writes today with cuSPARSE (f32), the baseline of spk's
+// fused kernel. Per head h: the scores on A's pattern in an nnz-sized buffer (cusparseSDDMM of
+// X_h and Y_h for dot and neg_sqdist, the latter completed with squared row norms; A's values for
+// value; X(i,h) + Y(j,h) for add), one elementwise kernel (a warp per row: the edge function, the
+// row softmax, mean's 1/length), then cusparseSpMM of those weights with Z_h into E_h. Weights
+// from A's values alone do not depend on the head: one pass and one SpMM over all heads' columns.
+// One Timing "cusparse.unfused.<spmm alg>" per SpMM algorithm; each times the whole pipeline
+// (descriptors, buffers and preprocessing set up before, preprocessing timed in preprocess_ms)
+// and reports in peak_bytes the pipeline's own device buffers (intermediates and cuSPARSE
+// workspaces; not the inputs, E or cuSPARSE's handle). Max aggregation (SpMM only sums) and a
+// refused case give one Timing with ok = false and the reason in note; wrong shapes throw. after_run(t) is called
+// after each algorithm's runs while e holds its result, so that the caller can check it.
+template <class I>
+std::vector<Timing> cusparse_fusedmm(const Executor& exec, CsrView<const float, I> a, DenseView<const float> x, DenseView<const float> y,
+                                     DenseView<const float> z, DenseView<float> e, const FusedOptions& options, int warmup, int reps,
+                                     const std::function<void(Timing&)>& after_run);
+
+// Runs fn on the executor's stream and returns the most bytes of the device's default memory pool
+// (where spk takes its stream-ordered workspaces) in use at once during it, above what was in use
+// before. Buffers spk allocates with cudaMalloc (Arrays, Dense) are not in the pool.
+std::size_t pool_peak_bytes(const Executor& exec, const std::function<void()>& fn);
 
 }  // namespace spk::baselines

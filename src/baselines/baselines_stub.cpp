@@ -37,4 +37,22 @@ template std::vector<Timing> cusparse_sddmm(const Executor&, CsrView<const float
 template std::vector<Timing> cusparse_sddmm(const Executor&, CsrView<const float, std::int64_t>, DenseView<const float>,
                                             DenseView<const float>, float*, int, int);
 
+template <class I>
+std::vector<Timing> cusparse_fusedmm(const Executor&, CsrView<const float, I>, DenseView<const float>, DenseView<const float>,
+                                     DenseView<const float>, DenseView<float>, const FusedOptions&, int, int,
+                                     const std::function<void(Timing&)>&) {
+    unsupported("cuSPARSE FusedMM baseline: spk was built without CUDA");
+}
+#define SPK_INSTANTIATE(I)                                                                                                               \
+    template std::vector<Timing> cusparse_fusedmm(const Executor&, CsrView<const float, I>, DenseView<const float>,                      \
+                                                  DenseView<const float>, DenseView<const float>, DenseView<float>, const FusedOptions&, \
+                                                  int, int, const std::function<void(Timing&)>&);
+SPK_INSTANTIATE(std::int32_t)
+SPK_INSTANTIATE(std::int64_t)
+#undef SPK_INSTANTIATE
+
+std::size_t pool_peak_bytes(const Executor&, const std::function<void()>&) {
+    unsupported("device memory pool: spk was built without CUDA");
+}
+
 }  // namespace spk::baselines

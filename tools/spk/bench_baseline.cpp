@@ -1,5 +1,12 @@
 #include "bench_baseline.hpp"
 
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <limits>
+#include <string>
+#include <vector>
+
 #include "baselines/baselines.hpp"
 #include "format.hpp"
 
@@ -43,12 +50,91 @@ std::optional<BaselineTime> spgemm_baseline(const Executor& exec, const OpConfig
     return best;
 }
 
+// Largest |got - expected| over the largest |expected|: a norm-wise relative difference, which
+// stays meaningful where single entries of E are near zero. NaN where either has a NaN.
+double max_relative_difference(const std::vector<double>& got, const std::vector<double>& expected) {
+    if (got.size() != expected.size()) return std::numeric_limits<double>::infinity();
+    double diff = 0, scale = 0;
+    for (std::size_t i = 0; i < got.size(); ++i) {
+        const double d = std::abs(got[i] - expected[i]);
+        if (std::isnan(d)) return std::numeric_limits<double>::quiet_NaN();
+        diff = std::max(diff, d);
+        scale = std::max(scale, std::abs(expected[i]));
+    }
+    return scale > 0 ? diff / scale : diff;
+}
+
+// The unfused cuSPARSE pipeline (SDDMM, edge function and row softmax, SpMM) on the inputs
+// op_fusedmm.cpp builds (same presets, same seeds). Its result is checked against spk's forward
+// pass on the same inputs: a baseline that computes something else would make its time
+// meaningless. Peak memory is listed for both: the pipeline's intermediates and cuSPARSE's
+// workspaces; spk's FusedSaved (what its forward pass allocates for row-major inputs) and its
+// stream-ordered workspaces. The inputs and E, the same for both, are not counted.
+std::optional<BaselineTime> fusedmm_baseline(const Executor& exec, const OpConfig& config, const OpInputs& inputs, std::int64_t warmup,
+                                             std::int64_t reps) {
+    if (!inputs.a) return std::nullopt;
+    const FusedOptions options = fused_preset_options(config);
+    if (options.aggregate == Aggregate::max) return std::nullopt;  // cuSPARSE SpMM only sums
+    const Matrix a = inputs.a->to(exec);
+    const index_t sw = config.heads * fused_score_width(config), zw = config.heads * config.k;
+    const Dense<float> x = random_dense(exec, a.rows(), sw, config.seed);
+    const Dense<float> y = random_dense(exec, a.cols(), sw, config.seed + 1);
+    const Dense<float> z = random_dense(exec, a.cols(), zw, config.seed + 2);
+
+    Dense<float> spk_e(exec, a.rows(), zw);
+    std::size_t spk_bytes = 0;
+    {
+        const FusedPlan<float, std::int32_t> plan(exec, a.view(), options);
+        FusedSaved<float, std::int32_t> saved;
+        const std::size_t workspace =
+            baselines::pool_peak_bytes(exec, [&] { saved = plan.forward(x.view(), y.view(), z.view(), spk_e.view()); });
+        const auto size_of = [](const auto& d) { return d.values().size() * sizeof(*d.values().data()); };
+        spk_bytes = workspace + size_of(saved.row_max) + size_of(saved.row_sum) + size_of(saved.argmax) + size_of(saved.attention);
+    }
+    const std::vector<double> expected = dense_output(spk_e).values;
+
+    // A variant whose result differs from spk's is listed (and reported) but is no baseline.
+    Dense<float> e(exec, a.rows(), zw);
+    std::vector<std::string> mismatched;
+    const auto compare = [&](baselines::Timing& t) {
+        exec.synchronize();
+        const double rel = max_relative_difference(dense_output(e).values, expected);
+        const bool mismatch = !(rel <= 1e-3);
+        t.note += (t.note.empty() ? "" : "; ") + std::string("max rel diff vs spk ") + sci(rel) + (mismatch ? " MISMATCH" : "");
+        if (!mismatch) return;
+        mismatched.push_back(t.name);
+        std::fprintf(stderr, "spk bench: fusedmm: %s differs from spk's result (max relative difference %s)\n", t.name.c_str(),
+                     sci(rel).c_str());
+    };
+    const auto timings = baselines::cusparse_fusedmm(exec, a.view(), x.view(), y.view(), z.view(), e.view(), options,
+                                                     static_cast<int>(warmup), static_cast<int>(reps), compare);
+    std::optional<BaselineTime> best;
+    std::string all;
+    for (const auto& t : timings) {
+        all += (all.empty() ? "" : " ") + t.name + "=";
+        if (t.ok)
+            all += millis(t.ms / 1e3) + "ms(+" + millis(t.preprocess_ms / 1e3) + "ms prep, peak " +
+                   bytes(static_cast<double>(t.peak_bytes)) + ", " + t.note + ")";
+        else
+            all += "n/a(" + t.note + ")";
+        const bool wrong = std::find(mismatched.begin(), mismatched.end(), t.name) != mismatched.end();
+        if (t.ok && !wrong && (!best || t.ms / 1e3 < best->seconds)) best = BaselineTime{t.name, t.ms / 1e3, {}};
+    }
+    if (!best) {
+        std::fprintf(stderr, "spk bench: fusedmm: no cuSPARSE baseline: %s\n", all.c_str());
+        return std::nullopt;
+    }
+    best->all = all + " spk.peak=" + bytes(static_cast<double>(spk_bytes));
+    return best;
+}
+
 }  // namespace
 
 std::optional<BaselineTime> vendor_baseline(const Executor& exec, const OpConfig& config, const OpInputs& inputs, std::int64_t warmup,
                                             std::int64_t reps) {
     if (exec.backend() == Backend::cuda && config.op == "sddmm") return sddmm_baseline(exec, config, inputs, warmup, reps);
     if (exec.backend() == Backend::cuda && config.op == "spgemm") return spgemm_baseline(exec, config, inputs, warmup, reps);
+    if (exec.backend() == Backend::cuda && config.op == "fusedmm") return fusedmm_baseline(exec, config, inputs, warmup, reps);
     if (exec.backend() != Backend::cuda || config.op != "spmm" || config.reduce != Reduce::sum || !inputs.a) return std::nullopt;
     const Matrix a = inputs.a->to(exec);
     const Dense<float> b = random_dense(exec, a.cols(), config.n, config.seed);

@@ -11,9 +11,7 @@
 
 namespace spk::cli {
 
-namespace {
-
-FusedOptions preset_options(const OpConfig& c) {
+FusedOptions fused_preset_options(const OpConfig& c) {
     FusedOptions o;
     o.heads = c.heads;
     if (c.preset == "gcn") {
@@ -35,8 +33,9 @@ FusedOptions preset_options(const OpConfig& c) {
     return o;
 }
 
-// Columns of X and Y per head: none for gcn (scores are A's values), one for gat, k otherwise.
-index_t score_width(const OpConfig& c) { return c.preset == "gcn" ? 0 : c.preset == "gat" ? 1 : c.k; }
+index_t fused_score_width(const OpConfig& c) { return c.preset == "gcn" ? 0 : c.preset == "gat" ? 1 : c.k; }
+
+namespace {
 
 class FusedOp final : public Operation {
 public:
@@ -44,11 +43,11 @@ public:
         : exec_(exec),
           config_(config),
           a_(a.to(exec)),
-          x_(random_dense(exec, a.rows(), config.heads * score_width(config), config.seed)),
-          y_(random_dense(exec, a.cols(), config.heads * score_width(config), config.seed + 1)),
+          x_(random_dense(exec, a.rows(), config.heads * fused_score_width(config), config.seed)),
+          y_(random_dense(exec, a.cols(), config.heads * fused_score_width(config), config.seed + 1)),
           z_(random_dense(exec, a.cols(), config.heads * config.k, config.seed + 2)),
           e_(exec, a.rows(), config.heads * config.k),
-          plan_(exec, a_.view(), preset_options(config)) {}
+          plan_(exec, a_.view(), fused_preset_options(config)) {}
 
     std::string describe() const override {
         return "fusedmm " + config_.preset + " k=" + std::to_string(config_.k) + " heads=" + std::to_string(config_.heads);
@@ -62,12 +61,12 @@ public:
     // Per stored entry and head: the score (2 flops per dot element, 3 per squared distance)
     // and the weighted sum into E (2 per element); edge functions and softmax are not counted.
     double flops() const override {
-        const double sw = static_cast<double>(score_width(config_));
+        const double sw = static_cast<double>(fused_score_width(config_));
         const double score = config_.preset == "force2vec" ? 3 * sw : config_.preset == "gat" ? 1 : 2 * sw;
         return static_cast<double>(a_.nnz()) * config_.heads * (score + 2.0 * static_cast<double>(config_.k));
     }
     double bytes() const override {
-        const index_t sw = config_.heads * score_width(config_), zw = config_.heads * config_.k;
+        const index_t sw = config_.heads * fused_score_width(config_), zw = config_.heads * config_.k;
         return csr_bytes(a_.rows(), a_.nnz()) + dense_bytes(a_.rows(), sw) + dense_bytes(a_.cols(), sw) + dense_bytes(a_.cols(), zw) +
                dense_bytes(a_.rows(), zw);
     }

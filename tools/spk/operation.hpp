@@ -88,6 +88,10 @@ std::unique_ptr<Operation> make_operation(const Executor& exec, const OpConfig& 
 Dense<float> random_dense(const Executor& exec, index_t rows, index_t cols, std::uint64_t seed);
 OpOutput dense_output(const Dense<float>& d);
 OpOutput sparse_output(const Matrix& m);
+// fusedmm's presets (op_fusedmm.cpp): the options, and the columns of X and Y per head (none for
+// gcn, whose scores are A's values; one for gat; k otherwise). The vendor baseline uses them too.
+FusedOptions fused_preset_options(const OpConfig& config);
+index_t fused_score_width(const OpConfig& config);
 double csr_bytes(index_t rows, index_t nnz);  // row_ptr + col_idx + values of an f32/i32 CSR
 double dense_bytes(index_t rows, index_t cols);
 
