@@ -39,6 +39,22 @@ step "all other tests"
 ctest --test-dir build-gpu -LE gpu -E package -j 8 --output-on-failure --timeout 900 >"$LOG/other-tests.log" 2>&1 || status=1
 grep -E "tests passed|Failed|\*\*\*" "$LOG/other-tests.log" | head -30
 
+# The Python package's GPU tests (torch CUDA tensors), where the image has what the build needs
+# offline: torch, scipy, pytest, nanobind and scikit-build-core.
+step "python on the GPU"
+if python3 -c "import torch, scipy, pytest, nanobind, scikit_build_core" 2>/dev/null; then
+  venv=$(mktemp -d)/venv
+  if python3 -m venv --system-site-packages "$venv" >"$LOG/python.log" 2>&1 &&
+    SPK_CUDA=ON CMAKE_BUILD_PARALLEL_LEVEL=$(nproc) "$venv/bin/pip" install --no-build-isolation --no-deps ./python >>"$LOG/python.log" 2>&1; then
+    (cd tests/python && "$venv/bin/python" -m pytest -q -ra test_cuda.py test_torch_ops.py) >>"$LOG/python.log" 2>&1 || status=1
+  else
+    status=1
+  fi
+  tail -5 "$LOG/python.log"
+else
+  echo "skipped: the image lacks one of torch, scipy, pytest, nanobind, scikit-build-core"
+fi
+
 step "compute-sanitizer memcheck (subset)"
 if command -v compute-sanitizer >/dev/null; then
   compute-sanitizer --tool memcheck --error-exitcode 3 build-gpu/tests/test_cuda_spmm_test \

@@ -34,14 +34,37 @@ def test_spmm_on_the_callers_stream(rng):
     np.testing.assert_allclose(C.cpu().numpy(), S @ B.cpu().numpy(), rtol=1e-4, atol=1e-4)
 
 
-@pytest.mark.skipif(not spk.built_with_cuda, reason="spk built without CUDA")
-def test_sddmm_runs_or_says_it_has_no_cuda_kernel(rng):
-    # Until the CUDA SDDMM lands, spk::Error(Unsupported) must arrive as NotImplementedError.
-    A, S = cuda_csr(rng, 8, 8)
-    X = torch.randn(8, 4, device="cuda")
-    try:
-        out = spk.sddmm(A, X, X)
-    except NotImplementedError:
-        return
-    x = X.cpu().numpy()
-    np.testing.assert_allclose(out.cpu().numpy(), spk.sddmm(S, x, x), rtol=1e-4, atol=1e-4)
+cuda_only = pytest.mark.skipif(not spk.built_with_cuda, reason="spk built without CUDA")
+
+
+@cuda_only
+def test_sddmm_matches_the_host(rng):
+    A, S = cuda_csr(rng, 300, 300)
+    X = torch.randn(300, 16, device="cuda")
+    Y = torch.randn(300, 16, device="cuda")
+    out = spk.sddmm(A, X, Y)
+    assert out.is_cuda
+    np.testing.assert_allclose(out.cpu().numpy(), spk.sddmm(S, X.cpu().numpy(), Y.cpu().numpy()), rtol=1e-4, atol=1e-4)
+
+
+@cuda_only
+def test_fusedmm_attention_matches_the_host(rng):
+    A, S = cuda_csr(rng, 200, 200)
+    X, Y, Z = (torch.randn(200, 8, device="cuda") for _ in range(3))
+    opts = dict(score="dot", edge="identity", normalize="softmax", aggregate="sum", heads=2)
+    E = spk.fusedmm(A, X, Y, Z, **opts)
+    host = spk.fusedmm(S, X.cpu().numpy(), Y.cpu().numpy(), Z.cpu().numpy(), **opts)
+    np.testing.assert_allclose(E.cpu().numpy(), host, rtol=1e-4, atol=1e-4)
+
+
+@cuda_only
+def test_spgemm_and_triangles_match_the_host(rng):
+    import scipy.sparse as sp
+
+    A, S = cuda_csr(rng, 150, 150, dtype=torch.float64)
+    C = spk.spgemm(A, A)
+    assert C.indptr.is_cuda
+    host = lambda t: t.cpu().numpy()
+    got = sp.csr_array((host(C.data), host(C.indices), host(C.indptr)), shape=C.shape)
+    np.testing.assert_allclose(got.toarray(), (S @ S).toarray(), rtol=1e-12, atol=1e-12)
+    assert spk.triangle_count(A) == spk.triangle_count(S)
