@@ -1,0 +1,69 @@
+#!/usr/bin/env bash
+# The GPU benchmark suites of the CUDA issues, against cuSPARSE in the same process:
+#   scripts/bench-gpu.sh [PART ...]     PART: spmm sddmm fusedmm spgemm amg tc sweep (default: all)
+# Each part fits one 10-minute device call. Results: $OUT/<part>.json and .txt (OUT defaults to
+# bench/results/raw), a markdown table per JSON by scripts/bench-table.py.
+# Environment: SPK_BUILD_DIR (default build-gpu), SPK_MATRICES (shared matrices folder).
+set -uo pipefail
+cd "$(dirname "$0")/.."
+build=${SPK_BUILD_DIR:-build-gpu}
+OUT=${OUT:-bench/results/raw}
+mkdir -p "$OUT" .data/amg
+if [ -z "${SPK_MATRICES:-}" ]; then
+  SPK_MATRICES=$PWD/.data/matrices
+  [ -d "$SPK_MATRICES" ] || SPK_MATRICES=$PWD/../shared/matrices
+fi
+export SPK_MATRICES
+parts=${*:-spmm sddmm fusedmm spgemm amg tc sweep}
+status=0
+
+if [ ! -x "$build/bin/spk" ]; then
+  cmake -S . -B "$build" -G Ninja -DCMAKE_BUILD_TYPE=Release -DSPK_CUDA=ON -DSPK_WERROR=OFF -DSPK_BUILD_TESTS=OFF >/dev/null &&
+    cmake --build "$build" -j "$(nproc)" --target spk_cli >/dev/null || exit 1
+fi
+spk=$build/bin/spk
+
+bench() {  # name, then spk bench arguments
+  local name=$1
+  shift
+  echo "== $name"
+  "$spk" bench --backend cuda --json "$OUT/$name.json" "$@" >"$OUT/$name.txt" 2>&1 || status=1
+  grep -E "^geomean|error" "$OUT/$name.txt"
+  python3 scripts/bench-table.py "$OUT/$name.json" >"$OUT/$name.md" 2>/dev/null || true
+}
+
+amg() {  # kind spec: R·A, A·P and (R·A)·P of the smoothed-aggregation hierarchy's first level
+  local name=$1 spec=$2 base=.data/amg/$1
+  [ -f "${base}_A.spkb" ] || "$spk" gen "$spec" --amg --quiet -o "$base.spkb" || { status=1; return; }
+  bench "amg-$name-RA" --op spgemm --matrix "${base}_R.spkb" --b "${base}_A.spkb" --warmup 2 --reps 5
+  bench "amg-$name-AP" --op spgemm --matrix "${base}_A.spkb" --b "${base}_P.spkb" --warmup 2 --reps 5
+  [ -f "${base}_RA.mtx" ] || "$spk" run spgemm "${base}_R.spkb" --b "${base}_A.spkb" --backend cuda -o "${base}_RA.mtx" \
+    >/dev/null 2>&1 || { status=1; return; }
+  bench "amg-$name-RAP" --op spgemm --matrix "${base}_RA.mtx" --b "${base}_P.spkb" --warmup 2 --reps 5
+}
+
+for part in $parts; do
+  case $part in
+    spmm)
+      bench spmm --op spmm --suite bench/suites/gpu-spmm.txt --n 4,32,128,512 --warmup 5 --reps 30
+      bench spmm-deterministic --op spmm --suite bench/suites/gpu-quick.txt --n 32,128 --deterministic --warmup 5 --reps 30
+      bench spmm-measured --op spmm --suite bench/suites/gpu-quick.txt --n 32,128 --tune measure --warmup 5 --reps 30 ;;
+    sddmm) bench sddmm --op sddmm --suite bench/suites/gpu-spmm.txt --n 32,128 --warmup 3 --reps 20 ;;
+    fusedmm)
+      bench fusedmm-attention-h1 --op fusedmm --preset attention --heads 1 --suite bench/suites/gpu-quick.txt --n 32,128 --warmup 3 --reps 10
+      bench fusedmm-attention-h4 --op fusedmm --preset attention --heads 4 --suite bench/suites/gpu-quick.txt --n 32,128 --warmup 3 --reps 10
+      bench fusedmm-gcn --op fusedmm --preset gcn --suite bench/suites/gpu-quick.txt --n 32,128 --warmup 3 --reps 10 ;;
+    spgemm) bench spgemm --op spgemm --suite bench/suites/gpu-spgemm.txt --warmup 2 --reps 5 ;;
+    amg)
+      amg laplace3d-100 laplace3d:n=100
+      amg bigstar2d-2000 bigstar2d:n=2000
+      amg brick3d-64 brick3d:n=64
+      amg elasticity3d-40 elasticity3d:n=40 ;;
+    tc) bench tc --op tc --suite bench/suites/gpu-spgemm.txt --warmup 2 --reps 5 ;;
+    sweep)
+      bench sweep-spmm --op spmm --suite bench/suites/sweep72.txt --n 32,128 --warmup 3 --reps 10
+      bench sweep-sddmm --op sddmm --suite bench/suites/sweep72.txt --n 32,128 --warmup 3 --reps 10 ;;
+    *) echo "unknown part '$part' (spmm sddmm fusedmm spgemm amg tc sweep)"; status=2 ;;
+  esac
+done
+exit $status
