@@ -35,7 +35,8 @@ class csr_array:
             cols = int(self.indices.max()) + 1 if self.indices.shape[0] else 0
             shape = (self.indptr.shape[0] - 1, cols)
         rows, cols = (int(s) for s in shape)
-        self._handle = _core.SparseMatrix(self.indptr, self.indices, _backend.as_array(self.data, "data"), rows, cols, bool(check), False)
+        self._handle = _core.SparseMatrix(self.indptr, self.indices, _backend.as_array(self.data, "data"), rows, cols, bool(check), False,
+                                          stream=_backend.stream_of(self.indptr))
         self.shape = (rows, cols)
 
     @classmethod

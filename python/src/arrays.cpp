@@ -217,7 +217,7 @@ bool check_structure(const I* indptr, const I* indices, std::int64_t rows, std::
 }  // namespace
 
 SparseMatrix::SparseMatrix(InArray indptr, InArray indices, InArray data, std::int64_t rows, std::int64_t cols, bool check,
-                           bool assume_sorted)
+                           bool assume_sorted, std::uintptr_t stream)
     : indptr_(std::move(indptr)), indices_(std::move(indices)), data_(std::move(data)), rows_(rows), cols_(cols) {
     if (rows < 0 || cols < 0) value_error("shape: negative (" + std::to_string(rows) + ", " + std::to_string(cols) + ")");
     for (const auto* a : {&indptr_, &indices_, &data_}) check_ndim(*a, 1, a == &indptr_ ? "indptr" : a == &indices_ ? "indices" : "data");
@@ -251,6 +251,8 @@ SparseMatrix::SparseMatrix(InArray indptr, InArray indices, InArray data, std::i
         return;
     }
     nb::gil_scoped_release nogil;
+    // The arrays may still be being written on the caller's stream; the copies below use another.
+    if (!space_.is_host()) Executor::cuda(space_.device, reinterpret_cast<void*>(stream)).synchronize();
     sorted_ = index_type_ == Dtype::i64 ? check_structure(static_cast<const std::int64_t*>(indptr_.data()),
                                                           static_cast<const std::int64_t*>(indices_.data()), rows, cols, nnz_, space_)
                                         : check_structure(static_cast<const std::int32_t*>(indptr_.data()),

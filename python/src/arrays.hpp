@@ -113,7 +113,10 @@ const T* tight_in(const InArray& a, std::string_view name, std::int64_t rows, st
 // and whether rows are sorted; otherwise the caller vouches for both (`assume_sorted`).
 class SparseMatrix {
 public:
-    SparseMatrix(InArray indptr, InArray indices, InArray data, std::int64_t rows, std::int64_t cols, bool check, bool assume_sorted);
+    // stream: the caller's CUDA stream for device arrays (0: the default stream). The structure
+    // check reads the arrays on the host, after that stream's pending work.
+    SparseMatrix(InArray indptr, InArray indices, InArray data, std::int64_t rows, std::int64_t cols, bool check, bool assume_sorted,
+                 std::uintptr_t stream = 0);
 
     template <class V, class I>
     CsrView<const V, I> view() const {

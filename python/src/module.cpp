@@ -71,8 +71,9 @@ NB_MODULE(_core, m) {
 #endif
 
     nb::class_<SparseMatrix>(m, "SparseMatrix")
-        .def(nb::init<spk::python::InArray, spk::python::InArray, spk::python::InArray, std::int64_t, std::int64_t, bool, bool>(),
-             "indptr"_a, "indices"_a, "data"_a, "rows"_a, "cols"_a, "check"_a, "assume_sorted"_a)
+        .def(nb::init<spk::python::InArray, spk::python::InArray, spk::python::InArray, std::int64_t, std::int64_t, bool, bool,
+                      std::uintptr_t>(),
+             "indptr"_a, "indices"_a, "data"_a, "rows"_a, "cols"_a, "check"_a, "assume_sorted"_a, "stream"_a = 0)
         .def_prop_ro("rows", &SparseMatrix::rows)
         .def_prop_ro("cols", &SparseMatrix::cols)
         .def_prop_ro("nnz", &SparseMatrix::nnz)
