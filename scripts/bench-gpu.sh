@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # The GPU benchmark suites of the CUDA issues, against cuSPARSE in the same process:
-#   scripts/bench-gpu.sh [PART ...]     PART: spmm sddmm fusedmm spgemm amg tc sweep (default: all)
+#   scripts/bench-gpu.sh [PART ...]     PART: spmm sddmm fusedmm spgemm amg tc sweep gnn (default: all)
 # Each part fits one 10-minute device call. Results: $OUT/<part>.json and .txt (OUT defaults to
 # bench/results/raw), a markdown table per JSON by scripts/bench-table.py.
 # Environment: SPK_BUILD_DIR (default build-gpu), SPK_MATRICES (shared matrices folder).
@@ -14,7 +14,7 @@ if [ -z "${SPK_MATRICES:-}" ]; then
   [ -d "$SPK_MATRICES" ] || SPK_MATRICES=$PWD/../shared/matrices
 fi
 export SPK_MATRICES
-parts=${*:-spmm sddmm fusedmm spgemm amg tc sweep}
+parts=${*:-spmm sddmm fusedmm spgemm amg tc sweep gnn}
 status=0
 
 if [ ! -x "$build/bin/spk" ]; then
@@ -63,7 +63,21 @@ for part in $parts; do
     sweep)
       bench sweep-spmm --op spmm --suite bench/suites/sweep72.txt --n 32,128 --warmup 3 --reps 10
       bench sweep-sddmm --op sddmm --suite bench/suites/sweep72.txt --n 32,128 --warmup 3 --reps 10 ;;
-    *) echo "unknown part '$part' (spmm sddmm fusedmm spgemm amg tc sweep)"; status=2 ;;
+    gnn)  # examples/gnn: GCN and GAT with spk's ops and with PyTorch Geometric (the Python issue's figures)
+      echo "== gnn"
+      if venv=$(scripts/python-device-venv.sh "$OUT/gnn-build.log"); then
+        [ -f .data/rmat20.mtx ] || "$spk" gen rmat:scale=20,edge_factor=16,seed=1 --quiet -o .data/rmat20.mtx
+        for d in cora citeseer pubmed; do
+          "$venv/bin/python" examples/gnn/train.py --dataset $d --model gcn gat --impl spk pyg --device cuda
+        done >"$OUT/gnn.txt" 2>&1 || status=1
+        "$venv/bin/python" examples/gnn/train.py --graph .data/rmat20.mtx --features 128 --model gcn gat --impl spk pyg \
+          --epochs 20 --device cuda >>"$OUT/gnn.txt" 2>&1 || status=1
+        tail -20 "$OUT/gnn.txt"
+      else
+        echo "skipped: the Python package could not be built here"
+        status=1
+      fi ;;
+    *) echo "unknown part '$part' (spmm sddmm fusedmm spgemm amg tc sweep gnn)"; status=2 ;;
   esac
 done
 exit $status

@@ -39,20 +39,13 @@ step "all other tests"
 ctest --test-dir build-gpu -LE gpu -E package -j 8 --output-on-failure --timeout 900 >"$LOG/other-tests.log" 2>&1 || status=1
 grep -E "tests passed|Failed|\*\*\*" "$LOG/other-tests.log" | head -30
 
-# The Python package's GPU tests (torch CUDA tensors), where the image has what the build needs
-# offline: torch, scipy, pytest, nanobind and scikit-build-core.
+# The Python package's GPU tests (torch CUDA tensors), where the image can build it offline.
 step "python on the GPU"
-if python3 -c "import torch, scipy, pytest, nanobind, scikit_build_core" 2>/dev/null; then
-  venv=$(mktemp -d)/venv
-  if python3 -m venv --system-site-packages "$venv" >"$LOG/python.log" 2>&1 &&
-    SPK_CUDA=ON CMAKE_BUILD_PARALLEL_LEVEL=$(nproc) "$venv/bin/pip" install --no-build-isolation --no-deps ./python >>"$LOG/python.log" 2>&1; then
-    (cd tests/python && "$venv/bin/python" -m pytest -q -ra test_cuda.py test_torch_ops.py) >>"$LOG/python.log" 2>&1 || status=1
-  else
-    status=1
-  fi
+if venv=$(scripts/python-device-venv.sh "$LOG/python.log"); then
+  (cd tests/python && "$venv/bin/python" -m pytest -q -ra test_cuda.py test_torch_ops.py) >>"$LOG/python.log" 2>&1 || status=1
   tail -5 "$LOG/python.log"
 else
-  echo "skipped: the image lacks one of torch, scipy, pytest, nanobind, scikit-build-core"
+  echo "skipped: the Python package could not be built here (see python.log)"
 fi
 
 step "compute-sanitizer memcheck (subset)"
