@@ -20,6 +20,17 @@ const std::vector<RbShape>& compiled_rb_shapes() {
     return shapes;
 }
 
+const std::vector<RbShape>& compiled_eb_shapes() {
+    static const std::vector<RbShape> shapes = [] {
+        std::vector<RbShape> s;
+#define SPK_SHAPE(G, VEC) s.push_back(RbShape{G, 1, VEC});
+        SPK_SPMM_EB_SHAPES(SPK_SHAPE)
+#undef SPK_SHAPE
+        return s;
+    }();
+    return shapes;
+}
+
 bool is_compiled(const RbShape& s) {
     const auto& all = compiled_rb_shapes();
     return std::find(all.begin(), all.end(), s) != all.end();
@@ -28,6 +39,7 @@ bool is_compiled(const RbShape& s) {
 std::string to_string(const RbShape& s) { return "rb.g" + std::to_string(s.g) + ".r" + std::to_string(s.r) + ".v" + std::to_string(s.vec); }
 
 std::string to_string(const SpmmConfig& c) {
+    if (c.edge_based) return "eb.g" + std::to_string(c.shape.g) + ".v" + std::to_string(c.shape.vec) + "@" + std::to_string(c.chunk);
     std::string out = to_string(c.shape);
     if (c.long_shape) out += "+" + to_string(*c.long_shape) + "@" + std::to_string(c.long_threshold) + (c.split_long ? ":split" : "");
     return out;
@@ -37,7 +49,8 @@ namespace {
 
 [[noreturn]] void bad_config(std::string_view text, const std::string& why) {
     invalid_argument("config '" + std::string(text) + "': " + why +
-                     " (expected rb.g<G>.r<R>.v<VEC>, optionally +rb.g<G>.r<R>.v<VEC>@<row length> for long rows)");
+                     " (expected rb.g<G>.r<R>.v<VEC>, optionally +rb.g<G>.r<R>.v<VEC>@<row length> for long rows, or"
+                     " eb.g<G>.v<VEC>@<chunk>)");
 }
 
 int parse_field(std::string_view text, std::string_view part, char key) {
@@ -88,9 +101,39 @@ std::optional<RbShape> best_shape(int column_lanes, int vec, int want_r) {
     return best;
 }
 
+index_t parse_count(std::string_view whole, std::string_view num, const char* what) {
+    index_t v = 0;
+    const auto [ptr, ec] = std::from_chars(num.data(), num.data() + num.size(), v);
+    if (ec != std::errc() || ptr != num.data() + num.size() || v < 1) bad_config(whole, "bad " + std::string(what) + " '" + std::string(num) + "'");
+    return v;
+}
+
+// "eb.g<G>.v<VEC>@<chunk>"
+SpmmConfig parse_edge_based(std::string_view text) {
+    const std::size_t at = text.find('@');
+    if (at == std::string_view::npos) bad_config(text, "an edge-based shape needs '@<chunk>'");
+    const std::string_view head = text.substr(0, at);
+    const std::size_t dot1 = head.find('.'), dot2 = head.find('.', dot1 + 1);
+    if (dot2 == std::string_view::npos || head.find('.', dot2 + 1) != std::string_view::npos)
+        bad_config(text, "'" + std::string(head) + "' is not an edge-based shape");
+    SpmmConfig c;
+    c.edge_based = true;
+    c.shape = RbShape{parse_field(text, head.substr(dot1 + 1, dot2 - dot1 - 1), 'g'), 1, parse_field(text, head.substr(dot2 + 1), 'v')};
+    const auto& all = compiled_eb_shapes();
+    if (std::find(all.begin(), all.end(), c.shape) == all.end()) {
+        std::string list;
+        for (const auto& s : all) list += (list.empty() ? "" : ", ") + ("eb.g" + std::to_string(s.g) + ".v" + std::to_string(s.vec));
+        bad_config(text, "edge-based shape g" + std::to_string(c.shape.g) + ".v" + std::to_string(c.shape.vec) +
+                             " is not compiled; compiled: " + list);
+    }
+    c.chunk = parse_count(text, text.substr(at + 1), "chunk");
+    return c;
+}
+
 }  // namespace
 
 SpmmConfig parse_spmm_config(std::string_view text) {
+    if (text.starts_with("eb.")) return parse_edge_based(text);
     SpmmConfig c;
     const std::size_t plus = text.find('+');
     c.shape = parse_shape(text, text.substr(0, plus));
@@ -105,9 +148,7 @@ SpmmConfig parse_spmm_config(std::string_view text) {
             num.remove_suffix(6);
             if (c.long_shape->g != 32) bad_config(text, "split long rows need a 32-lane shape");
         }
-        const auto [ptr, ec] = std::from_chars(num.data(), num.data() + num.size(), c.long_threshold);
-        if (ec != std::errc() || ptr != num.data() + num.size() || c.long_threshold < 1)
-            bad_config(text, "bad row length '" + std::string(num) + "'");
+        c.long_threshold = parse_count(text, num, "row length");
     }
     return c;
 }

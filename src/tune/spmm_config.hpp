@@ -29,12 +29,19 @@ struct SpmmConfig {
     std::optional<RbShape> long_shape;  // rows longer than long_threshold use it
     index_t long_threshold = 0;
     bool split_long = false;
+    // Row-based kernels (the default), or edge-based: "eb.g<G>.v<VEC>@<chunk>" gives every group of
+    // G lanes a chunk of that many consecutive non-zeros, rows split across chunks meeting in C
+    // through atomic adds (sum and mean in f32/f64; shape.r is 1 and no long-row bin).
+    bool edge_based = false;
+    index_t chunk = 0;
     friend bool operator==(const SpmmConfig&, const SpmmConfig&) = default;
 };
 
 // Every shape compiled into the CUDA backend (src/tune/spmm_shapes.hpp).
 const std::vector<RbShape>& compiled_rb_shapes();
 bool is_compiled(const RbShape& s);
+// The edge-based shapes, as RbShape{G, 1, VEC}.
+const std::vector<RbShape>& compiled_eb_shapes();
 
 std::string to_string(const RbShape& s);
 std::string to_string(const SpmmConfig& c);

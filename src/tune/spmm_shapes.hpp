@@ -9,3 +9,7 @@
                 X(32, 8, 4) /* column lanes 2 */ X(2, 1, 4) X(8, 4, 4) X(32, 16, 2)                                                   \
                     X(32, 16, 4) /* column lanes 1: narrow n, long rows */ X(1, 1, 4) X(4, 4, 4) X(8, 8, 4) X(16, 16, 4) X(32, 32, 4) \
                         X(1, 1, 1) X(4, 4, 1) X(8, 8, 1) X(16, 16, 1) X(32, 32, 1)
+
+// The edge-based (non-zero split) shapes, as X(G, VEC): a group of G lanes walks a fixed chunk of
+// consecutive non-zeros across row boundaries, the lanes splitting the columns, VEC each.
+#define SPK_SPMM_EB_SHAPES(X) X(1, 4) X(2, 4) X(4, 4) X(8, 4) X(16, 4) X(32, 4) X(8, 1) X(32, 1)

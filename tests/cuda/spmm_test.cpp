@@ -151,6 +151,38 @@ TEST_F(CudaSpmm, DeterministicSplitMatchesTheReferenceAndRepeatsExactly) {
     EXPECT_EQ(first.to(Executor::cpu()).values().to_vector(), second.to(Executor::cpu()).values().to_vector());
 }
 
+// Edge-based kernels: chunks of non-zeros across row boundaries; rows inside a chunk stored,
+// rows across chunks added atomically after their beta scaling, empty rows written by the
+// preparation kernel. Chunks of 1, of a few non-zeros and longer than the matrix.
+TEST_F(CudaSpmm, EdgeBasedShapesMatchTheReference) {
+    const std::uint64_t seed = test::seed("cuda_spmm_edge_based");
+    const auto a = skewed_matrix<float, std::int32_t>(700, 300, seed);
+    for (const auto& s : detail::compiled_eb_shapes())
+        for (index_t chunk : {1, 7, 64, 100000}) {
+            const std::string config = "eb.g" + std::to_string(s.g) + ".v" + std::to_string(s.vec) + "@" + std::to_string(chunk);
+            SCOPED_TRACE(config);
+            check(a, 32, Case{.alpha = 2.0, .beta = 0.5, .config = config}, seed);
+            check(a, 5, Case{.reduce = Reduce::mean, .config = config}, seed + 1);
+        }
+    check(convert_values<double>(a.view()), 33, Case{.c_layout = Layout::col_major, .config = "eb.g8.v4@16"}, seed);
+    check(skewed_matrix<float, std::int64_t>(300, 200, seed), 64, Case{.beta = 1.0, .config = "eb.g16.v4@32"}, seed);
+    check(test::random_csr<float, std::int32_t>(0, 5, 1.0, seed), 8, Case{.config = "eb.g8.v4@16"}, seed);
+    check(coo_to_csr(Coo<float, std::int32_t>{50, 40, {}, {}, {}}), 8, Case{.beta = 0.5, .config = "eb.g8.v4@16"}, seed);  // no non-zeros
+
+    const Executor gpu = Executor::cuda(0);
+    const auto a_gpu = a.to(gpu);
+    for (SpmmOptions opt : {SpmmOptions{.reduce = Reduce::max, .config = "eb.g8.v4@64"},
+                            SpmmOptions{.deterministic = true, .config = "eb.g8.v4@64"}}) {
+        try {
+            SpmmPlan<float, std::int32_t> plan(gpu, a_gpu.view(), 32, opt);
+            FAIL() << "expected an error";
+        } catch (const Error& e) {
+            EXPECT_EQ(e.kind(), ErrorKind::InvalidArgument);
+            EXPECT_NE(std::string(e.what()).find("edge-based"), std::string::npos) << e.what();
+        }
+    }
+}
+
 TEST_F(CudaSpmm, SplitRowsRefuseWhatTheyCannotSum) {
     const Executor gpu = Executor::cuda(0);
     const auto a = skewed_matrix<float, std::int32_t>(100, 100, 3).to(gpu);
@@ -251,8 +283,17 @@ TEST(SpmmConfig, ParsesPrintsAndRejects) {
     const auto split = detail::parse_spmm_config("rb.g8.r1.v4+rb.g32.r8.v4@256:split");
     EXPECT_TRUE(split.split_long);
     EXPECT_EQ(detail::to_string(split), "rb.g8.r1.v4+rb.g32.r8.v4@256:split");
+    const auto eb = detail::parse_spmm_config("eb.g8.v4@256");
+    EXPECT_TRUE(eb.edge_based);
+    EXPECT_EQ(eb.chunk, 256);
+    EXPECT_EQ(eb.shape, (detail::RbShape{8, 1, 4}));
+    EXPECT_EQ(detail::to_string(eb), "eb.g8.v4@256");
+    for (const auto& s : detail::compiled_eb_shapes()) {
+        const std::string text = "eb.g" + std::to_string(s.g) + ".v" + std::to_string(s.vec) + "@7";
+        EXPECT_EQ(detail::to_string(detail::parse_spmm_config(text)), text);
+    }
     for (const char* bad : {"rb.g8.r1", "rb.g3.r1.v1", "eb.g8.r1.v4", "rb.g8.r1.v4+rb.g32.r8.v4", "rb.g8.r1.v4+rb.g32.r8.v4@x",
-                            "rb.g8.r1.v4+rb.g16.r4.v4@64:split"}) {
+                            "rb.g8.r1.v4+rb.g16.r4.v4@64:split", "eb.g8.v4", "eb.g8.v4@0", "eb.g3.v4@64", "eb.g8.v2@64", "eb.g8@64"}) {
         try {
             (void)detail::parse_spmm_config(bad);
             FAIL() << bad;

@@ -20,6 +20,8 @@ template <class T, class I>
 void launch_rb(const RbShape& s, Fold fold, const SpmmKernelArgs<T, I>& args, cudaStream_t stream);
 template <class T, class I>
 void launch_rb_split(const RbShape& s, const SpmmKernelArgs<T, I>& args, cudaStream_t stream);
+template <class T, class I>
+void launch_eb(const RbShape& s, const SpmmKernelArgs<T, I>& args, long long rows, long long nnz, cudaStream_t stream);
 
 namespace {
 
@@ -132,6 +134,9 @@ std::shared_ptr<const SpmmState> spmm_analyse(const Executor& exec, CsrView<cons
     state->config = options.config.empty() ? select_spmm_config(f) : parse_spmm_config(options.config);
     if (state->config.split_long && !f.split_allowed)
         invalid_argument("spmm config '" + options.config + "': split long rows need sum or mean in f32 or f64");
+    if (state->config.edge_based && (!f.split_allowed || options.deterministic))
+        invalid_argument("spmm config '" + options.config +
+                         "': edge-based kernels add rows across chunks atomically: they need sum or mean in f32 or f64, and deterministic = false");
     if (state->config.long_shape && state->config.long_threshold != threshold)
         analyse<I>(exec, a.row_ptr, a.rows, state->config.long_threshold, *state);
     if (state->config.split_long) chunk_long_rows<I>(exec, a.row_ptr, *state);
@@ -205,6 +210,16 @@ void spmm(const Executor& exec, const SpmmState& state, const SpmmArgs<V, I>& ar
     const bool vector_ok = aligned_for(b, ldb, state.config.shape.vec, sizeof(T)) &&
                            (!state.config.long_shape || aligned_for(b, ldb, state.config.long_shape->vec, sizeof(T)));
     const auto shape_for = [&](const RbShape& s) { return vector_ok ? s : scalar_shape(s); };
+    if constexpr (sizeof(T) >= 4) {
+        if (state.config.edge_based) {
+            const RbShape& s = state.config.shape;
+            const RbShape eb = vector_ok ? s : RbShape{s.g * s.vec <= 8 ? 8 : 32, 1, 1};
+            kargs.chunk = state.config.chunk;
+            kargs.num_rows = (args.a.nnz + kargs.chunk - 1) / kargs.chunk;
+            launch_eb<T, I>(eb, kargs, rows, args.a.nnz, stream);
+            return finish();
+        }
+    }
     if (!state.config.long_shape) {
         launch_rb<T, I>(shape_for(state.config.shape), fold, kargs, stream);
         return finish();
