@@ -246,6 +246,22 @@ TEST_F(CudaSpgemmFixed, NnzBeyondInt32) {
     test::expect_error([&] { (void)spgemm(gpu, da32.view(), db32.view()); }, ErrorKind::InvalidArgument, "2147488281 non-zeros");
 }
 
+// A product whose C cannot fit in device memory (an outer product of 200k x 1 and 1 x 200k: 4e10
+// entries, 480 GB) is an OutOfMemory error the caller can catch, and leaves the device usable:
+// the memory of the failed attempt is back (a large allocation succeeds after it).
+TEST_F(CudaSpgemmFixed, ProductTooLargeIsOutOfMemory) {
+    constexpr index_t n = 200000;
+    const Executor gpu = Executor::cuda(0);
+    std::vector<std::int64_t> ptr(n + 1), cols(n);
+    for (index_t i = 0; i <= n; ++i) ptr[i] = i;
+    for (index_t j = 0; j < n; ++j) cols[j] = j;
+    const auto a = Csr<double, std::int64_t>(Executor::cpu(), n, 1, ptr, std::vector<std::int64_t>(n, 0), std::vector<double>(n, 1.0)).to(gpu);
+    const auto b = Csr<double, std::int64_t>(Executor::cpu(), 1, n, std::vector<std::int64_t>{0, n}, cols, std::vector<double>(n, 2.0)).to(gpu);
+    test::expect_error([&] { (void)spgemm(gpu, a.view(), b.view()); }, ErrorKind::OutOfMemory, "bytes");
+    Array<double> big(gpu, std::size_t{10} << 27);  // 10 GiB
+    EXPECT_EQ(big.size(), std::size_t{10} << 27);
+}
+
 TEST_F(CudaSpgemmFixed, EdgeCases) {
     using C = Csr<double, std::int32_t>;
     const C empty(Executor::cpu(), 0, 0, std::vector<std::int32_t>{0}, {}, {});
