@@ -5,6 +5,7 @@
 #include <memory>
 #include <optional>
 #include <string_view>
+#include <vector>
 
 #include "spk/executor.hpp"
 #include "spk/matrix.hpp"
@@ -20,7 +21,9 @@ struct SpgemmOptions {
     Semiring semiring = Semiring::plus_times;
     bool complement_mask = false;   // C<!M>: keep only entries outside M's pattern
     bool sorted = true;             // sorted column indices in C (unsorted may be faster)
-    std::size_t memory_budget = 0;  // bytes of device memory spk may use (0: no limit); CUDA only
+    // spgemm_to_host only: bytes of exec's memory one chunk of rows may use for its part of C and
+    // its workspaces (0: a quarter of the device's memory on CUDA, no chunking on the host).
+    std::size_t memory_budget = 0;
 };
 
 // The plan runs the symbolic phase at construction. C's pattern holds every (i, j) that some
@@ -36,6 +39,8 @@ public:
     SpgemmPlan& operator=(SpgemmPlan&&) noexcept;
 
     index_t nnz() const;  // of C, known after the symbolic phase
+    // C's row offsets (rows + 1), on the host: the symbolic phase's result.
+    std::vector<index_t> row_offsets() const;
     // A new C (pattern from the symbolic phase, values from the numeric phase).
     Csr<V, I> compute() const;
     // Numeric phase only, with new values for A and B (same patterns), into C's values
@@ -51,6 +56,14 @@ private:
 template <class V, class I>
 Csr<V, I> spgemm(const Executor& exec, CsrView<const V, I> a, CsrView<const V, I> b, const SpgemmOptions& options = {},
                  std::optional<CsrView<const V, I>> mask = std::nullopt);
+
+// C = A·B for products whose C does not fit in exec's memory: C's rows are computed on exec in
+// chunks whose share of C (and workspaces) fits options.memory_budget, each chunk copied to host
+// memory as it completes. A, B and the mask stay where they are; C comes back in host memory.
+// Each chunk runs its own symbolic phase, after one over all rows that sizes the chunks.
+template <class V, class I>
+Csr<V, I> spgemm_to_host(const Executor& exec, CsrView<const V, I> a, CsrView<const V, I> b, const SpgemmOptions& options = {},
+                         std::optional<CsrView<const V, I>> mask = std::nullopt);
 
 // Triangles of the undirected simple graph under G: pattern of G + Gᵀ, diagonal dropped,
 // each triangle counted once. G must be square; values are ignored.

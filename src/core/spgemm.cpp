@@ -128,6 +128,17 @@ index_t SpgemmPlan<V, I>::nnz() const {
 }
 
 template <class V, class I>
+std::vector<index_t> SpgemmPlan<V, I>::row_offsets() const {
+    const Impl& p = *impl_;
+    if (p.exec.backend() != Backend::cuda) return p.analysis.row_offsets;
+    Array<I> device(p.exec, static_cast<std::size_t>(p.problem.a.rows) + 1);
+    detail::cuda::spgemm_row_ptr(p.exec, p.analysis, device.data());
+    p.exec.synchronize();
+    const std::vector<I> host = device.to_vector();
+    return std::vector<index_t>(host.begin(), host.end());
+}
+
+template <class V, class I>
 Csr<V, I> SpgemmPlan<V, I>::compute() const {
     const Impl& p = *impl_;
     const index_t rows = p.problem.a.rows;

@@ -2,6 +2,7 @@
 // power-law products): random products of several shapes, structured AMG products, R-MAT,
 // rows that take the global-memory fallback (hash and dense), edge cases, masks and complemented
 // masks, every semiring, sorted and unsorted output, plan reuse, int64. Skips without a device.
+#include <cmath>
 #include <fstream>
 #include <sstream>
 #include <tuple>
@@ -260,6 +261,31 @@ TEST_F(CudaSpgemmFixed, ProductTooLargeIsOutOfMemory) {
     test::expect_error([&] { (void)spgemm(gpu, a.view(), b.view()); }, ErrorKind::OutOfMemory, "bytes");
     Array<double> big(gpu, std::size_t{10} << 27);  // 10 GiB
     EXPECT_EQ(big.size(), std::size_t{10} << 27);
+}
+
+// Out of core: C computed in chunks of rows under a small budget and gathered on the host equals
+// the product computed in one piece on the device (the same pattern; values to rounding, as
+// the hash accumulators add in no fixed order).
+TEST_F(CudaSpgemmFixed, ToHostInChunksEqualsTheWholeProduct) {
+    const std::uint64_t seed = test::seed("cuda_spgemm_to_host");
+    const Executor gpu = Executor::cuda(0);
+    const auto a = test::random_csr<double, std::int64_t>(5000, 4000, 8.0, seed).to(gpu);
+    const auto b = test::random_csr<double, std::int64_t>(4000, 6000, 6.0, seed + 1).to(gpu);
+    const auto m = test::random_csr<double, std::int64_t>(5000, 6000, 40.0, seed + 2).to(gpu);
+    for (const bool with_mask : {false, true}) {
+        const auto mask = with_mask ? std::optional(m.view()) : std::nullopt;
+        const auto whole = spgemm(gpu, a.view(), b.view(), SpgemmOptions{}, mask).to(Executor::cpu());
+        for (const std::size_t budget : {std::size_t{1} << 16, std::size_t{1} << 22}) {
+            SCOPED_TRACE("budget " + std::to_string(budget) + (with_mask ? " mask" : ""));
+            const auto chunked = spgemm_to_host(gpu, a.view(), b.view(), SpgemmOptions{.memory_budget = budget}, mask);
+            EXPECT_TRUE(chunked.row_ptr().space().is_host());
+            EXPECT_EQ(chunked.row_ptr().to_vector(), whole.row_ptr().to_vector());
+            EXPECT_EQ(chunked.col_idx().to_vector(), whole.col_idx().to_vector());
+            const auto got = chunked.values().to_vector(), want = whole.values().to_vector();
+            ASSERT_EQ(got.size(), want.size());
+            for (std::size_t q = 0; q < got.size(); ++q) ASSERT_NEAR(got[q], want[q], 1e-12 * (1 + std::abs(want[q]))) << "entry " << q;
+        }
+    }
 }
 
 TEST_F(CudaSpgemmFixed, EdgeCases) {
