@@ -17,10 +17,11 @@ export SPK_MATRICES
 parts=${*:-spmm sddmm fusedmm spgemm amg tc sweep gnn}
 status=0
 
-if [ ! -x "$build/bin/spk" ]; then
-  cmake -S . -B "$build" -G Ninja -DCMAKE_BUILD_TYPE=Release -DSPK_CUDA=ON -DSPK_WERROR=OFF -DSPK_BUILD_TESTS=OFF >/dev/null &&
-    cmake --build "$build" -j "$(nproc)" --target spk_cli >/dev/null || exit 1
+# Configure once, then always bring the tool up to date (a kept build folder may be older).
+if [ ! -f "$build/CMakeCache.txt" ]; then
+  cmake -S . -B "$build" -G Ninja -DCMAKE_BUILD_TYPE=Release -DSPK_CUDA=ON -DSPK_WERROR=OFF >/dev/null || exit 1
 fi
+cmake --build "$build" -j "$(nproc)" --target spk_cli >/dev/null || exit 1
 spk=$build/bin/spk
 
 bench() {  # name, then spk bench arguments
