@@ -59,6 +59,12 @@ __device__ __forceinline__ __nv_bfloat16 from_accum<__nv_bfloat16>(float x) {
     return __float2bfloat16_rn(x);
 }
 
+// beta * v in T; beta == 0 gives 0 even where v is NaN or infinite (C's old contents are ignored).
+template <class T>
+__device__ __forceinline__ T times_beta(T v, accum_t<T> beta) {
+    return beta == accum_t<T>(0) ? from_accum<T>(accum_t<T>(0)) : from_accum<T>(beta * to_accum(v));
+}
+
 // Raw storage of VEC values of T, loaded or stored as one access.
 template <class T, int VEC>
 struct alignas(sizeof(T) * VEC) vec_storage {

@@ -22,23 +22,6 @@ struct AnalysisSlots {
     static constexpr int count = length_buckets + 4;
 };
 
-template <class T>
-__device__ __forceinline__ T warp_max(T v) {
-#pragma unroll
-    for (int offset = 16; offset > 0; offset /= 2) {
-        const T other = __shfl_xor_sync(full_mask, v, offset);
-        v = other > v ? other : v;
-    }
-    return v;
-}
-
-template <class T>
-__device__ __forceinline__ T warp_sum(T v) {
-#pragma unroll
-    for (int offset = 16; offset > 0; offset /= 2) v += __shfl_xor_sync(full_mask, v, offset);
-    return v;
-}
-
 // One thread a row. Short rows go to the front of `lists`, long rows (longer than threshold) to
 // its back, in no particular order (each row is still computed by one group, so results do not
 // depend on it). One global atomic per warp and bin; the histogram is gathered per block.
@@ -58,9 +41,9 @@ __global__ void analyse_rows(const I* row_ptr, long long rows, long long thresho
         const int bits = len == 0 ? 0 : 64 - __clzll(static_cast<long long>(len));
         atomicAdd(&local[bits < length_buckets ? bits : length_buckets - 1], 1ull);
     }
-    const unsigned long long longest = warp_max(len);
+    const unsigned long long longest = group_reduce<32>(len, [](unsigned long long x, unsigned long long y) { return x > y ? x : y; });
     const bool is_long = valid && static_cast<long long>(len) > threshold;
-    const unsigned long long chunks = warp_sum(is_long ? (len + static_cast<unsigned long long>(chunk) - 1) / chunk : 0ull);
+    const unsigned long long chunks = group_sum<32>(is_long ? (len + static_cast<unsigned long long>(chunk) - 1) / chunk : 0ull);
 
     const unsigned long_votes = __ballot_sync(full_mask, is_long);
     const unsigned short_votes = __ballot_sync(full_mask, valid && !is_long);
@@ -118,7 +101,7 @@ __global__ void scale_rows(const I* rows, long long count, T* c, long long ldc, 
          e += static_cast<long long>(gridDim.x) * blockDim.x) {
         const long long k = e / n, col = e % n;
         T* out = c + static_cast<long long>(rows[k]) * ldc + col;
-        *out = beta == accum_t<T>(0) ? from_accum<T>(accum_t<T>(0)) : from_accum<T>(beta * to_accum(*out));
+        *out = times_beta(*out, beta);
     }
 }
 

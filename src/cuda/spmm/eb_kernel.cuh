@@ -21,7 +21,7 @@ __global__ void eb_prepare_rows(const I* row_ptr, long long rows, long long chun
     if (row >= rows || !eb_row_is_shared(row_ptr[row], row_ptr[row + 1], chunk)) return;
     for (long long col = threadIdx.x & 31; col < n; col += 32) {
         T* out = c + row * ldc + col;
-        *out = beta == accum_t<T>(0) ? from_accum<T>(accum_t<T>(0)) : from_accum<T>(beta * to_accum(*out));
+        *out = times_beta(*out, beta);
     }
 }
 
