@@ -171,16 +171,22 @@ def fusedmm_backward(A, dE, X, Y, Z, saved, *, score="dot", edge="identity", nor
     return dx, dy, dz, (da.reshape(-1) if da is not None else None)
 
 
-def spgemm(A, B, *, semiring="plus_times", mask=None, complement_mask=False, sorted=True):
+def spgemm(A, B, *, semiring="plus_times", mask=None, complement_mask=False, sorted=True, to_host=False, memory_budget=0):
     """C = A (+).(x) B over a semiring (plus_times, plus_pair, min_plus, max_times, lor_land), kept
     to mask's pattern (or outside it with complement_mask=True). Returns a csr_array whose
-    arrays (new, of A's array type) spk allocated."""
+    arrays (new, of A's array type) spk allocated.
+
+    to_host=True computes C in chunks of rows whose share fits memory_budget bytes of the device
+    (0: a quarter of it) and returns C in host memory (NumPy arrays, or CPU tensors for torch
+    inputs): for products too large for the device."""
     A, B = as_csr(A), as_csr(B, "B")
     M = as_csr(mask, "mask") if mask is not None else None
+    if int(memory_budget) < 0:
+        raise ValueError(f"memory_budget: must be >= 0, got {memory_budget}")
     indptr, indices, data, rows, cols, is_sorted = _core.spgemm(A._handle, B._handle, M._handle if M is not None else None, semiring,
-                                                                bool(complement_mask), bool(sorted), _backend.stream_of(A.indptr),
-                                                                _backend.get_num_threads())
-    like = A.indptr
+                                                                bool(complement_mask), bool(sorted), bool(to_host), int(memory_budget),
+                                                                _backend.stream_of(A.indptr), _backend.get_num_threads())
+    like = A.indptr if not to_host or _backend.library_of(A.indptr) == "torch" else None
     return csr_array._trusted(_backend.adopt(data, like), _backend.adopt(indices, like), _backend.adopt(indptr, like), (rows, cols), is_sorted)
 
 

@@ -26,12 +26,14 @@ void check_same_types(const SparseMatrix& a, const SparseMatrix& b, std::string_
                                  .c_str());
 }
 
+// to_host: spk::spgemm_to_host (C in chunks of rows under memory_budget, gathered in host memory).
 nb::tuple spgemm(const SparseMatrix& a, const SparseMatrix& b, const SparseMatrix* mask, const std::string& semiring, bool complement_mask,
-                 bool sorted, std::uintptr_t stream, int threads) {
+                 bool sorted, bool to_host, std::size_t memory_budget, std::uintptr_t stream, int threads) {
     SpgemmOptions options;
     options.semiring = parse_semiring(semiring);
     options.complement_mask = complement_mask;
     options.sorted = sorted;
+    options.memory_budget = memory_budget;
     check_same_types(a, b, "B");
     if (mask) check_same_types(a, *mask, "mask");
     Placement place;
@@ -45,7 +47,8 @@ nb::tuple spgemm(const SparseMatrix& a, const SparseMatrix& b, const SparseMatri
         Csr<V, I> c;
         {
             nb::gil_scoped_release nogil;
-            c = spk::spgemm(exec, a.view<V, I>(), b.view<V, I>(), options, mask_view);
+            c = to_host ? spk::spgemm_to_host(exec, a.view<V, I>(), b.view<V, I>(), options, mask_view)
+                        : spk::spgemm(exec, a.view<V, I>(), b.view<V, I>(), options, mask_view);
         }
         return export_csr(std::move(c));
     });
@@ -65,7 +68,8 @@ std::uint64_t triangle_count(const SparseMatrix& g, std::uintptr_t stream, int t
 
 void bind_spgemm(nb::module_& m) {
     using namespace nb::literals;
-    m.def("spgemm", &spgemm, "a"_a, "b"_a, "mask"_a.none(), "semiring"_a, "complement_mask"_a, "sorted"_a, "stream"_a, "threads"_a);
+    m.def("spgemm", &spgemm, "a"_a, "b"_a, "mask"_a.none(), "semiring"_a, "complement_mask"_a, "sorted"_a, "to_host"_a,
+          "memory_budget"_a, "stream"_a, "threads"_a);
     m.def("triangle_count", &triangle_count, "a"_a, "stream"_a, "threads"_a);
 }
 

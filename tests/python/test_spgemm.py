@@ -59,6 +59,26 @@ def test_spgemm_mask(rng, complement):
     np.testing.assert_allclose(C, ref, rtol=1e-12, atol=1e-12)
 
 
+@pytest.mark.parametrize("budget", [1, 500, 0])
+def test_spgemm_to_host_in_chunks_equals_the_whole_product(rng, budget):
+    # On the host a budget forces the chunking too (0: none there): every cut gives the same C.
+    A = random_csr(rng, 40, 30, density=0.2)
+    B = random_csr(rng, 30, 35, density=0.2)
+    M = random_csr(rng, 40, 35, density=0.5)
+    whole = spk.spgemm(spk.from_scipy(A), spk.from_scipy(B), mask=spk.from_scipy(M))
+    C = spk.spgemm(spk.from_scipy(A), spk.from_scipy(B), mask=spk.from_scipy(M), to_host=True, memory_budget=budget)
+    assert isinstance(C.indptr, np.ndarray)
+    np.testing.assert_array_equal(C.indptr, whole.indptr)
+    np.testing.assert_array_equal(C.indices, whole.indices)
+    np.testing.assert_array_equal(C.data, whole.data)
+
+
+def test_spgemm_negative_budget_is_a_value_error(rng):
+    A = spk.from_scipy(random_csr(rng, 4, 4, density=0.5))
+    with pytest.raises(ValueError, match="memory_budget"):
+        spk.spgemm(A, A, to_host=True, memory_budget=-1)
+
+
 def test_spgemm_empty_result():
     A = spk.csr_array((np.zeros(0), np.zeros(0, np.int32), np.zeros(4, np.int32)), shape=(3, 3))
     C = spk.spgemm(A, A)
