@@ -15,6 +15,8 @@
 namespace spk {
 namespace {
 
+using test::absolute;
+
 using test::Strided;
 
 class CudaSddmm : public ::testing::Test {
@@ -67,18 +69,6 @@ Results run(const Executor& exec, const Csr<V, I>& a, const Strided<V>& x, const
     sddmm_backward(exec, a_dev.view(), xv, yv, gv, view_of(dx_dev, dx_shape), view_of(dy_dev, dy_shape), view_of(da_dev, da_shape), o);
     return {doubles_of(out_dev.to_vector(), out_shape), doubles_of(dx_dev.to_vector(), dx_shape), doubles_of(dy_dev.to_vector(), dy_shape),
             doubles_of(da_dev.to_vector(), da_shape)};
-}
-
-template <class T>
-Strided<T> absolute(Strided<T> s) {
-    for (auto& v : s.data) v = value_cast<T>(std::abs(value_cast<double>(v)));
-    return s;
-}
-template <class V, class I>
-Csr<V, I> absolute(const Csr<V, I>& a) {
-    std::vector<V> values = a.values().to_vector();
-    for (auto& v : values) v = value_cast<V>(std::abs(value_cast<double>(v)));
-    return Csr<V, I>(Executor::cpu(), a.rows(), a.cols(), a.row_ptr().to_vector(), a.col_idx().to_vector(), values);
 }
 
 template <class V, class I>

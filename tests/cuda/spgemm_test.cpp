@@ -40,24 +40,10 @@ void expect_matches(const Csr<V, I>& a, const Csr<V, I>& b, const SpgemmOptions&
     EXPECT_TRUE(test::same_entries(test::entries_of(c, options.sorted), expected, test::rtol_for<V>(), 10 * test::rtol_for<V>()));
 }
 
-// C's pattern with every third entry left out: C<M> and C<!M> both non-trivial.
-template <class V, class I>
-Csr<V, I> mask_overlapping_product(const Csr<V, I>& a, const Csr<V, I>& b) {
-    const auto c = spgemm(Executor::cpu(), a.view(), b.view());
-    std::vector<I> ptr{0}, col;
-    index_t q = 0;
-    for (index_t i = 0; i < c.rows(); ++i) {
-        for (; q < static_cast<index_t>(c.row_ptr()[i + 1]); ++q)
-            if (q % 3 != 0) col.push_back(c.col_idx()[q]);
-        ptr.push_back(static_cast<I>(col.size()));
-    }
-    return Csr<V, I>(Executor::cpu(), c.rows(), c.cols(), ptr, col, std::vector<V>(col.size(), V(1)));
-}
-
 // Every semiring, mask mode and output order.
 template <class V, class I>
 void expect_all_variants_match(const Csr<V, I>& a, const Csr<V, I>& b, const Executor& oracle = Executor::reference()) {
-    const auto mask = mask_overlapping_product(a, b);
+    const auto mask = test::mask_overlapping_product(a, b);
     for (const Semiring s : test::all_semirings())
         for (const MaskMode mode : {MaskMode::none, MaskMode::mask, MaskMode::complement})
             for (const bool sorted : {true, false})
@@ -128,7 +114,7 @@ TYPED_TEST(CudaSpgemm, LongRowsUseTheGlobalPool) {
             }
         const auto a = coo_to_csr(full);
         const auto b = test::random_with_zeros<V, I>(k, n, 20.0, seed + 1);
-        const auto mask = mask_overlapping_product(a, b);
+        const auto mask = test::mask_overlapping_product(a, b);
         for (const Semiring s : {Semiring::plus_times, Semiring::min_plus, Semiring::lor_land})
             for (const bool sorted : {true, false}) {
                 expect_matches(a, b, {.semiring = s, .sorted = sorted});

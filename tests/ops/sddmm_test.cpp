@@ -9,6 +9,8 @@
 namespace spk {
 namespace {
 
+using test::absolute;
+
 using test::expect_error;
 
 using test::Strided;
@@ -69,20 +71,6 @@ Gradients run_backward(const Executor& exec, const Csr<V, I>& a, const Strided<V
     if (want_dy) g.dy = doubles_of(dy_dev.to_vector(), dy_shape);
     if (want_da) g.da = doubles_of(da_dev.to_vector(), da_shape);
     return g;
-}
-
-// Copies with every value replaced by its absolute value: the reference run on these gives, per
-// output element, the sum of the magnitudes that entered it (the scale of rounding errors).
-template <class T>
-Strided<T> absolute(Strided<T> s) {
-    for (auto& v : s.data) v = value_cast<T>(std::abs(value_cast<double>(v)));
-    return s;
-}
-template <class V, class I>
-Csr<V, I> absolute(const Csr<V, I>& a) {
-    std::vector<V> values = a.values().to_vector();
-    for (auto& v : values) v = value_cast<V>(std::abs(value_cast<double>(v)));
-    return Csr<V, I>(Executor::cpu(), a.rows(), a.cols(), a.row_ptr().to_vector(), a.col_idx().to_vector(), values);
 }
 
 // Forward and backward on every backend under test against the reference.

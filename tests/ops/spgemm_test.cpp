@@ -30,25 +30,6 @@ void expect_matches_reference(const Csr<V, I>& a, const Csr<V, I>& b, const Spge
     }
 }
 
-// A mask that overlaps the product: C's pattern with every third entry left out, so that
-// C<M> and C<!M> are both non-trivial.
-template <class V, class I>
-Csr<V, I> mask_overlapping_product(const Csr<V, I>& a, const Csr<V, I>& b) {
-    const auto c = spgemm(Executor::reference(), a.view(), b.view());
-    std::vector<I> ptr{0}, col;
-    std::vector<V> val;
-    index_t q = 0;
-    for (index_t i = 0; i < c.rows(); ++i) {
-        for (; q < static_cast<index_t>(c.row_ptr()[i + 1]); ++q)
-            if (q % 3 != 0) {
-                col.push_back(c.col_idx()[q]);
-                val.push_back(V(1));
-            }
-        ptr.push_back(static_cast<I>(col.size()));
-    }
-    return Csr<V, I>(Executor::cpu(), c.rows(), c.cols(), ptr, col, val);
-}
-
 TYPED_TEST(SpgemmBackend, RandomProductsMatchReference) {
     using V = typename TypeParam::value;
     using I = typename TypeParam::index;
@@ -59,7 +40,7 @@ TYPED_TEST(SpgemmBackend, RandomProductsMatchReference) {
          std::vector<std::tuple<index_t, index_t, index_t, double>>{{67, 45, 91, 5.0}, {90, 150, 20000, 5.0}, {30, 200, 40000, 12.0}}) {
         const auto a = test::random_with_zeros<V, I>(m, k, per_row, seed + static_cast<std::uint64_t>(n));
         const auto b = test::random_with_zeros<V, I>(k, n, per_row + 1.0, seed + static_cast<std::uint64_t>(n) + 1);
-        const auto mask = mask_overlapping_product(a, b);
+        const auto mask = test::mask_overlapping_product(a, b);
         for (const Semiring s : test::all_semirings())
             for (const MaskMode mode : {MaskMode::none, MaskMode::mask, MaskMode::complement})
                 for (const bool sorted : {true, false})

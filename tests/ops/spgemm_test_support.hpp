@@ -25,6 +25,21 @@ inline const std::vector<Semiring>& all_semirings() {
 enum class MaskMode { none, mask, complement };
 inline std::string to_string(MaskMode m) { return m == MaskMode::none ? "none" : m == MaskMode::mask ? "mask" : "complement"; }
 
+// A mask that overlaps the product: C's pattern with every third entry left out, so that C<M>
+// and C<!M> are both non-trivial.
+template <class V, class I>
+Csr<V, I> mask_overlapping_product(const Csr<V, I>& a, const Csr<V, I>& b) {
+    const auto c = spgemm(Executor::cpu(), a.view(), b.view());
+    std::vector<I> ptr{0}, col;
+    index_t q = 0;
+    for (index_t i = 0; i < c.rows(); ++i) {
+        for (; q < static_cast<index_t>(c.row_ptr()[i + 1]); ++q)
+            if (q % 3 != 0) col.push_back(c.col_idx()[q]);
+        ptr.push_back(static_cast<I>(col.size()));
+    }
+    return Csr<V, I>(Executor::cpu(), c.rows(), c.cols(), ptr, col, std::vector<V>(col.size(), V(1)));
+}
+
 // C's entries; fails the test on a repeated column or, when `sorted`, an unsorted row.
 template <class V, class I>
 Entries entries_of(const Csr<V, I>& c, bool sorted) {

@@ -31,6 +31,20 @@ struct Strided {
     T at(index_t i, index_t j) const { return layout == Layout::row_major ? data[i * ld + j] : data[j * ld + i]; }
 };
 
+// Copies with every value replaced by its absolute value: the reference run on these gives, per
+// output element, the sum of the magnitudes that entered it (the scale of rounding errors).
+template <class T>
+Strided<T> absolute(Strided<T> s) {
+    for (auto& v : s.data) v = value_cast<T>(std::abs(value_cast<double>(v)));
+    return s;
+}
+template <class V, class I>
+Csr<V, I> absolute(const Csr<V, I>& a) {
+    std::vector<V> values = a.values().to_vector();
+    for (auto& v : values) v = value_cast<V>(std::abs(value_cast<double>(v)));
+    return Csr<V, I>(Executor::cpu(), a.rows(), a.cols(), a.row_ptr().to_vector(), a.col_idx().to_vector(), values);
+}
+
 // Runs spmm on exec with copies of the host inputs in exec's memory space.
 template <class V, class I>
 SpmmResult run_spmm(const Executor& exec, const Csr<V, I>& a, const Strided<V>& b, const Strided<V>& c0, const SpmmOptions& options,
