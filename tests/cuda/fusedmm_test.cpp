@@ -12,6 +12,7 @@
 namespace spk::test {
 namespace {
 
+using fused::pattern;
 using fused::Problem;
 
 class CudaFusedmm : public ::testing::Test {
@@ -99,17 +100,6 @@ void expect_matches_reference(const Problem<V, I>& p, std::uint64_t s, Layout la
     EXPECT_TRUE(all_close(got.grads.dy, want.grads.dy, g.rtol, g.atol, std::max<index_t>(p.y.cols(), 1))) << "dY";
     EXPECT_TRUE(all_close(got.grads.dz, want.grads.dz, g.rtol, g.atol, cols)) << "dZ";
     EXPECT_TRUE(all_close(got.grads.da, want.grads.da, g.rtol, g.atol)) << "dA";
-}
-
-FusedOptions pattern(Score score, Edge edge, Normalize normalize, Aggregate aggregate, int heads, bool save = false) {
-    FusedOptions o;
-    o.score = score;
-    o.edge = edge;
-    o.normalize = normalize;
-    o.aggregate = aggregate;
-    o.heads = heads;
-    o.save_attention = save;
-    return o;
 }
 
 TEST_F(CudaFusedmm, GcnAggregation) {

@@ -16,6 +16,8 @@ namespace spk {
 namespace {
 
 using test::absolute;
+using test::doubles_of;
+using test::view_of;
 
 using test::Strided;
 
@@ -34,20 +36,6 @@ struct Problem {
     index_t pad = 0;                        // extra leading dimension of X and Y (breaks vector alignment)
     Layout out_layout = Layout::row_major;  // of out, dX and dY
 };
-
-template <class T>
-DenseView<T> view_of(Array<T>& data, const Strided<T>& shape) {
-    return {data.data(), shape.rows, shape.cols, shape.ld, shape.layout, data.space()};
-}
-
-template <class T>
-std::vector<double> doubles_of(const std::vector<T>& data, Strided<T> shape) {
-    shape.data = data;
-    std::vector<double> out;
-    for (index_t i = 0; i < shape.rows; ++i)
-        for (index_t j = 0; j < shape.cols; ++j) out.push_back(value_cast<double>(shape.at(i, j)));
-    return out;
-}
 
 struct Results {
     std::vector<double> out, dx, dy, da;

@@ -10,6 +10,7 @@ namespace spk::test {
 namespace {
 
 using fused::Forward;
+using fused::pattern;
 using fused::Problem;
 
 template <class T>
@@ -72,16 +73,6 @@ TEST(FusedmmCpu, MatchesReferenceForEveryCombination) {
 }
 
 // The patterns of the brief, in f32, on a larger graph.
-FusedOptions pattern(Score score, Edge edge, Normalize normalize, Aggregate aggregate, int heads) {
-    FusedOptions o;
-    o.score = score;
-    o.edge = edge;
-    o.normalize = normalize;
-    o.aggregate = aggregate;
-    o.heads = heads;
-    return o;
-}
-
 TEST(FusedmmCpu, GcnAggregationEqualsSpmm) {
     const auto s = seed("fusedmm_cpu_gcn");
     const std::pair<Aggregate, Reduce> pairs[] = {

@@ -12,6 +12,18 @@ namespace spk::test::fused {
 // host memory; tests/cuda/fusedmm_test.cpp runs the CUDA kernels against the reference).
 inline std::vector<Executor> host_backends() { return test::host_backends(); }
 
+// The options of one FusedMM pattern (score, edge, normalisation, aggregation, heads).
+inline FusedOptions pattern(Score score, Edge edge, Normalize normalize, Aggregate aggregate, int heads, bool save_attention = false) {
+    FusedOptions o;
+    o.score = score;
+    o.edge = edge;
+    o.normalize = normalize;
+    o.aggregate = aggregate;
+    o.heads = heads;
+    o.save_attention = save_attention;
+    return o;
+}
+
 inline std::vector<Edge> all_edges() {
     return {Edge::identity(), Edge::sigmoid(), Edge::exp(), Edge::leaky_relu(0.2f), Edge::tanh(), Edge::scale(0.5f)};
 }

@@ -10,6 +10,8 @@ namespace spk {
 namespace {
 
 using test::absolute;
+using test::doubles_of;
+using test::view_of;
 
 using test::expect_error;
 
@@ -20,20 +22,6 @@ SddmmOptions options(bool scale_by_a, int heads) {
     o.scale_by_a = scale_by_a;
     o.heads = heads;
     return o;
-}
-
-template <class T>
-DenseView<T> view_of(Array<T>& data, const Strided<T>& shape) {
-    return {data.data(), shape.rows, shape.cols, shape.ld, shape.layout, data.space()};
-}
-
-template <class T>
-std::vector<double> doubles_of(const std::vector<T>& data, Strided<T> shape) {
-    shape.data = data;
-    std::vector<double> out;
-    for (index_t i = 0; i < shape.rows; ++i)
-        for (index_t j = 0; j < shape.cols; ++j) out.push_back(value_cast<double>(shape.at(i, j)));
-    return out;
 }
 
 // out (nnz x heads, row-major doubles) of sddmm on exec, from host inputs.

@@ -31,6 +31,22 @@ struct Strided {
     T at(index_t i, index_t j) const { return layout == Layout::row_major ? data[i * ld + j] : data[j * ld + i]; }
 };
 
+// A view of device (or host) storage shaped like `shape`.
+template <class T>
+DenseView<T> view_of(Array<T>& data, const Strided<T>& shape) {
+    return {data.data(), shape.rows, shape.cols, shape.ld, shape.layout, data.space()};
+}
+
+// `data` laid out as `shape`, read back row by row as doubles.
+template <class T>
+std::vector<double> doubles_of(const std::vector<T>& data, Strided<T> shape) {
+    shape.data = data;
+    std::vector<double> out;
+    for (index_t i = 0; i < shape.rows; ++i)
+        for (index_t j = 0; j < shape.cols; ++j) out.push_back(value_cast<double>(shape.at(i, j)));
+    return out;
+}
+
 // Copies with every value replaced by its absolute value: the reference run on these gives, per
 // output element, the sum of the magnitudes that entered it (the scale of rounding errors).
 template <class T>
