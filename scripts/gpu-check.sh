@@ -41,8 +41,8 @@ grep -E "tests passed|Failed|\*\*\*" "$LOG/other-tests.log" | head -30
 
 # The Python package's GPU tests (torch CUDA tensors), where the image can build it offline.
 step "python on the GPU"
-if venv=$(scripts/python-device-venv.sh "$LOG/python.log"); then
-  (cd tests/python && "$venv/bin/python" -m pytest -q -ra test_cuda.py test_torch_ops.py) >>"$LOG/python.log" 2>&1 || status=1
+if site=$(scripts/python-device-build.sh "$LOG/python.log"); then
+  (cd tests/python && PYTHONPATH=$site python3 -m pytest -q -ra -p no:cacheprovider test_cuda.py test_torch_ops.py) >>"$LOG/python.log" 2>&1 || status=1
   tail -5 "$LOG/python.log"
 else
   echo "skipped: the Python package could not be built here (see python.log)"

@@ -1,7 +1,7 @@
 """Two-layer GCN and GAT on the Planetoid citation graphs, with spk's PyTorch ops and with PyG.
 
     python examples/gnn/train.py --dataset cora --model gcn gat --impl spk pyg --device cuda
-    python examples/gnn/train.py --graph rmat20.mtx --features 128 --model gcn gat --epochs 20   # timing only
+    python examples/gnn/train.py --graph rmat20.mtx --features 128 --hidden 128 --heads 4 --epochs 20   # timing only
 
 Data: ../shared/matrices (or $SPK_MATRICES): <name>.mtx (the graph), <name>_labels.tsv (label and the
 standard Planetoid split), <name>_features.mtx[.gz] (bag-of-words; PubMed has none there, so it gets
@@ -175,27 +175,31 @@ def pyg_models():
 # --- training -------------------------------------------------------------------------------
 
 
-def build(model, impl, adj, d_in, classes, device):
+def build(model, impl, adj, d_in, classes, device, width):
+    """width: the hidden layer's width (a GAT splits it over its heads)."""
+    hidden, heads = width
     if impl == "spk":
         if model == "gcn":
             deg = np.asarray(adj.sum(1)).ravel()
             d = sp.diags(1 / np.sqrt(deg))
-            return SpkGCN(to_spk(d @ adj @ d, device), d_in, 16, classes)
-        return SpkGAT(to_spk(adj, device), d_in, 8, classes)
+            return SpkGCN(to_spk(d @ adj @ d, device), d_in, hidden, classes)
+        return SpkGAT(to_spk(adj, device), d_in, hidden // heads, classes, heads)
     PygGCN, PygGAT = pyg_models()
     coo = adj.tocoo()
     no_loops = coo.row != coo.col  # PyG adds the self loops itself
     edge_index = torch.tensor(np.stack([coo.col[no_loops], coo.row[no_loops]]), dtype=torch.int64, device=device)
-    return (PygGCN if model == "gcn" else PygGAT)(edge_index, d_in, 16 if model == "gcn" else 8, classes)
+    if model == "gcn":
+        return PygGCN(edge_index, d_in, hidden, classes)
+    return PygGAT(edge_index, d_in, hidden // heads, classes, heads)
 
 
-def run(model_name, impl, adj, features, labels, split, epochs, device):
+def run(model_name, impl, adj, features, labels, split, epochs, device, width):
     torch.manual_seed(0)
     x = torch.from_numpy(features).to(device)
     y = torch.from_numpy(labels).to(device)
     masks = {s: torch.from_numpy(split == s).to(device) for s in ("train", "val", "test")}
     classes = int(labels.max()) + 1
-    model = build(model_name, impl, adj, x.shape[1], classes, device).to(device)
+    model = build(model_name, impl, adj, x.shape[1], classes, device, width).to(device)
     opt = torch.optim.Adam(model.parameters(), lr=0.005 if model_name == "gat" else 0.01, weight_decay=5e-4)
     cuda = device.type == "cuda"
     if cuda:
@@ -232,6 +236,8 @@ def main():
     p.add_argument("--model", nargs="+", default=["gcn", "gat"], choices=["gcn", "gat"])
     p.add_argument("--impl", nargs="+", default=["spk", "pyg"], choices=["spk", "pyg"])
     p.add_argument("--epochs", type=int, default=200)
+    p.add_argument("--hidden", type=int, help="hidden width (default 16 for the GCN, 64 for the GAT: 8 heads of 8)")
+    p.add_argument("--heads", type=int, default=8, help="the GAT's attention heads in its first layer")
     p.add_argument("--device", default="cuda" if torch.cuda.is_available() else "cpu")
     args = p.parse_args()
     rng = np.random.default_rng(0)
@@ -251,7 +257,8 @@ def main():
     print("|---|---|---|---|---|---|")
     for model in args.model:
         for impl in args.impl:
-            acc, ms, peak = run(model, impl, adj, features, labels, split, args.epochs, device)
+            width = (args.hidden or (16 if model == "gcn" else 64), args.heads)
+            acc, ms, peak = run(model, impl, adj, features, labels, split, args.epochs, device, width)
             print(f"| {name} | {model} | {impl} | {acc:.3f} | {ms:.2f} | {peak:.0f} |", flush=True)
 
 

@@ -1,0 +1,18 @@
+#!/usr/bin/env bash
+# On a machine with no network (the GPU machine): spk's Python package built with CUDA against the
+# system's Python packages, installed into a fresh folder. Prints the folder (put it on PYTHONPATH);
+# fails (exit 1) when the image lacks what the build needs offline (torch, scipy, pytest, nanobind,
+# scikit-build-core). The build log goes to $1 (default /dev/null).
+# No virtual environment: the image may keep its packages in the user's site folder, which a venv
+# over the system site does not see (a venv build could not import scikit_build_core there).
+set -uo pipefail
+cd "$(dirname "$0")/.."
+log=${1:-/dev/null}
+python3 -c "import torch, scipy, pytest, nanobind, scikit_build_core" 2>/dev/null || {
+  echo "the image lacks one of torch, scipy, pytest, nanobind, scikit-build-core" >&2
+  exit 1
+}
+target=$(mktemp -d)/site
+SPK_CUDA=ON CMAKE_BUILD_PARALLEL_LEVEL=$(nproc) python3 -m pip install --no-build-isolation --no-deps --break-system-packages \
+  --target "$target" ./python >>"$log" 2>&1 || exit 1
+echo "$target"
