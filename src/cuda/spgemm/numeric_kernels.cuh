@@ -7,6 +7,10 @@
 // a sort of the table's occupied entries, or the bitmap read in order. Always sorted, even when
 // unsorted output is allowed: the table's layout depends on the order of concurrent inserts,
 // and recompute must write every entry where compute wrote it.
+// Lanes leave the probe and atomic loops at different times; under independent thread scheduling
+// the early ones run ahead into the next entries of A, and the warp ends up issuing each
+// instruction for a few lanes at a time (an H200 profile of elasticity's products: 9 of 32
+// lanes active, 5x the instructions). A __syncwarp after each round of A's entries keeps them together.
 #include <cuda_runtime.h>
 
 #include "cuda/spgemm/device_table.cuh"
@@ -54,6 +58,41 @@ __host__ __device__ inline GlobalTable global_table(long long len, long long col
     const long long hash_bytes = static_cast<long long>(sizeof(K) + sizeof(V)) << ceil_log2(len < 32 ? 64 : 2 * len);
     if (dense_values && (bitmap_words(cols) <= 4 * len || hash_bytes > smem_bytes)) return GlobalTable::dense;
     return hash_bytes <= smem_bytes ? GlobalTable::shared_hash : GlobalTable::pool_hash;
+}
+
+// Rows up to this long leave a warp's table by rank instead of a sort: each entry's place is the
+// number of smaller keys, counted over the compacted entries (distinct keys, all read by every
+// lane at once). A sort's stages cost more up to about twice this length.
+inline constexpr int kRankedRow = 64;
+
+// A warp's table (capacity slots, at most kRankedRow filled) to C's row out_col/out_val (out_col
+// null: values only), in column order.
+template <class K, class V, class I>
+__device__ void write_ranked(K* keys, V* values, long long capacity, I* out_col, V* out_val) {
+    constexpr K kEmpty = ~K(0);
+    const int lane = static_cast<int>(threadIdx.x & 31);
+    int count = 0;  // compact in place: slots in order, each chunk's writes below its reads
+    for (long long s0 = 0; s0 < capacity; s0 += 32) {
+        const K key = keys[s0 + lane];
+        const V value = values[s0 + lane];
+        const unsigned filled = __ballot_sync(kFullMask, key != kEmpty);
+        __syncwarp();
+        if (key != kEmpty) {
+            const int at = count + __popc(filled & ((1u << lane) - 1));
+            keys[at] = key;
+            values[at] = value;
+        }
+        count += __popc(filled);
+        __syncwarp();
+    }
+    for (int e = lane; e < count; e += 32) {
+        const K key = keys[e];
+        int rank = 0;
+        for (int i = 0; i < count; ++i) rank += keys[i] < key;
+        if (out_col) out_col[rank] = static_cast<I>(key);
+        out_val[rank] = values[e];
+    }
+    __syncwarp();
 }
 
 template <class Op, class V, class I, bool kWarp>
@@ -104,22 +143,30 @@ __global__ void numeric_rows(NumericArgs<V, I> p) {
 
         const I* mask = p.m_ptr ? p.m_col + p.m_ptr[row] : nullptr;
         const long long mask_len = p.m_ptr ? p.m_ptr[row + 1] - p.m_ptr[row] : 0;
+        // Sub-groups of `width` lanes take A's entries; every warp runs the same number of rounds,
+        // and meets at the end of each (see the file's comment).
         const int sub = G::rank() / p.width, lane = G::rank() % p.width, subs = G::size() / p.width;
-        for (long long pa = p.a_ptr[row] + sub; pa < p.a_ptr[row + 1]; pa += subs) {
-            const long long k = p.a_col[pa];
-            const V av = p.a_val[pa];
-            for (long long q = p.b_ptr[k] + lane; q < p.b_ptr[k + 1]; q += p.width) {
-                const long long j = p.b_col[q];
-                if (mask && contains(mask, mask_len, j) == p.complement) continue;
-                const V product = Op::multiply(av, p.b_val[q]);
-                if (dense) {
-                    atomicOr(touched + (j >> 5), 1u << (j & 31));
-                    atomic_combine<Op>(values + j, product);
-                } else {
-                    const long long s = claim_slot(keys, log2_capacity, static_cast<K>(j));
-                    if (s >= 0) atomic_combine<Op>(values + s, product);
+        const I a_end = p.a_ptr[row + 1];
+        for (I round = p.a_ptr[row]; round < a_end; round += subs) {
+            const I pa = round + sub;
+            if (pa < a_end) {
+                const I k = p.a_col[pa];
+                const V av = p.a_val[pa];
+                const I b_end = p.b_ptr[k + 1];
+                for (I q = p.b_ptr[k] + lane; q < b_end; q += p.width) {
+                    const I j = p.b_col[q];
+                    if (mask && contains(mask, mask_len, j) == p.complement) continue;
+                    const V product = Op::multiply(av, p.b_val[q]);
+                    if (dense) {
+                        atomicOr(touched + (j >> 5), 1u << (j & 31));
+                        atomic_combine<Op>(values + j, product);
+                    } else {
+                        const int s = claim_slot(keys, log2_capacity, static_cast<K>(j));
+                        if (s >= 0) atomic_combine<Op>(values + s, product);
+                    }
                 }
             }
+            __syncwarp();
         }
         G::sync();
 
@@ -140,6 +187,8 @@ __global__ void numeric_rows(NumericArgs<V, I> p) {
                     written += total;
                 }
             }
+        } else if (kWarp && len <= kRankedRow) {
+            write_ranked(keys, values, capacity, p.c_col ? p.c_col + start : nullptr, p.c_val + start);
         } else {
             sort_table<kWarp>(keys, values, capacity, scan_sums);
             for (long long q = G::rank(); q < len; q += G::size()) {

@@ -88,7 +88,9 @@ SpgemmAnalysis spgemm_symbolic(const Executor& exec, const SpgemmProblem<V, I>& 
     const CompressedB bc = compress_b(exec, p.b);
     Workspace<long long> need(exec, static_cast<std::size_t>(rows));
     if (rows > 0) {
-        row_needs<I><<<grid_for(rows, 8), 256, 0, stream>>>(p.a.row_ptr, p.a.col_idx, rows, bc.ptr.data(), blocks, need.data());
+        const int width = entry_width(p.a.nnz, rows);
+        row_needs<I><<<grid_for(rows, 256 / width), 256, 0, stream>>>(p.a.row_ptr, p.a.col_idx, rows, bc.ptr.data(), blocks, width,
+                                                                        need.data());
         SPK_CUDA_CHECK_LAUNCH();
     }
 

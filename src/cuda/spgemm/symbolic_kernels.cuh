@@ -31,34 +31,41 @@ __global__ void fill_block_pairs(const I* b_ptr, const I* b_col, long long rows,
                                  unsigned* bc_bits) {
     const long long k = static_cast<long long>(blockIdx.x) * blockDim.x + threadIdx.x;
     if (k >= rows) return;
-    long long out = bc_ptr[k] - 1, last = -1;
+    long long out = bc_ptr[k], last = -1;
+    unsigned bits = 0;  // of the run in progress, stored when it ends
     for (long long q = b_ptr[k]; q < b_ptr[k + 1]; ++q) {
         const long long block = static_cast<long long>(b_col[q]) >> 5;
-        if (block != last) {
-            ++out;
-            bc_block[out] = static_cast<unsigned>(block);
-            bc_bits[out] = 0;
-            last = block;
+        if (block != last && last >= 0) {
+            bc_block[out] = static_cast<unsigned>(last);
+            bc_bits[out++] = bits;
+            bits = 0;
         }
-        bc_bits[out] |= 1u << (b_col[q] & 31);
+        last = block;
+        bits |= 1u << (b_col[q] & 31);
+    }
+    if (last >= 0) {
+        bc_block[out] = static_cast<unsigned>(last);
+        bc_bits[out] = bits;
     }
 }
 
-// One warp per row of A: the symbolic table's need, min(pairs, blocks) (pairs: the (block, bits)
-// pairs of the rows of B it reaches).
+// A group of `width` lanes (a power of two, at most 32) per row of A: the symbolic table's need,
+// min(pairs, blocks) (pairs: the (block, bits) pairs of the rows of B it reaches). Short rows
+// share a warp instead of leaving most of its lanes idle.
 template <class I>
-__global__ void row_needs(const I* a_ptr, const I* a_col, long long rows, const long long* bc_ptr, long long blocks, long long* need) {
-    const int lane = threadIdx.x & 31;
-    const long long warps = static_cast<long long>(gridDim.x) * (blockDim.x >> 5);
-    for (long long i = (static_cast<long long>(blockIdx.x) * blockDim.x + threadIdx.x) >> 5; i < rows; i += warps) {
-        long long pairs = 0;
-        for (long long p = a_ptr[i] + lane; p < a_ptr[i + 1]; p += 32) {
+__global__ void row_needs(const I* a_ptr, const I* a_col, long long rows, const long long* bc_ptr, long long blocks, int width,
+                          long long* need) {
+    const int lane = static_cast<int>(threadIdx.x) & (width - 1);
+    const long long i = (static_cast<long long>(blockIdx.x) * blockDim.x + threadIdx.x) / width;
+    if (i - i % (32 / width) >= rows) return;  // whole warps leave together: the shuffles below see every lane
+    long long pairs = 0;
+    if (i < rows)
+        for (long long p = a_ptr[i] + lane; p < a_ptr[i + 1]; p += width) {
             const long long k = a_col[p];
             pairs += bc_ptr[k + 1] - bc_ptr[k];
         }
-        for (int o = 16; o > 0; o >>= 1) pairs += __shfl_xor_sync(kFullMask, pairs, o);
-        if (lane == 0) need[i] = pairs < blocks ? pairs : blocks;
-    }
+    for (int o = width / 2; o > 0; o >>= 1) pairs += __shfl_xor_sync(kFullMask, pairs, o);
+    if (lane == 0 && i < rows) need[i] = pairs < blocks ? pairs : blocks;
 }
 
 template <class I>
@@ -132,18 +139,25 @@ __global__ void symbolic_rows(SymbolicArgs<I> p) {
             }
         G::sync();
 
+        // As in the numeric phase: equal rounds for every warp, which meets at the end of each.
         const int sub = G::rank() / p.width, lane = G::rank() % p.width, subs = G::size() / p.width;
-        for (long long pa = p.a_ptr[row] + sub; pa < p.a_ptr[row + 1]; pa += subs) {
-            const long long k = p.a_col[pa];
-            for (long long q = p.bc_ptr[k] + lane; q < p.bc_ptr[k + 1]; q += p.width) {
-                const unsigned block = p.bc_block[q], b = p.bc_bits[q];
-                if (dense) {
-                    atomicOr(keys + block, b);
-                } else {
-                    const long long s = claim_slot(keys, log2_capacity, block);
-                    if (s >= 0) atomicOr(bits + s, b);
+        const I a_end = p.a_ptr[row + 1];
+        for (I round = p.a_ptr[row]; round < a_end; round += subs) {
+            const I pa = round + sub;
+            if (pa < a_end) {
+                const I k = p.a_col[pa];
+                const long long q_end = p.bc_ptr[k + 1];
+                for (long long q = p.bc_ptr[k] + lane; q < q_end; q += p.width) {
+                    const unsigned block = p.bc_block[q], b = p.bc_bits[q];
+                    if (dense) {
+                        atomicOr(keys + block, b);
+                    } else {
+                        const int s = claim_slot(keys, log2_capacity, block);
+                        if (s >= 0) atomicOr(bits + s, b);
+                    }
                 }
             }
+            __syncwarp();
         }
         G::sync();
 
