@@ -66,18 +66,7 @@ for part in $parts; do
       bench sweep-sddmm --op sddmm --suite bench/suites/sweep72.txt --n 32,128 --warmup 3 --reps 10 ;;
     gnn)  # examples/gnn: GCN and GAT with spk's ops and with PyTorch Geometric (the Python issue's figures)
       echo "== gnn"
-      if site=$(scripts/python-device-build.sh "$OUT/gnn-build.log"); then
-        [ -f .data/rmat20.mtx ] || "$spk" gen rmat:scale=20,edge_factor=16,seed=1 --quiet -o .data/rmat20.mtx
-        for d in cora citeseer pubmed; do
-          PYTHONPATH=$site python3 examples/gnn/train.py --dataset $d --model gcn gat --impl spk pyg --device cuda
-        done >"$OUT/gnn.txt" 2>&1 || status=1
-        PYTHONPATH=$site python3 examples/gnn/train.py --graph .data/rmat20.mtx --features 128 --hidden 128 --heads 4 --model gcn gat --impl spk pyg \
-          --epochs 20 --device cuda >>"$OUT/gnn.txt" 2>&1 || status=1
-        tail -20 "$OUT/gnn.txt"
-      else
-        echo "skipped: the Python package could not be built here"
-        status=1
-      fi ;;
+      scripts/gpu-python.sh "$OUT" || status=1 ;;
     *) echo "unknown part '$part' (spmm sddmm fusedmm spgemm amg tc sweep gnn)"; status=2 ;;
   esac
 done

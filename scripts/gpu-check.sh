@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # One device call: build with CUDA for sm_90, run every GPU test, run compute-sanitizer on a
-# representative subset, then quick benchmarks of every op (GPU_CHECK_BENCH picks which). Logs: $OUT/gpu-logs.tgz (OUT defaults to gpu-out/).
+# representative subset, the Python package's GPU tests and GNN example (scripts/gpu-python.sh; GPU_CHECK_PYTHON=0 skips
+# them), then quick benchmarks of every op (GPU_CHECK_BENCH picks which). Logs: $OUT/gpu-logs.tgz (OUT defaults to gpu-out/).
 # Run scripts/stage-matrices.sh first on the machine that has ../shared, and carry .data.
 set -uo pipefail
 cd "$(dirname "$0")/.."
@@ -39,13 +40,10 @@ step "all other tests"
 ctest --test-dir build-gpu -LE gpu -E package -j 8 --output-on-failure --timeout 900 >"$LOG/other-tests.log" 2>&1 || status=1
 grep -E "tests passed|Failed|\*\*\*" "$LOG/other-tests.log" | head -30
 
-# The Python package's GPU tests (torch CUDA tensors), where the image can build it offline.
-step "python on the GPU"
-if site=$(scripts/python-device-build.sh "$LOG/python.log"); then
-  (cd tests/python && PYTHONPATH=$site python3 -m pytest -q -ra -p no:cacheprovider test_cuda.py test_torch_ops.py) >>"$LOG/python.log" 2>&1 || status=1
-  tail -5 "$LOG/python.log"
-else
-  echo "skipped: the Python package could not be built here (see python.log)"
+# The Python package's GPU tests and the GNN example (GPU_CHECK_PYTHON=0 skips them, SPK_GNN=0 the example).
+if [ "${GPU_CHECK_PYTHON:-1}" != 0 ]; then
+  step "python on the GPU"
+  scripts/gpu-python.sh "$LOG" || status=1
 fi
 
 step "compute-sanitizer memcheck (subset)"
@@ -76,6 +74,7 @@ if [ -x build-gpu/bin/spk ]; then
       sddmm) spk_bench sddmm --op sddmm --n 32,128 --warmup 3 --reps 10 ;;
       fusedmm) spk_bench fusedmm --op fusedmm --n 32,128 --preset attention --heads 4 --warmup 3 --reps 10 ;;
       spgemm) spk_bench spgemm --op spgemm --warmup 3 --reps 10 ;;
+      tc) spk_bench tc --op tc --warmup 2 --reps 5 ;;
       *) echo "unknown benchmark '$b'"; status=1 ;;
     esac
   done

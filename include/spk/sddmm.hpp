@@ -1,6 +1,7 @@
 #pragma once
 // SDDMM: for each stored A(i,j) (entry p) and head h,
 //   out(p, h) = [A.values[p] if scale_by_a] * sum_k X(i, h*d + k) * Y(j, h*d + k),  d = X.cols / heads.
+#include <string>
 #include <type_traits>
 
 #include "spk/executor.hpp"
@@ -11,6 +12,13 @@ namespace spk {
 struct SddmmOptions {
     bool scale_by_a = true;  // multiply by A's values (A may be pattern-only when false)
     int heads = 1;           // X and Y hold `heads` blocks of d columns each
+    // The forward pass's kernel on CUDA: "rows" (neighbouring rows walked in lockstep, for rows of
+    // about equal length whose neighbours share columns, such as a mesh's; used where d <= 128
+    // 16-byte vectors or 256 single values, else "slices"), "slices" (equal slices of entries,
+    // for any row lengths), or empty: chosen per call from A's rows (one small kernel and a
+    // synchronisation). Ignored by the other backends and by sddmm_backward; anything else is
+    // InvalidArgument on CUDA.
+    std::string config = {};
 };
 
 // X: rows(A) x (heads*d), Y: cols(A) x (heads*d), out: nnz(A) x heads (row p = entry p of A).

@@ -39,7 +39,7 @@ void sddmm(const Executor& exec, CsrView<const V, I> a, std::type_identity_t<Den
     check_operands(exec, a, x, y, options, "sddmm");
     detail::check_dense(out, exec, "out");
     detail::check_shape(out, a.nnz, options.heads, "out");
-    const detail::SddmmArgs<V, I> args{a, x, y, out, options.scale_by_a, options.heads};
+    const detail::SddmmArgs<V, I> args{a, x, y, out, options.scale_by_a, options.heads, options.config};
     switch (exec.backend()) {
         case Backend::reference:
             detail::reference::sddmm(exec, args);

@@ -1,6 +1,8 @@
 #pragma once
 // The SDDMM kernels (forward and backward), declared once and implemented by each backend
 // (reference/, cpu/, cuda/). Arguments arrive validated.
+#include <string_view>
+
 #include "spk/executor.hpp"
 #include "spk/matrix.hpp"
 #include "spk/sddmm.hpp"
@@ -13,7 +15,8 @@ struct SddmmArgs {
     DenseView<const V> x, y;
     DenseView<V> out;  // nnz x heads
     bool scale_by_a;
-    index_t heads;  // >= 1; x.cols is a multiple of it
+    index_t heads;            // >= 1; x.cols is a multiple of it
+    std::string_view config;  // SddmmOptions::config (the CUDA backend reads it)
 };
 
 // dx, dy, da: an empty view (null data) means "not wanted".

@@ -1,9 +1,12 @@
 // CUDA FusedMM against the reference, forward and backward: the patterns users run (GCN, dot
 // attention with 1 and 4 heads, GAT, Force2Vec, t-SNE, max aggregation), every option
-// combination, both kernel shapes and vector widths, wide rows cut into tiles, structured and
-// real graphs, edge cases, int64, f16/bf16 and column-major operands. Skips without a device.
+// combination, both kernel shapes and vector widths, wide rows cut into tiles, long rows cut into
+// chunks (one of 100 000 entries, R-MAT hubs), structured and real graphs, edge cases, int64,
+// f16/bf16 and column-major operands. Skips without a device.
+#include <algorithm>
 #include <cmath>
 #include <limits>
+#include <random>
 #include <utility>
 
 #include "ops/fusedmm_test_support.hpp"
@@ -305,6 +308,118 @@ TEST_F(CudaFusedmm, OneHugeRow) {
         p.a = Csr<double, std::int32_t>(Executor::cpu(), 50, 5000, ptr, col, val);
         expect_matches_reference(p, s + k + 1);
         ++k;
+    }
+}
+
+// Short rows (0 to 5 entries at random columns) with the given long rows among them, each
+// spread evenly over the columns. Values in [-1, 1].
+template <class V, class I>
+Csr<V, I> with_long_rows(index_t rows, index_t cols, const std::vector<std::pair<index_t, index_t>>& long_rows, std::uint64_t s) {
+    std::mt19937_64 rng(s);
+    std::uniform_real_distribution<double> value(-1.0, 1.0);
+    std::vector<I> ptr{0}, col;
+    std::vector<V> val;
+    for (index_t i = 0; i < rows; ++i) {
+        std::vector<index_t> row;
+        index_t len = -1;
+        for (const auto& [r, l] : long_rows)
+            if (r == i) len = l;
+        if (len >= 0)
+            for (index_t t = 0; t < len; ++t) row.push_back(t * cols / len);
+        else {
+            for (index_t t = static_cast<index_t>(rng() % 6); t > 0; --t)
+                row.push_back(static_cast<index_t>(rng() % static_cast<std::uint64_t>(cols)));
+            std::sort(row.begin(), row.end());
+            row.erase(std::unique(row.begin(), row.end()), row.end());
+        }
+        for (index_t j : row) {
+            col.push_back(static_cast<I>(j));
+            val.push_back(value_cast<V>(value(rng)));
+        }
+        ptr.push_back(static_cast<I>(col.size()));
+    }
+    return Csr<V, I>(Executor::cpu(), rows, cols, ptr, col, val);
+}
+
+// Rows far longer than the mean are cut into chunks whose states a second kernel merges (sum and
+// mean, softmax or not). Rows of 1000 and 2999 entries are long on any device (the threshold is at
+// most 16 times the mean row, about 300 here); 128 and 129 straddle the smallest threshold, the
+// H200's here. Forward, saved statistics and the gradients computed from them must match.
+template <class V, class I>
+void check_long_rows_split(std::uint64_t s) {
+    const std::vector<std::pair<index_t, index_t>> long_rows{{3, 2999}, {40, 128}, {41, 129}, {150, 1000}, {299, 2000}};
+    std::uint64_t k = 0;
+    for (Normalize n : {Normalize::none, Normalize::softmax})
+        for (Aggregate g : {Aggregate::sum, Aggregate::mean})
+            for (const auto& [heads, dz] : {std::pair{4, index_t{32}}, std::pair{3, index_t{37}}}) {
+                const Score score = k % 4 == 3 ? Score::value : Score::dot;
+                const FusedOptions o = pattern(score, Edge::scale(0.5f), n, g, heads);
+                auto p = fused::random_problem<V, I>(300, 3000, 1.0, 16, dz, o, s + k);
+                p.a = with_long_rows<V, I>(300, 3000, long_rows, s + k + 1);
+                expect_matches_reference(p, s + k + 2);
+                k += 3;
+            }
+}
+
+TEST_F(CudaFusedmm, LongRowsSplitIntoChunks) {
+    const auto s = seed("cuda_fusedmm_long_rows");
+    check_long_rows_split<float, std::int32_t>(s);
+    check_long_rows_split<float, std::int64_t>(s + 100);
+    check_long_rows_split<double, std::int64_t>(s + 200);
+    check_long_rows_split<bf16, std::int32_t>(s + 300);
+}
+
+// One row of 100 000 entries (hundreds of chunks, merged by one block a head) among short rows.
+TEST_F(CudaFusedmm, OneRowOfAHundredThousandEntries) {
+    const auto s = seed("cuda_fusedmm_100k_row");
+    const index_t rows = 2000, cols = 100000;
+    const std::vector<std::pair<index_t, index_t>> huge{{1234, cols}};
+    {
+        const FusedOptions o = pattern(Score::dot, Edge::identity(), Normalize::softmax, Aggregate::sum, 4);
+        auto p = fused::random_problem<float, std::int32_t>(rows, cols, 0.0, 8, 32, o, s);
+        p.a = with_long_rows<float, std::int32_t>(rows, cols, huge, s + 1);
+        expect_matches_reference(p, s + 2);
+    }
+    {
+        const FusedOptions o = pattern(Score::value, Edge::sigmoid(), Normalize::none, Aggregate::mean, 2);
+        auto p = fused::random_problem<double, std::int64_t>(rows, cols, 0.0, 0, 33, o, s + 3);
+        p.a = with_long_rows<double, std::int64_t>(rows, cols, huge, s + 4);
+        expect_matches_reference(p, s + 5);
+    }
+    {
+        const FusedOptions o = pattern(Score::dot, Edge::scale(0.25f), Normalize::softmax, Aggregate::mean, 2);
+        auto p = fused::random_problem<bf16, std::int32_t>(rows, cols, 0.0, 8, 16, o, s + 6);
+        p.a = with_long_rows<bf16, std::int32_t>(rows, cols, huge, s + 7);
+        expect_matches_reference(p, s + 8);
+    }
+}
+
+// R-MAT's hub rows are split; the merge runs in a fixed order, so two runs agree to the bit.
+TEST_F(CudaFusedmm, RmatHubRows) {
+    const auto s = seed("cuda_fusedmm_rmat");
+    const Executor gpu = Executor::cuda(0);
+    {
+        const auto a = generate_rmat<float, std::int32_t>(12, 8.0, 0.57, 0.19, 0.19, 0.05, s);
+        const FusedOptions o = pattern(Score::dot, Edge::scale(0.25f), Normalize::softmax, Aggregate::sum, 4);
+        auto p = fused::random_problem<float, std::int32_t>(a.rows(), a.cols(), 0.0, 16, 32, o, s + 1);
+        p.a = a.to(Executor::cpu());
+        expect_matches_reference(p, s + 2);
+
+        const auto ad = a.to(gpu);
+        const Dense<float> x = p.x.to(gpu), y = p.y.to(gpu), z = p.z.to(gpu);
+        Dense<float> e1(gpu, a.rows(), p.z.cols()), e2(gpu, a.rows(), p.z.cols());
+        const FusedPlan<float, std::int32_t> plan(gpu, ad.view(), o);
+        const auto saved1 = plan.forward(x.view(), y.view(), z.view(), e1.view());
+        const auto saved2 = plan.forward(x.view(), y.view(), z.view(), e2.view());
+        EXPECT_EQ(to_doubles(e1), to_doubles(e2));
+        EXPECT_EQ(as_doubles(saved1.row_sum), as_doubles(saved2.row_sum));
+    }
+    {
+        const auto a = generate_rmat<double, std::int64_t>(11, 16.0, 0.57, 0.19, 0.19, 0.05, s + 3);
+        const FusedOptions o = pattern(Score::value, Edge::identity(), Normalize::none, Aggregate::mean, 1);
+        auto p = fused::random_problem<double, std::int64_t>(a.rows(), a.cols(), 0.0, 0, 17, o, s + 4);
+        p.a = a.to(Executor::cpu());
+        expect_matches_reference(p, s + 5);
     }
 }
 

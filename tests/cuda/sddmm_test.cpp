@@ -1,16 +1,25 @@
 // CUDA SDDMM, forward and backward, against the reference: every kernel width (K from 1 to
 // 1024, so every group size, vector and scalar loads, one pass over d or several), heads, scaling,
 // layouts, 16-bit values, int64 indices, structured and real matrices, edge cases, repeatable
-// gradients, and a CUDA-side failure surfacing as spk::Error. Skips without a device.
+// gradients, and a CUDA-side failure surfacing as spk::Error; the forward pass's neighbour-row
+// mode (options.config "rows") on meshes and on uneven rows, and the automatic choice of mode.
+// Skips without a device.
 // Errors are measured against the reference run on absolute values (the magnitudes that entered
 // each result), which cancellation cannot make small.
 #include <algorithm>
+#include <iterator>
 #include <limits>
+#include <numeric>
 #include <random>
+#include <string>
 
 #include "ops/spmm_test_support.hpp"  // test::Strided, random_strided, close_within_bound
 #include "spk/generate.hpp"
 #include "spk/io.hpp"
+#ifdef SPK_WITH_CUDA
+#include "core/cuda_runtime.hpp"
+#include "cuda/sddmm/dot_mode.hpp"
+#endif
 
 namespace spk {
 namespace {
@@ -35,6 +44,7 @@ struct Problem {
     Layout layout = Layout::row_major;      // of X and Y
     index_t pad = 0;                        // extra leading dimension of X and Y (breaks vector alignment)
     Layout out_layout = Layout::row_major;  // of out, dX and dY
+    std::string config = {};                // SddmmOptions::config (the forward pass's kernel)
 };
 
 struct Results {
@@ -46,7 +56,7 @@ struct Results {
 template <class V, class I>
 Results run(const Executor& exec, const Csr<V, I>& a, const Strided<V>& x, const Strided<V>& y, const Strided<V>& g, const Problem& pr) {
     const V nan = value_cast<V>(std::numeric_limits<double>::quiet_NaN());
-    const SddmmOptions o{.scale_by_a = pr.scale, .heads = pr.heads};
+    const SddmmOptions o{.scale_by_a = pr.scale, .heads = pr.heads, .config = pr.config};
     const Csr<V, I> a_dev = a.to(exec);
     Array<V> x_dev(exec, x.data), y_dev(exec, y.data), g_dev(exec, g.data);
     const Strided<V> out_shape(a.nnz(), pr.heads, pr.out_layout, 1, nan), dx_shape(x.rows, x.cols, pr.out_layout, 0, nan),
@@ -64,7 +74,7 @@ void check(const Csr<V, I>& a, const Problem& pr, std::uint64_t seed) {
     SCOPED_TRACE(std::to_string(a.rows()) + "x" + std::to_string(a.cols()) + " nnz " + std::to_string(a.nnz()) + " d " +
                  std::to_string(pr.d) + " heads " + std::to_string(pr.heads) + (pr.scale ? " scaled" : "") +
                  (pr.layout == Layout::col_major ? " col-major X/Y" : "") + (pr.pad ? " padded" : "") +
-                 (pr.out_layout == Layout::col_major ? " col-major outputs" : ""));
+                 (pr.out_layout == Layout::col_major ? " col-major outputs" : "") + (pr.config.empty() ? "" : " config " + pr.config));
     const index_t width = pr.d * pr.heads;
     const auto x = test::random_strided<V>(a.rows(), width, pr.layout, pr.pad, seed + 1);
     const auto y = test::random_strided<V>(a.cols(), width, pr.layout, pr.pad, seed + 2);
@@ -220,6 +230,130 @@ TEST_F(CudaSddmm, GradientsAreRepeatable) {
     EXPECT_EQ(first.dy, second.dy);
     EXPECT_EQ(first.da, second.da);
 }
+
+// Neighbouring rows of every kind of difference in length, for the rows mode: runs of equal rows
+// sharing one pattern (a mesh node's unknowns), empty rows (first among them), one-entry rows,
+// rows a few rounds longer than their warp's others and rows far longer (300 entries), lengths
+// that are no multiple of a round, and a row count that is no multiple of 32.
+template <class V, class I>
+Csr<V, I> uneven_neighbour_rows(index_t rows, index_t cols, std::uint64_t seed) {
+    static constexpr index_t lengths[] = {0, 5, 5, 5, 1, 0, 0, 13, 40, 40, 2, 0, 300, 7, 7, 77, 3, 0, 9, 129, 6, 64, 64, 64};
+    std::mt19937_64 rng(seed);
+    std::vector<I> all(static_cast<std::size_t>(cols)), pattern;
+    std::iota(all.begin(), all.end(), I(0));
+    std::vector<I> ptr{0}, col;
+    for (index_t i = 0; i < rows; ++i) {
+        const index_t len = std::min(lengths[static_cast<std::size_t>(i) % std::size(lengths)], cols);
+        if (static_cast<index_t>(pattern.size()) != len) {  // a new run: fresh random columns
+            pattern.clear();
+            std::sample(all.begin(), all.end(), std::back_inserter(pattern), len, rng);
+        }
+        col.insert(col.end(), pattern.begin(), pattern.end());
+        ptr.push_back(static_cast<I>(col.size()));
+    }
+    std::vector<V> val;
+    for (std::size_t p = 0; p < col.size(); ++p) val.push_back(value_cast<V>(0.25 + static_cast<double>(rng() % 100) / 80.0));
+    return Csr<V, I>(Executor::cpu(), rows, cols, ptr, col, val);
+}
+
+// The rows mode on meshes (elasticity: rows in equal triples; laplace3d: shifted stencils) for
+// every compiled rows shape: up to 4 or 8 lanes in one step, 8 or 32 lanes in several, with
+// 16-byte vectors (d a multiple of 4) or single values (odd d: 1, 7, 33, 129).
+TEST_F(CudaSddmm, NeighbourRowsOnMeshes) {
+    const std::uint64_t seed = test::seed("cuda_sddmm_rows_meshes");
+    const auto elasticity = generate_amg_matrix<float, std::int32_t>(AmgProblem::elasticity3d, 7, 6, 5);
+    const auto laplace = generate_amg_matrix<float, std::int32_t>(AmgProblem::laplace3d, 9, 8, 7);
+    for (const auto* a : {&elasticity, &laplace})
+        for (const index_t d : {1, 7, 16, 32, 33, 128, 129, 256, 512})
+            for (const bool scale : {false, true}) check(*a, Problem{.d = d, .scale = scale, .config = "rows"}, seed);
+    for (const index_t d : {1, 7, 32, 128, 129}) {
+        check(elasticity, Problem{.d = d, .heads = 3, .config = "rows"}, seed);
+        check(laplace, Problem{.d = d, .heads = 2, .scale = false, .config = "rows"}, seed);
+    }
+}
+
+TEST_F(CudaSddmm, NeighbourRowsValueAndIndexTypes) {
+    const std::uint64_t seed = test::seed("cuda_sddmm_rows_types");
+    const auto f64 = generate_amg_matrix<double, std::int32_t>(AmgProblem::elasticity3d, 5, 4, 4);
+    const auto f32_int64 = generate_amg_matrix<float, std::int64_t>(AmgProblem::elasticity3d, 5, 4, 4);
+    const auto f16 = generate_amg_matrix<spk::f16, std::int32_t>(AmgProblem::elasticity3d, 5, 4, 4);
+    const auto bf16 = generate_amg_matrix<spk::bf16, std::int64_t>(AmgProblem::laplace3d, 8, 7, 6);
+    for (const index_t d : {1, 7, 32, 128, 129})
+        for (const int heads : {1, 2}) {
+            check(f64, Problem{.d = d, .heads = heads, .config = "rows"}, seed);
+            check(f32_int64, Problem{.d = d, .heads = heads, .scale = false, .config = "rows"}, seed);
+            check(f16, Problem{.d = d, .heads = heads, .config = "rows"}, seed);
+            check(bf16, Problem{.d = d, .heads = heads, .scale = heads == 1, .config = "rows"}, seed);
+        }
+}
+
+// Lanes idle past their row's end (and whole idle sub-groups on empty rows, or past the last
+// row) must neither write nor disturb their neighbours' sums.
+TEST_F(CudaSddmm, NeighbourRowsOfUnevenLengths) {
+    const std::uint64_t seed = test::seed("cuda_sddmm_rows_uneven");
+    const auto a = uneven_neighbour_rows<float, std::int32_t>(1001, 1500, seed);
+    for (const index_t d : {1, 7, 32, 128, 129})
+        for (const int heads : {1, 2})
+            for (const bool scale : {false, true}) check(a, Problem{.d = d, .heads = heads, .scale = scale, .config = "rows"}, seed);
+    check(uneven_neighbour_rows<double, std::int64_t>(333, 400, seed), Problem{.d = 32, .heads = 2, .config = "rows"}, seed);
+    check(uneven_neighbour_rows<f16, std::int32_t>(333, 400, seed), Problem{.d = 128, .config = "rows"}, seed);
+    check(uneven_neighbour_rows<bf16, std::int64_t>(333, 400, seed), Problem{.d = 7, .heads = 3, .config = "rows"}, seed);
+    // Column-major X and Y (row-major copies), padded rows (no 16-byte loads), column-major out.
+    check(a, Problem{.d = 32, .layout = Layout::col_major, .config = "rows"}, seed);
+    check(a, Problem{.d = 32, .heads = 2, .pad = 1, .out_layout = Layout::col_major, .config = "rows"}, seed);
+    // One row holding half the columns, and the edge cases.
+    check(skewed_matrix<float, std::int32_t>(300, 250, seed), Problem{.d = 32, .config = "rows"}, seed);
+    const Csr<float, std::int32_t> no_entries(Executor::cpu(), 6, 4, std::vector<std::int32_t>(7, 0), {}, {});
+    const Csr<float, std::int32_t> one(Executor::cpu(), 1, 1, std::vector<std::int32_t>{0, 1}, {0}, {2.0f});
+    for (const index_t d : {0, 1, 4}) {
+        check(no_entries, Problem{.d = d, .config = "rows"}, seed);
+        check(one, Problem{.d = d, .config = "rows"}, seed);
+    }
+    // d too wide for X's row in registers: the slices mode, whatever the config says.
+    check(a, Problem{.d = 513, .config = "rows"}, seed);
+}
+
+TEST_F(CudaSddmm, UnknownConfigIsInvalidArgument) {
+    const Executor gpu = Executor::cuda(0);
+    const auto a = Csr<float, std::int32_t>(Executor::cpu(), 1, 1, std::vector<std::int32_t>{0, 1}, {0}, {1.0f}).to(gpu);
+    Array<float> x(gpu, 4), y(gpu, 4), out(gpu, 1);
+    const DenseView<const float> xv{x.data(), 1, 4, 4, Layout::row_major, x.space()}, yv{y.data(), 1, 4, 4, Layout::row_major, y.space()};
+    const DenseView<float> out_view{out.data(), 1, 1, 1, Layout::row_major, out.space()};
+    test::expect_error([&] { sddmm(gpu, a.view(), xv, yv, out_view, {.config = "fast"}); }, ErrorKind::InvalidArgument, "\"fast\"");
+}
+
+#ifdef SPK_WITH_CUDA
+// The automatic choice: the rows mode for a mesh with enough rows to fill the device, the slices
+// mode for power-law rows, random columns of even rows and a mesh too small to fill the device;
+// the config overrides it except where no rows shape holds d. The large mesh also runs the
+// automatic path end to end against the reference.
+TEST_F(CudaSddmm, AutomaticModeChoice) {
+    using detail::cuda::sddmm_dot_mode;
+    using detail::cuda::SddmmDotMode;
+    const std::uint64_t seed = test::seed("cuda_sddmm_rows_choice");
+    const Executor gpu = Executor::cuda(0);
+    // d = 32 floats: 8 lanes a row, 4 rows a warp; the mode needs 4 rows for each of the
+    // device's resident warps (32 per SM). Twice that: elasticity with n^3 nodes has 3n^3 rows.
+    const index_t needed = 2 * index_t{detail::cuda::device_properties(gpu.device()).sm_count} * 32 * 4;
+    index_t n = 2;
+    while (3 * n * n * n < needed) ++n;
+    const auto mesh = generate_amg_matrix<float, std::int32_t>(AmgProblem::elasticity3d, n, n, n);
+    const auto mesh_dev = mesh.to(gpu);
+    EXPECT_EQ(sddmm_dot_mode(gpu, mesh_dev.view(), 32, true, ""), SddmmDotMode::rows);
+    EXPECT_EQ(sddmm_dot_mode(gpu, mesh_dev.view(), 32, true, "slices"), SddmmDotMode::slices);
+    EXPECT_EQ(sddmm_dot_mode(gpu, mesh_dev.view(), 4096, true, "rows"), SddmmDotMode::slices);
+    check(mesh, Problem{.d = 32}, seed);
+
+    const auto rmat = generate_rmat<float, std::int32_t>(16, 16.0, 0.57, 0.19, 0.19, 0.05, seed).to(gpu);
+    EXPECT_EQ(sddmm_dot_mode(gpu, rmat.view(), 32, true, ""), SddmmDotMode::slices);
+    EXPECT_EQ(sddmm_dot_mode(gpu, rmat.view(), 32, true, "rows"), SddmmDotMode::rows);
+    const auto uniform = generate_uniform<float, std::int32_t>(needed, needed, 16.0, seed).to(gpu);
+    EXPECT_EQ(sddmm_dot_mode(gpu, uniform.view(), 32, true, ""), SddmmDotMode::slices);
+    const auto small = generate_amg_matrix<float, std::int32_t>(AmgProblem::elasticity3d, 4, 4, 4).to(gpu);
+    EXPECT_EQ(sddmm_dot_mode(gpu, small.view(), 32, true, ""), SddmmDotMode::slices);
+    test::expect_error([&] { sddmm_dot_mode(gpu, small.view(), 32, true, "fast"); }, ErrorKind::InvalidArgument, "options.config");
+}
+#endif
 
 // A failure inside the CUDA path (here: the workspace for a column-major X far larger than any
 // device) reaches the caller as spk::Error. The views claim more memory than they own, but the

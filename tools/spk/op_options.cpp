@@ -65,7 +65,7 @@ std::vector<OptionSpec> op_parameter_options(bool with_widths) {
         {.name = "mode", .value_name = "M", .help = "mttkrp, ttm: the mode (0, 1 or 2)", .default_value = "0"},
         {.name = "rank", .value_name = "R", .help = "mttkrp, ttm: columns of the factor matrices", .default_value = "16"},
         {.name = "seed", .value_name = "S", .help = "seed of the random dense inputs", .default_value = "1"},
-        {.name = "config", .value_name = "CFG", .help = "spmm on cuda: kernel configuration, e.g. rb.g8.r1.v4 (overrides --tune)"},
+        {.name = "config", .value_name = "CFG", .help = "on cuda: spmm's kernel configuration, e.g. rb.g8.r1.v4 (overrides --tune); sddmm's mode, rows or slices"},
         {.name = "tune",
          .value_name = "T",
          .help = "spmm on cuda: select (rules), cache (tuning cache) or measure (time candidates)",

@@ -17,9 +17,13 @@ public:
           y_(random_dense(exec, a.cols(), config.heads * config.k, config.seed + 1)),
           out_(exec, a.nnz(), config.heads) {}
 
-    std::string describe() const override { return "sddmm k=" + std::to_string(config_.k) + " heads=" + std::to_string(config_.heads); }
+    std::string describe() const override {
+        return "sddmm k=" + std::to_string(config_.k) + " heads=" + std::to_string(config_.heads) +
+               (config_.kernel_config.empty() ? "" : " config=" + config_.kernel_config);
+    }
     void run() override {
-        sddmm<float, std::int32_t>(exec_, a_.view(), x_.view(), y_.view(), out_.view(), {.scale_by_a = true, .heads = config_.heads});
+        sddmm<float, std::int32_t>(exec_, a_.view(), x_.view(), y_.view(), out_.view(),
+                                   {.scale_by_a = true, .heads = config_.heads, .config = config_.kernel_config});
         exec_.synchronize();
     }
     OpOutput output() const override { return dense_output(out_); }

@@ -38,7 +38,7 @@ struct OpConfig {
     int mode = 0;       // mttkrp, ttm
     index_t rank = 16;  // mttkrp, ttm
     std::uint64_t seed = 1;
-    std::string kernel_config;  // spmm on cuda: explicit configuration (empty: tune decides)
+    std::string kernel_config;  // on cuda: spmm's explicit configuration (empty: tune decides), sddmm's mode (empty: automatic)
     Tune tune = Tune::select;   // spmm on cuda
     bool deterministic = false;  // spmm
 };

@@ -1,5 +1,11 @@
 #pragma once
 // The FusedMM forward kernel: one pass over each row, a group of G lanes per (row, head).
+// Work split: a block is a row block, kBlockThreads / G consecutive rows of one head (the head
+// varies fastest from block to block), so rows with equal or similar patterns (stencils, the
+// triples of a 3-dof elasticity matrix) read the same Y_j and Z_j rows at about the same time
+// and find them in L1. Under sum and mean without saved attention, rows longer than a threshold
+// are cut into chunks (split.cuh): the row blocks skip them, and the first blocks of the grid
+// walk the (chunk, head) items instead, writing each chunk's partial state for combine_chunks.
 // Per batch of kBatch entries: the scores (X_i's share in registers, loaded once; Y_j per
 // entry; group_sum), the edge function, the online softmax (running max m and sum l, the
 // accumulator rescaled by exp(m_old - m_new) when m grows, as in flash attention) and the
@@ -12,7 +18,7 @@
 // underflow to 0, where the reference's "first in the row wins" must decide, not the order in
 // which the rescales happened. So that case first sweeps the row for m and l (no Z reads), then
 // aggregates with the final weights.
-#include "cuda/fusedmm/device.cuh"
+#include "cuda/fusedmm/split.cuh"
 
 namespace spk::detail::cuda::fused {
 
@@ -106,20 +112,17 @@ __device__ __forceinline__ A online_softmax(A (&w)[kBatch], const bool (&valid)[
     return shrink;
 }
 
+// Entries begin .. end-1 of row i, head h, this block's tile: a whole row (k < 0), whose E row,
+// statistics and attention it writes, or chunk k of a long row, whose state it writes.
 template <class T, class I, int G, int VEC, bool MAX>
-__global__ void __launch_bounds__(kBlockThreads, forward_min_blocks<T, VEC, MAX>) forward_kernel(const ForwardArgs<T, I> args) {
+__device__ __forceinline__ void forward_work(const ForwardArgs<T, I>& args, long long i, int h, long long begin, long long end, long long k,
+                                             int lane, unsigned mask) {
     using A = accum_t<T>;
     constexpr int C = forward_lane_elements(VEC) / VEC;
     const Rules& r = args.rules;
-    const long long group = (static_cast<long long>(blockIdx.x) * kBlockThreads + threadIdx.x) / G;
-    if (group >= args.rows * r.heads) return;  // whole groups leave together
-    const int lane = group_lane<G>();
-    const unsigned mask = group_mask<G>();
-    const long long i = group / r.heads;
-    const int h = static_cast<int>(group % r.heads);
+    const SplitArgs<I, A>& split = args.split;
     const long long tile0 = static_cast<long long>(blockIdx.y) * C;
     const bool first_tile = blockIdx.y == 0;
-    const long long begin = args.row_ptr[i], end = args.row_ptr[i + 1];
     const bool uses_x = r.score != Score::value;
     const T* xi = uses_x ? args.x + i * args.ldx + h * r.d : nullptr;
     const bool write_attention = args.attention != nullptr && first_tile && lane == 0;
@@ -148,9 +151,9 @@ __global__ void __launch_bounds__(kBlockThreads, forward_min_blocks<T, VEC, MAX>
 #pragma unroll
     for (int c = 0; c < C; ++c)
 #pragma unroll
-        for (int k = 0; k < VEC; ++k) {
-            acc[c][k] = 0;
-            arg[c][k] = I(-1);
+        for (int q = 0; q < VEC; ++q) {
+            acc[c][q] = 0;
+            arg[c][q] = I(-1);
         }
     for (long long p0 = begin; p0 < end; p0 += kBatch) {
         I j[kBatch];
@@ -167,7 +170,7 @@ __global__ void __launch_bounds__(kBlockThreads, forward_min_blocks<T, VEC, MAX>
 #pragma unroll
                 for (int c = 0; c < C; ++c)
 #pragma unroll
-                    for (int k = 0; k < VEC; ++k) acc[c][k] *= shrink;
+                    for (int q = 0; q < VEC; ++q) acc[c][q] *= shrink;
         }
         // Without softmax w is α; with final weights too. Otherwise a second sweep writes α.
         if (write_attention && (!r.softmax || final_weights))
@@ -185,18 +188,33 @@ __global__ void __launch_bounds__(kBlockThreads, forward_min_blocks<T, VEC, MAX>
             for (int b = 0; b < kBatch; ++b) {
                 if (!valid[b]) continue;
 #pragma unroll
-                for (int k = 0; k < VEC; ++k) {
-                    const A v = w[b] * zv[b][k];
+                for (int q = 0; q < VEC; ++q) {
+                    const A v = w[b] * zv[b][q];
                     if constexpr (!MAX) {
-                        acc[c][k] += v;
-                    } else if (arg[c][k] < 0 || v > acc[c][k] || (v != v && acc[c][k] == acc[c][k])) {
+                        acc[c][q] += v;
+                    } else if (arg[c][q] < 0 || v > acc[c][q] || (v != v && acc[c][q] == acc[c][q])) {
                         // Entries come in row order: the first maximum wins ties; a NaN takes over and stays.
-                        acc[c][k] = v;
-                        arg[c][k] = j[b];
+                        acc[c][q] = v;
+                        arg[c][q] = j[b];
                     }
                 }
             }
         }
+    }
+
+    if (!MAX && k >= 0) {  // a chunk: its state, unnormalised, for combine_chunks
+        const long long state = k * r.heads + h;
+#pragma unroll
+        for (int c = 0; c < C; ++c) {
+            const long long f = chunk_start<G, VEC>(tile0 + c, lane);
+            if (f >= r.dz) break;
+            store_vec<A, VEC>(split.partial_acc + state * r.dz + f, acc[c]);
+        }
+        if (r.softmax && first_tile && lane == 0) {
+            split.partial_max[state] = m;
+            split.partial_sum[state] = l;
+        }
+        return;
     }
 
     const long long len = end - begin;
@@ -211,11 +229,11 @@ __global__ void __launch_bounds__(kBlockThreads, forward_min_blocks<T, VEC, MAX>
         if (f >= r.dz) break;
         A out[VEC];
 #pragma unroll
-        for (int k = 0; k < VEC; ++k) out[k] = len > 0 ? acc[c][k] * factor : A(0);
+        for (int q = 0; q < VEC; ++q) out[q] = len > 0 ? acc[c][q] * factor : A(0);
         store_vec<T, VEC>(args.e + i * args.lde + h * r.dz + f, out);
         if constexpr (MAX) {
 #pragma unroll
-            for (int k = 0; k < VEC; ++k) args.argmax[i * args.ld_argmax + h * r.dz + f + k] = arg[c][k];
+            for (int q = 0; q < VEC; ++q) args.argmax[i * args.ld_argmax + h * r.dz + f + q] = arg[c][q];
         }
     }
     if (!r.softmax || !first_tile) return;
@@ -236,6 +254,39 @@ __global__ void __launch_bounds__(kBlockThreads, forward_min_blocks<T, VEC, MAX>
             for (int b = 0; b < kBatch; ++b)
                 if (valid[b]) args.attention[(p0 + b) * args.ld_attention + h] = from_accum<T>(exp(w[b] - m) / l);
     }
+}
+
+template <class T, class I, int G, int VEC, bool MAX>
+__global__ void __launch_bounds__(kBlockThreads, forward_min_blocks<T, VEC, MAX>) forward_kernel(const ForwardArgs<T, I> args) {
+    constexpr int kGroups = kBlockThreads / G;
+    const Rules& r = args.rules;
+    const SplitArgs<I, accum_t<T>>& split = args.split;
+    const int slot = static_cast<int>(threadIdx.x) / G;
+    long long i, begin, end, k = -1;
+    int h;
+    if (!MAX && blockIdx.x < split.blocks) {
+        // A chunk block: a group a (chunk, head) item. The blocks cover every item the workspaces
+        // allow; those past the chunks find_long_rows made leave at once.
+        const long long item = static_cast<long long>(blockIdx.x) * kGroups + slot;
+        if (item >= static_cast<long long>(*split.counts & 0xffffffffull) * r.heads) return;  // whole groups leave together
+        k = item / r.heads;
+        h = static_cast<int>(item % r.heads);
+        i = split.chunk_row[k];
+        const long long row_begin = args.row_ptr[i], len = static_cast<long long>(args.row_ptr[i + 1]) - row_begin;
+        const long long count = chunk_count(len, split.threshold), c = split.chunk_part[k];
+        begin = row_begin + chunk_offset(c, len, count);
+        end = row_begin + chunk_offset(c + 1, len, count);
+    } else {
+        // A row block: kGroups consecutive rows of one head.
+        const long long block = static_cast<long long>(blockIdx.x) - split.blocks;
+        h = static_cast<int>(block % r.heads);
+        i = block / r.heads * kGroups + slot;
+        if (i >= args.rows) return;
+        begin = args.row_ptr[i];
+        end = args.row_ptr[i + 1];
+        if (end - begin > split.threshold) return;  // a long row: the chunk blocks walk it
+    }
+    forward_work<T, I, G, VEC, MAX>(args, i, h, begin, end, k, group_lane<G>(), group_mask<G>());
 }
 
 }  // namespace spk::detail::cuda::fused

@@ -1,21 +1,29 @@
 // CUDA FusedMM, host side: stage column-major operands through row-major workspaces, pick the
-// kernel shape from the widths, fill the kernel arguments and launch (forward: one kernel;
-// backward: the row kernel, then Aᵀ's pattern and the column kernel).
+// kernel shape from the widths, fill the kernel arguments and launch (forward: one kernel, or,
+// under sum and mean without saved attention, find_long_rows, the forward kernel with its chunk
+// blocks, and combine_chunks; backward: the row kernel, then Aᵀ's pattern and the column kernel).
+// The long-row split learns its rows on the device each call (no plan keeps them, no wait): its
+// workspaces are sized by bounds that follow from nnz and the threshold alone.
 // Aᵀ's pattern is built per backward call that needs dY or dZ: the kernel interface has no place
 // to keep it between calls (the cpu backend's plan caches its own).
 #include <cuda_runtime.h>
 
+#include <algorithm>
+#include <cstddef>
 #include <cstdint>
 #include <optional>
+#include <string>
 
+#include "core/cuda_runtime.hpp"
 #include "core/fusedmm_kernels.hpp"
 #include "core/fusedmm_math.hpp"
 #include "core/instantiate.hpp"
 #include "cuda/common/check.cuh"
 #include "cuda/common/transpose.cuh"
-#include "cuda/common/values.cuh"
-#include "cuda/fusedmm/device.cuh"
 #include "cuda/common/transposed_pattern.hpp"
+#include "cuda/common/values.cuh"
+#include "cuda/common/workspace.hpp"
+#include "cuda/fusedmm/split.cuh"
 
 namespace spk::detail::cuda {
 
@@ -23,6 +31,8 @@ namespace fused {
 
 template <class T, class I>
 void launch_forward(const Shape&, bool, const ForwardKernelArgs<T, I, accum_t<T>>&, long long, cudaStream_t);
+template <class T, class I>
+void launch_combine_chunks(const ForwardKernelArgs<T, I, accum_t<T>>&, long long, cudaStream_t);
 template <class T, class I>
 void launch_backward_rows(const Shape&, const BackwardKernelArgs<T, I, accum_t<T>>&, long long, cudaStream_t);
 template <class T, class I>
@@ -149,6 +159,81 @@ private:
     bool ok_ = true;
 };
 
+// Rows longer than this are cut into chunks (split.cuh) of at most this many entries:
+//  - 16 times the mean row. A row block's groups (8 or 32 rows of one head) finish together, so a
+//    row far above the mean holds its block, and on power-law graphs the hub rows hold the
+//    kernel. The chunks (fewer than 2 nnz / threshold) then number below rows / 8: their states
+//    take at most an eighth of E's size.
+//  - at most an even share of the work (nnz x heads entries) among the warps the device holds at
+//    once: on a small matrix with one huge row the device is otherwise idle. The (chunk, head)
+//    states then number below twice those warps.
+//  - at least 128 entries: a chunk's state (dz + 2 values a head) and its combine cost about 1% of
+//    the chunk's own reads (128 rows of Y and of Z).
+long long split_threshold(long long rows, long long nnz, int heads, const DeviceProperties& device) {
+    const long long resident_warps = std::max(1LL, static_cast<long long>(device.sm_count) * device.max_threads_per_sm / 32);
+    const long long mean_based = 16 * ((nnz + rows - 1) / rows);
+    const long long share = nnz * heads / resident_warps;
+    return std::max(128LL, std::min(mean_based, share));
+}
+
+// The workspace of a split forward pass, one allocation for all its arrays; freed on the stream
+// after the kernels that use it.
+struct SplitWorkspace {
+    Workspace<std::byte> memory;
+    long long combine_blocks = 0;  // 0: nothing is split
+};
+
+// Sets up the long-row split (split.cuh) of a forward pass: sizes the arrays by what A's nnz
+// allows (at most nnz / (threshold + 1) long rows, fewer than 2 nnz / threshold chunks), fills
+// `split` and queues the pass over row_ptr that finds the long rows. Leaves `split` as it is
+// (nothing split) when no row can exceed the threshold.
+template <class I, class S>
+SplitWorkspace prepare_split(const Executor& exec, const I* row_ptr, long long rows, long long nnz, const fused::Rules& r,
+                             fused::SplitArgs<I, S>& split) {
+    SplitWorkspace w;
+    const DeviceProperties& device = device_properties(exec.device());
+    const long long threshold = split_threshold(rows, nnz, r.heads, device);
+    const long long max_long = std::min(rows, nnz / (threshold + 1)), max_chunks = 2 * nnz / threshold;
+    // The counter packs long rows and chunks in 32 bits each.
+    if (max_long == 0 || max_chunks >= (1LL << 32)) return w;
+    const long long find_blocks = (rows + fused::kFindThreads - 1) / fused::kFindThreads;
+    if (find_blocks > 0x7fffffffLL) unsupported("fusedmm on CUDA: too many rows for one launch (" + std::to_string(rows) + ")");
+
+    // Each array at a 256-byte boundary of the one allocation.
+    std::size_t bytes = 0;
+    const auto reserve = [&bytes](long long count, std::size_t size) {
+        const std::size_t at = bytes;
+        bytes += (static_cast<std::size_t>(count) * size + 255) / 256 * 256;
+        return at;
+    };
+    const long long states = max_chunks * r.heads, stat_states = r.softmax ? states : 0;
+    const std::size_t at_counts = reserve(1, sizeof(unsigned long long)), at_long_rows = reserve(max_long, sizeof(I)),
+                      at_chunk_first = reserve(max_long, sizeof(long long)), at_chunk_row = reserve(max_chunks, sizeof(I)),
+                      at_chunk_part = reserve(max_chunks, sizeof(long long)), at_max = reserve(stat_states, sizeof(S)),
+                      at_sum = reserve(stat_states, sizeof(S)), at_acc = reserve(states * r.dz, sizeof(S));
+    w.memory = Workspace<std::byte>(exec, bytes);
+    std::byte* base = w.memory.data();
+    split.threshold = threshold;
+    split.max_chunks = max_chunks;
+    split.counts = reinterpret_cast<unsigned long long*>(base + at_counts);
+    split.long_rows = reinterpret_cast<I*>(base + at_long_rows);
+    split.chunk_first = reinterpret_cast<long long*>(base + at_chunk_first);
+    split.chunk_row = reinterpret_cast<I*>(base + at_chunk_row);
+    split.chunk_part = reinterpret_cast<long long*>(base + at_chunk_part);
+    split.partial_max = r.softmax ? reinterpret_cast<S*>(base + at_max) : nullptr;
+    split.partial_sum = r.softmax ? reinterpret_cast<S*>(base + at_sum) : nullptr;
+    split.partial_acc = reinterpret_cast<S*>(base + at_acc);
+    const long long resident_blocks = static_cast<long long>(device.sm_count) * (device.max_threads_per_sm / fused::kCombineThreads);
+    w.combine_blocks = std::max(1LL, std::min(max_long * r.heads, resident_blocks));
+
+    const cudaStream_t stream = stream_of(exec);
+    SPK_CUDA_CHECK(cudaMemsetAsync(split.counts, 0, sizeof(unsigned long long), stream));
+    fused::find_long_rows<I><<<static_cast<unsigned>(find_blocks), fused::kFindThreads, 0, stream>>>(
+        row_ptr, rows, threshold, split.counts, split.long_rows, split.chunk_first, split.chunk_row, split.chunk_part);
+    SPK_CUDA_CHECK_LAUNCH();
+    return w;
+}
+
 }  // namespace
 
 template <class V, class I>
@@ -194,8 +279,13 @@ void fusedmm_forward(const Executor& exec, const FusedForwardArgs<V, I>& args, c
     chooser.require(k.z, k.ldz);
     chooser.require(k.e, k.lde);
     const fused::Shape shape = chooser.shape();
+    // Max aggregation and the saved attention keep whole rows: their winners and α need the row's final state.
+    SplitWorkspace split;
+    if (o.aggregate != Aggregate::max && args.attention.empty())
+        split = prepare_split<I, S>(exec, a.row_ptr, a.rows, a.nnz, k.rules, k.split);
     fused::launch_forward<T, I>(shape, o.aggregate == Aggregate::max, k,
                                 ShapeChooser<T>::tiles(shape, args.dz, fused::forward_lane_elements(shape.vec)), stream);
+    if (split.combine_blocks > 0) fused::launch_combine_chunks<T, I>(k, split.combine_blocks, stream);
     e.write_back(stream);
     // Workspaces are freed on return: wait for the kernels that read them.
     if (x.staged() || y.staged() || z.staged() || e.staged()) SPK_CUDA_CHECK(cudaStreamSynchronize(stream));

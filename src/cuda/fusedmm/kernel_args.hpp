@@ -2,6 +2,8 @@
 // What the CUDA FusedMM kernels read and write: raw device pointers, every dense operand
 // row-major (the host side stages column-major ones), leading dimensions in elements.
 // T is the device value type (float, double, __half, __nv_bfloat16), S the statistic type.
+#include <limits>
+
 #include "spk/fusedmm.hpp"
 
 namespace spk::detail::cuda::fused {
@@ -15,6 +17,27 @@ struct Rules {
     int heads = 1;
     long long d = 0;   // score width a head (1 for add, 0 for value)
     long long dz = 0;  // output width a head
+};
+
+// Long rows of the forward pass cut into chunks (sum and mean without saved attention; see
+// split.cuh). The row blocks leave rows longer than `threshold` entries; the first `blocks`
+// blocks of the grid take the chunks instead, a group a (chunk, head) writing its partial state,
+// which combine_chunks merges. Filled by find_long_rows; `threshold` is the maximum (and every
+// pointer null) when nothing is split.
+template <class I, class S>
+struct SplitArgs {
+    long long threshold = std::numeric_limits<long long>::max();
+    long long max_chunks = 0;  // the bound the workspaces below were sized for
+    long long blocks = 0;      // chunk blocks at the front of the grid (set at launch)
+    // Long rows in the high 32 bits, chunks in the low 32 (one counter: one atomic a warp).
+    unsigned long long* counts = nullptr;
+    I* long_rows = nullptr;            // long row t, in no particular order
+    long long* chunk_first = nullptr;  // long row t's chunks are chunk_first[t] .. + chunk_count
+    I* chunk_row = nullptr;            // chunk k's row and its number within the row
+    long long* chunk_part = nullptr;
+    S* partial_max = nullptr;  // (chunk, head): the running max m (softmax only)
+    S* partial_sum = nullptr;  // (chunk, head): l = sum of exp(w - m) (softmax only)
+    S* partial_acc = nullptr;  // (chunk, head, dz): sum of exp(w - m) Z_j (sum of w Z_j without softmax)
 };
 
 template <class T, class I, class S>
@@ -38,6 +61,7 @@ struct ForwardKernelArgs {
     long long ld_argmax = 0;
     T* attention = nullptr;  // nnz x heads, save_attention only
     long long ld_attention = 0;
+    SplitArgs<I, S> split;
 };
 
 template <class T, class I, class S>

@@ -16,14 +16,18 @@ namespace spk::detail::cuda::fused {
 template <class T>
 constexpr int wide_vec = 16 / static_cast<int>(sizeof(T));
 
+inline void check_grid(long long blocks, long long tiles) {
+    if (blocks > 0x7fffffffLL || tiles > 65535)
+        unsupported("fusedmm on CUDA: problem too large for one launch (" + std::to_string(blocks) + " x " + std::to_string(tiles) +
+                    " blocks)");
+}
+
 // Blocks for `groups` groups of G lanes, tiles along y; false when there is nothing to launch.
 template <int G>
 bool grid_for(long long groups, long long tiles, dim3& grid) {
     const long long blocks = (groups * G + kBlockThreads - 1) / kBlockThreads;
     if (blocks == 0 || tiles == 0) return false;
-    if (blocks > 0x7fffffffLL || tiles > 65535)
-        unsupported("fusedmm on CUDA: problem too large for one launch (" + std::to_string(blocks) + " x " + std::to_string(tiles) +
-                    " blocks)");
+    check_grid(blocks, tiles);
     grid = dim3(static_cast<unsigned>(blocks), static_cast<unsigned>(tiles));
     return true;
 }
@@ -39,17 +43,33 @@ void with_shape(const Shape& s, F&& f) {
     invalid_argument("fusedmm on CUDA: shape g" + std::to_string(s.g) + ".v" + std::to_string(s.vec) + " is not compiled");
 }
 
+// The forward grid: first the chunk blocks, enough for every (chunk, head) item the split's
+// workspaces allow (the chunks' number is known on the device only; the blocks without an item
+// leave at once), then one block per row block and head; tiles along y.
 template <class T, class I>
 void launch_forward(const Shape& s, bool max_aggregate, const ForwardArgs<T, I>& args, long long tiles, cudaStream_t stream) {
     with_shape<T>(s, [&]<int G, int VEC>() {
-        dim3 grid;
-        if (!grid_for<G>(args.rows * args.rules.heads, tiles, grid)) return;
+        constexpr long long groups = kBlockThreads / G;
+        ForwardArgs<T, I> a = args;
+        a.split.blocks = (a.split.max_chunks * a.rules.heads + groups - 1) / groups;
+        const long long blocks = a.split.blocks + (a.rows + groups - 1) / groups * a.rules.heads;
+        if (blocks == 0 || tiles == 0) return;
+        check_grid(blocks, tiles);
+        const dim3 grid(static_cast<unsigned>(blocks), static_cast<unsigned>(tiles));
         if (max_aggregate)
-            forward_kernel<T, I, G, VEC, true><<<grid, kBlockThreads, 0, stream>>>(args);
+            forward_kernel<T, I, G, VEC, true><<<grid, kBlockThreads, 0, stream>>>(a);
         else
-            forward_kernel<T, I, G, VEC, false><<<grid, kBlockThreads, 0, stream>>>(args);
+            forward_kernel<T, I, G, VEC, false><<<grid, kBlockThreads, 0, stream>>>(a);
         SPK_CUDA_CHECK_LAUNCH();
     });
+}
+
+template <class T, class I>
+void launch_combine_chunks(const ForwardArgs<T, I>& args, long long blocks, cudaStream_t stream) {
+    if (blocks == 0) return;
+    check_grid(blocks, 1);
+    combine_chunks<T, I><<<static_cast<unsigned>(blocks), kCombineThreads, 0, stream>>>(args);
+    SPK_CUDA_CHECK_LAUNCH();
 }
 
 template <class T, class I>
@@ -74,8 +94,9 @@ void launch_backward_columns(const Shape& s, const BackwardArgs<T, I>& args, lon
 
 }  // namespace spk::detail::cuda::fused
 
-// Explicit instantiations of the three launches for one value type T.
+// Explicit instantiations of the launches for one value type T.
 #define SPK_FUSED_LAUNCHES(T, I)                                                                                \
     template void launch_forward<T, I>(const Shape&, bool, const ForwardArgs<T, I>&, long long, cudaStream_t);  \
+    template void launch_combine_chunks<T, I>(const ForwardArgs<T, I>&, long long, cudaStream_t);               \
     template void launch_backward_rows<T, I>(const Shape&, const BackwardArgs<T, I>&, long long, cudaStream_t); \
     template void launch_backward_columns<T, I>(const Shape&, const BackwardArgs<T, I>&, long long, cudaStream_t);

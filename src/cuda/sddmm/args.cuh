@@ -3,15 +3,21 @@
 // instantiated once per value type in kernels_<type>.cu so those files compile in parallel).
 //   dot kernel:    out(p, h) = s_p <X_i, Y_j>_h for every entry p = (i, j) of A (the forward pass),
 //                  or, given weights, out(p, 0) = sum_h weights(p, h) <X_i, Y_j>_h (dA).
+//   rows kernel:   the forward pass again, neighbouring rows in lockstep (dot_mode.hpp says when).
 //   gather kernel: out(r, :) = sum over the entries q of row r of a pattern of
 //                  d_out(e_q, h) s_{e_q} Z(idx_q, :) per head block h (dX over A, dY over Aᵀ).
 #include <cuda_runtime.h>
+
+#include "cuda/sddmm/dot_mode.hpp"
 
 namespace spk::detail::cuda {
 
 constexpr int sddmm_block_threads = 256;
 constexpr int sddmm_batch = 4;           // entries whose dense rows one lane loads before its FMAs
 constexpr int sddmm_dot_min_blocks = 4;  // one-pass dot-kernel blocks per SM: at most 64 registers
+// Entries one rows-kernel lane takes per round: sddmm_batch when X's row is one step of G*VEC
+// features, else one (its `held` steps already put that many loads in flight).
+constexpr int sddmm_rows_round(int held) { return held == 1 ? sddmm_batch : 1; }
 
 // A matrix of any layout: element (r, c) at data[r * rs + c * cs].
 template <class T>
@@ -38,6 +44,7 @@ struct DotArgs {
     Strided<T> out;            // nnz x heads, or nnz x 1 with weights
     Strided<const T> weights;  // null data: plain SDDMM; else nnz x heads, summed over heads into out
     long long rows, nnz, d, heads;
+    // The dot kernel's (the rows kernel reads neither):
     long long steps;  // passes of G*VEC features per head (at least 1)
     long long chunk;  // entries per warp: a whole number of tiles of (32 / G) * sddmm_batch entries
 };
@@ -57,6 +64,9 @@ struct GatherArgs {
 
 template <class T, class I>
 void launch_dot(const SddmmShape& shape, const DotArgs<T, I>& args, cudaStream_t stream);
+// The rows kernel takes no weights (null).
+template <class T, class I>
+void launch_rows(const SddmmRowsShape& shape, const DotArgs<T, I>& args, cudaStream_t stream);
 template <class T, class I>
 void launch_gather(const SddmmShape& shape, const GatherArgs<T, I>& args, cudaStream_t stream);
 

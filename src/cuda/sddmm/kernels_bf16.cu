@@ -7,6 +7,8 @@ namespace spk::detail::cuda {
 
 template void launch_dot<__nv_bfloat16, std::int32_t>(const SddmmShape&, const DotArgs<__nv_bfloat16, std::int32_t>&, cudaStream_t);
 template void launch_dot<__nv_bfloat16, std::int64_t>(const SddmmShape&, const DotArgs<__nv_bfloat16, std::int64_t>&, cudaStream_t);
+template void launch_rows<__nv_bfloat16, std::int32_t>(const SddmmRowsShape&, const DotArgs<__nv_bfloat16, std::int32_t>&, cudaStream_t);
+template void launch_rows<__nv_bfloat16, std::int64_t>(const SddmmRowsShape&, const DotArgs<__nv_bfloat16, std::int64_t>&, cudaStream_t);
 template void launch_gather<__nv_bfloat16, std::int32_t>(const SddmmShape&, const GatherArgs<__nv_bfloat16, std::int32_t>&, cudaStream_t);
 template void launch_gather<__nv_bfloat16, std::int64_t>(const SddmmShape&, const GatherArgs<__nv_bfloat16, std::int64_t>&, cudaStream_t);
 

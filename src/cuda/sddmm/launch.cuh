@@ -1,11 +1,13 @@
 #pragma once
 // Launches of the SDDMM kernels for a runtime shape: a switch over the compiled shapes, G in
-// {1, 2, 4, 8, 16, 32} lanes and VEC in {1, 16 bytes' worth}. Included by kernels_<type>.cu only.
+// {1, 2, 4, 8, 16, 32} lanes and VEC in {1, 16 bytes' worth} (the rows kernel: the four shapes of
+// pick_rows_shape per VEC). Included by kernels_<type>.cu only.
 #include <string>
 
 #include "cuda/common/check.cuh"
 #include "cuda/sddmm/dot_kernel.cuh"
 #include "cuda/sddmm/gather_kernel.cuh"
+#include "cuda/sddmm/rows_kernel.cuh"
 #include "spk/error.hpp"
 
 namespace spk::detail::cuda {
@@ -24,6 +26,17 @@ void launch_dot_shape(const DotArgs<T, I>& args, cudaStream_t stream) {
         sddmm_dot_kernel<T, I, G, VEC, true><<<static_cast<unsigned>(blocks), sddmm_block_threads, 0, stream>>>(args);
     else
         sddmm_dot_kernel<T, I, G, VEC, false><<<static_cast<unsigned>(blocks), sddmm_block_threads, 0, stream>>>(args);
+    SPK_CUDA_CHECK_LAUNCH();
+}
+
+template <class T, class I, int G, int VEC, int HELD>
+void launch_rows_shape(const DotArgs<T, I>& args, cudaStream_t stream) {
+    constexpr long long rows_per_warp = 32 / G;
+    const long long warps = (args.rows + rows_per_warp - 1) / rows_per_warp;
+    const long long blocks = (warps * 32 + sddmm_block_threads - 1) / sddmm_block_threads;
+    if (blocks == 0) return;
+    if (blocks > 0x7fffffffLL) unsupported("sddmm: problem too large for one launch (" + std::to_string(blocks) + " blocks)");
+    sddmm_rows_kernel<T, I, G, VEC, HELD><<<static_cast<unsigned>(blocks), sddmm_block_threads, 0, stream>>>(args);
     SPK_CUDA_CHECK_LAUNCH();
 }
 
@@ -57,9 +70,33 @@ void dispatch_sddmm_shape(const SddmmShape& s, Launch&& launch) {
     invalid_argument("sddmm: no kernel compiled for " + std::to_string(s.g) + " lanes x " + std::to_string(s.vec) + " values");
 }
 
+// Calls launch<G, VEC, HELD>() for the compiled rows-mode shape equal to s (pick_rows_shape's).
+template <class T, class Launch>
+void dispatch_rows_shape(const SddmmRowsShape& s, Launch&& launch) {
+    constexpr int wide = sddmm_vector_width<T>;
+#define SPK_SDDMM_ROWS_CASE(G, VEC, HELD) \
+    if (s.g == G && s.vec == VEC && s.held == HELD) return launch.template operator()<G, VEC, HELD>();
+    SPK_SDDMM_ROWS_CASE(4, 1, 1)
+    SPK_SDDMM_ROWS_CASE(8, 1, 1)
+    SPK_SDDMM_ROWS_CASE(8, 1, sddmm_rows_held(1))
+    SPK_SDDMM_ROWS_CASE(32, 1, sddmm_rows_held(1))
+    SPK_SDDMM_ROWS_CASE(4, wide, 1)
+    SPK_SDDMM_ROWS_CASE(8, wide, 1)
+    SPK_SDDMM_ROWS_CASE(8, wide, sddmm_rows_held(wide))
+    SPK_SDDMM_ROWS_CASE(32, wide, sddmm_rows_held(wide))
+#undef SPK_SDDMM_ROWS_CASE
+    invalid_argument("sddmm: no rows kernel compiled for " + std::to_string(s.g) + " lanes x " + std::to_string(s.vec) + " values x " +
+                     std::to_string(s.held) + " steps");
+}
+
 template <class T, class I>
 void launch_dot(const SddmmShape& shape, const DotArgs<T, I>& args, cudaStream_t stream) {
     dispatch_sddmm_shape<T>(shape, [&]<int G, int VEC>() { launch_dot_shape<T, I, G, VEC>(args, stream); });
+}
+
+template <class T, class I>
+void launch_rows(const SddmmRowsShape& shape, const DotArgs<T, I>& args, cudaStream_t stream) {
+    dispatch_rows_shape<T>(shape, [&]<int G, int VEC, int HELD>() { launch_rows_shape<T, I, G, VEC, HELD>(args, stream); });
 }
 
 template <class T, class I>

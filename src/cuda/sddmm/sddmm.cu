@@ -1,6 +1,7 @@
 // CUDA SDDMM, forward and backward: operands into the shapes the kernels read (row-major X and Y,
 // transposed into workspaces when column-major), the kernel shape from d, and the launches.
-//   forward: the dot kernel writes s_p <X_i, Y_j>_h.
+//   forward: the dot kernel writes s_p <X_i, Y_j>_h, in the mode dot_mode.hpp picks (equal
+//            slices of entries, or neighbouring rows in lockstep).
 //   dA:      the dot kernel again, summing d_out(p, h) <X_i, Y_j>_h over heads.
 //   dX:      the gather kernel over A's rows (Y's rows weighted by d_out s).
 //   dY:      the gather kernel over Aᵀ's rows (X's rows), Aᵀ's pattern built per call (a free
@@ -14,9 +15,10 @@
 #include "core/sddmm_kernels.hpp"
 #include "cuda/common/check.cuh"
 #include "cuda/common/transpose.cuh"
+#include "cuda/common/transposed_pattern.hpp"
 #include "cuda/common/values.cuh"
 #include "cuda/sddmm/args.cuh"
-#include "cuda/common/transposed_pattern.hpp"
+#include "cuda/sddmm/dot_mode.hpp"
 
 namespace spk::detail::cuda {
 
@@ -76,13 +78,28 @@ long long dot_chunk(const Executor& exec, long long nnz, int g) {
     return std::clamp<long long>(tiles, 8, (1LL << 30) / tile - 1) * tile;
 }
 
-// One dot-kernel launch: the forward pass (weights empty) or dA (weights = d_out, no scale).
+// Whether X's and Y's rows allow 16-byte loads of a head's d features.
+template <class T>
+bool vector_loads_ok(const T* x, long long ldx, const T* y, long long ldy, index_t d) {
+    constexpr int wide = static_cast<int>(16 / sizeof(T));
+    return d % wide == 0 && vector_aligned(x, ldx, wide, sizeof(T)) && vector_aligned(y, ldy, wide, sizeof(T));
+}
+
+// One dot-kernel launch: the forward pass (weights empty) or dA (weights = d_out, no scale, and
+// the slices mode: the rows kernel reads no weights).
 template <class V, class I>
 void run_dot(const Executor& exec, CsrView<const V, I> a, const device_t<V>* x, long long ldx, const device_t<V>* y, long long ldy,
-             index_t d, index_t heads, const device_t<V>* scale, Strided<device_t<V>> out, Strided<const device_t<V>> weights) {
+             index_t d, index_t heads, const device_t<V>* scale, Strided<device_t<V>> out, Strided<const device_t<V>> weights,
+             SddmmDotMode mode) {
     using T = device_t<V>;
     constexpr int wide = static_cast<int>(16 / sizeof(T));
-    const bool vector_ok = d % wide == 0 && vector_aligned(x, ldx, wide, sizeof(T)) && vector_aligned(y, ldy, wide, sizeof(T));
+    const bool vector_ok = vector_loads_ok(x, ldx, y, ldy, d);
+    if (mode == SddmmDotMode::rows) {
+        const SddmmRowsShape shape = pick_rows_shape(d, vector_ok ? wide : 1);
+        const DotArgs<T, I> args{a.row_ptr, a.col_idx, scale, x, ldx, y, ldy, out, weights, a.rows, a.nnz, d, heads, 0, 0};
+        launch_rows<T, I>(shape, args, stream_of(exec));
+        return;
+    }
     const SddmmShape shape = pick_shape(d, vector_ok, wide);
     const long long span = static_cast<long long>(shape.g) * shape.vec;
     const long long steps = std::max<long long>(1, (d + span - 1) / span);
@@ -110,13 +127,16 @@ template <class V, class I>
 void sddmm(const Executor& exec, const SddmmArgs<V, I>& args) {
     using T = device_t<V>;
     const auto& a = args.a;
+    check_sddmm_config(args.config);
     if (a.nnz == 0) return;
     Array<V> x_ws, y_ws;
     long long ldx = 0, ldy = 0;
     const T* x = row_major(exec, args.x, x_ws, ldx);
     const T* y = row_major(exec, args.y, y_ws, ldy);
     const T* scale = args.scale_by_a ? reinterpret_cast<const T*>(a.values) : nullptr;
-    run_dot<V, I>(exec, a, x, ldx, y, ldy, args.x.cols / args.heads, args.heads, scale, strided(args.out), Strided<const T>{nullptr, 0, 0});
+    const index_t d = args.x.cols / args.heads;
+    const SddmmDotMode mode = sddmm_dot_mode(exec, a, d, vector_loads_ok(x, ldx, y, ldy, d), args.config);
+    run_dot<V, I>(exec, a, x, ldx, y, ldy, d, args.heads, scale, strided(args.out), Strided<const T>{nullptr, 0, 0}, mode);
     // Workspaces are freed on return: wait for the kernel that reads them.
     if (!x_ws.empty() || !y_ws.empty()) SPK_CUDA_CHECK(cudaStreamSynchronize(stream_of(exec)));
 }
@@ -135,7 +155,7 @@ void sddmm_backward(const Executor& exec, const SddmmBackwardArgs<V, I>& args) {
     const T* scale = args.scale_by_a ? reinterpret_cast<const T*>(a.values) : nullptr;
     const Strided<const T> d_out = strided(args.d_out);
 
-    if (want_da && a.nnz > 0) run_dot<V, I>(exec, a, x, ldx, y, ldy, d, args.heads, nullptr, strided(args.da), d_out);
+    if (want_da && a.nnz > 0) run_dot<V, I>(exec, a, x, ldx, y, ldy, d, args.heads, nullptr, strided(args.da), d_out, SddmmDotMode::slices);
     if (want_dx) run_gather<V, I>(exec, a.row_ptr, a.col_idx, nullptr, a.rows, scale, d_out, y, ldy, args.dx, d);
     if (want_dy) {
         const DeviceTransposedPattern<I> at = transposed_pattern<I>(exec, a.row_ptr, a.col_idx, a.rows, a.cols, a.nnz);

@@ -1,0 +1,153 @@
+#pragma once
+// Long rows of the FusedMM forward pass (sum and mean, without saved attention), cut into chunks
+// as split-K flash decoding cuts a long sequence. A row's group walks it serially, so on power-law
+// graphs the hub rows (tens of thousands of entries) set the kernel's time however short the rest.
+//   find_long_rows   one pass over row_ptr: rows longer than the threshold get a place in the
+//                    list of long rows and a run of chunk numbers; each chunk's (row, number).
+//   forward_kernel   (forward_kernel.cuh) its first blocks take the chunks, a group a (chunk,
+//                    head): the online softmax over the chunk's entries, then its state: the
+//                    running max m_c, the sum l_c and the unnormalised accumulator acc_c (dz values).
+//   combine_chunks   a block a (long row, head) merges the chunks' states in chunk order:
+//                    M = max m_c, L = Σ l_c e^(m_c - M), E = Σ acc_c e^(m_c - M) / L (then mean's
+//                    1/len), and writes M and L as the row statistics the backward pass reads.
+// Without softmax a chunk's state is its sum alone. No atomics touch the results (the atomic in
+// find_long_rows only hands out places), so they do not depend on timing.
+#include "cuda/fusedmm/device.cuh"
+
+namespace spk::detail::cuda::fused {
+
+// A row longer than the threshold is cut into ceil(len / threshold) chunks of near-equal length.
+__host__ __device__ constexpr long long chunk_count(long long len, long long threshold) { return (len + threshold - 1) / threshold; }
+
+// Where chunk c of `count` begins, counted from the row's start: the first len % count chunks
+// take one entry more (no chunk is empty, as len >= count; no product can overflow).
+__device__ __forceinline__ long long chunk_offset(long long c, long long len, long long count) {
+    const long long q = len / count, rem = len % count;
+    return c * q + (c < rem ? c : rem);
+}
+
+constexpr int kFindThreads = 256;
+
+// One thread a row, in whole warps (threads past the last row take part with no row). A warp
+// takes places for its long rows with one atomic add on a counter that packs the long rows (high
+// 32 bits) and their chunks (low 32), so both runs come out of the same order and chunk_first
+// grows with the list index. The warp then writes its long rows' chunks, a lane a chunk.
+template <class I>
+__global__ void __launch_bounds__(kFindThreads)
+    find_long_rows(const I* row_ptr, long long rows, long long threshold, unsigned long long* counts, I* long_rows, long long* chunk_first,
+                   I* chunk_row, long long* chunk_part) {
+    const long long i = static_cast<long long>(blockIdx.x) * kFindThreads + threadIdx.x;
+    const int lane = static_cast<int>(threadIdx.x) & 31;
+    const long long len = i < rows ? static_cast<long long>(row_ptr[i + 1]) - static_cast<long long>(row_ptr[i]) : 0;
+    const bool is_long = len > threshold;
+    const long long chunks = is_long ? chunk_count(len, threshold) : 0;
+    const unsigned long long mine = is_long ? (1ull << 32) | static_cast<unsigned long long>(chunks) : 0ull;
+    unsigned long long scan = mine;  // inclusive, over the warp
+#pragma unroll
+    for (int offset = 1; offset < 32; offset *= 2) {
+        const unsigned long long up = __shfl_up_sync(full_mask, scan, offset);
+        if (lane >= offset) scan += up;
+    }
+    const unsigned long long total = __shfl_sync(full_mask, scan, 31);
+    if (total == 0) return;  // the same for the whole warp
+    unsigned long long base = 0;
+    if (lane == 31) base = atomicAdd(counts, total);
+    const unsigned long long place = __shfl_sync(full_mask, base, 31) + scan - mine;
+    const long long first = static_cast<long long>(place & 0xffffffffull);
+    if (is_long) {
+        const long long t = static_cast<long long>(place >> 32);
+        long_rows[t] = static_cast<I>(i);
+        chunk_first[t] = first;
+    }
+    for (unsigned pending = __ballot_sync(full_mask, is_long); pending != 0; pending &= pending - 1) {
+        const int src = __ffs(static_cast<int>(pending)) - 1;
+        const long long row = __shfl_sync(full_mask, i, src), at = __shfl_sync(full_mask, first, src);
+        const long long count = __shfl_sync(full_mask, chunks, src);
+        for (long long c = lane; c < count; c += 32) {
+            chunk_row[at + c] = static_cast<I>(row);
+            chunk_part[at + c] = c;
+        }
+    }
+}
+
+constexpr int kCombineThreads = 256;
+constexpr int kCombineWarps = kCombineThreads / 32;
+
+// op over the block's values in a fixed order (warp butterflies, then the warps in order); every
+// thread gets the result.
+template <class A, class Op>
+__device__ __forceinline__ A block_reduce(A v, Op op, A (&scratch)[kCombineWarps]) {
+    v = group_reduce<32>(v, op);
+    if ((threadIdx.x & 31) == 0) scratch[threadIdx.x / 32] = v;
+    __syncthreads();
+    A out = scratch[0];
+#pragma unroll
+    for (int w = 1; w < kCombineWarps; ++w) out = op(out, scratch[w]);
+    __syncthreads();  // scratch is reused by the next reduction
+    return out;
+}
+
+// A block a (long row, head), blocks striding over them (the host does not know how many there
+// are). The warps split the chunks, lanes the features (32 at a time); each warp's sum then
+// joins the others in warp order.
+template <class T, class I>
+__global__ void __launch_bounds__(kCombineThreads) combine_chunks(const ForwardKernelArgs<T, I, accum_t<T>> args) {
+    using A = accum_t<T>;
+    __shared__ A scratch[kCombineWarps];
+    __shared__ A sums[kCombineWarps][32];
+    const Rules& r = args.rules;
+    const SplitArgs<I, A>& s = args.split;
+    const int lane = static_cast<int>(threadIdx.x) & 31, warp = static_cast<int>(threadIdx.x) / 32;
+    const long long items = static_cast<long long>(*s.counts >> 32) * r.heads;
+    for (long long item = blockIdx.x; item < items; item += gridDim.x) {
+        const long long t = item / r.heads;
+        const int h = static_cast<int>(item % r.heads);
+        const long long row = s.long_rows[t], first = s.chunk_first[t];
+        const long long len = static_cast<long long>(args.row_ptr[row + 1]) - static_cast<long long>(args.row_ptr[row]);
+        const long long count = chunk_count(len, s.threshold);
+        const auto state = [&](long long c) { return (first + c) * r.heads + h; };  // (chunk, head)
+
+        A top = minus_infinity<A>(), total = 1;
+        if (r.softmax) {
+            for (long long c = threadIdx.x; c < count; c += kCombineThreads) {
+                const A m = s.partial_max[state(c)];
+                top = m > top ? m : top;
+            }
+            top = block_reduce(
+                top, [](A x, A y) { return x > y ? x : y; }, scratch);
+            A part = 0;
+            for (long long c = threadIdx.x; c < count; c += kCombineThreads)
+                part += s.partial_sum[state(c)] * exp(s.partial_max[state(c)] - top);
+            total = block_reduce(
+                part, [](A x, A y) { return x + y; }, scratch);
+        }
+        A factor = r.softmax ? A(1) / total : A(1);
+        if (r.aggregate == Aggregate::mean) factor /= static_cast<A>(len);
+
+        for (long long f0 = 0; f0 < r.dz; f0 += 32) {
+            const long long f = f0 + lane;
+            A acc = 0;
+            if (f < r.dz)
+#pragma unroll 4
+                for (long long c = warp; c < count; c += kCombineWarps) {
+                    const A scale = r.softmax ? exp(s.partial_max[state(c)] - top) : A(1);
+                    acc += scale * s.partial_acc[state(c) * r.dz + f];
+                }
+            sums[warp][lane] = acc;
+            __syncthreads();
+            if (warp == 0 && f < r.dz) {
+                A out = sums[0][lane];
+#pragma unroll
+                for (int w = 1; w < kCombineWarps; ++w) out += sums[w][lane];
+                args.e[row * args.lde + h * r.dz + f] = from_accum<T>(out * factor);
+            }
+            __syncthreads();
+        }
+        if (r.softmax && threadIdx.x == 0) {
+            args.row_max[row * r.heads + h] = top;
+            args.row_sum[row * r.heads + h] = total;
+        }
+    }
+}
+
+}  // namespace spk::detail::cuda::fused

@@ -1,0 +1,156 @@
+// The forward SDDMM's choice of dot kernel (dot_mode.hpp): the rows-mode shapes, and the test
+// of A's row lengths behind the automatic choice.
+#include <cuda_runtime.h>
+
+#include <string>
+
+#include "core/cuda_runtime.hpp"
+#include "core/instantiate.hpp"
+#include "cuda/common/check.cuh"
+#include "cuda/common/segment_group.cuh"
+#include "cuda/common/workspace.hpp"
+#include "cuda/sddmm/args.cuh"
+#include "cuda/sddmm/dot_mode.hpp"
+
+namespace spk::detail::cuda {
+
+namespace {
+
+// The thresholds of the automatic choice, with what the generators measure (groups of 4 rows,
+// rounds of 4 entries: the k = 32 f32 shape; then rounds of 1):
+//                     padded/nnz     longest/mean   neighbours within 32 columns
+//   elasticity3d 40^3 1.055, 1.017   1.05           1.000
+//   brick3d 40^3      1.060, 1.017   1.05           0.999
+//   laplace3d 64^3    1.16,  1.005   1.01           1.000
+//   banded (hw 5)     1.09,  1.000   1.00           1.000
+//   uniform 16/row    1.00,  1.000   1.00           0.003 (every row the same length)
+//   R-MAT scale 16    2.35,  2.25    430            0.25
+//   powerlaw 16/row   3.28,  3.19    12000          0.001
+//
+// The rows mode pays for lanes idle past their row's end: with `group` rows per warp and rounds
+// of `round` entries, a warp walks group x (its longest row, rounded up to whole rounds)
+// positions. Chosen when that padded count stays within 10% of nnz: meshes with rows of tens of
+// entries (elasticity's rows come in equal triples and differ only at the boundary) pass; rows
+// of 7 (laplace3d) in rounds of 4 waste 1 of 8 and stay with the slices mode, which walks them
+// without idle lanes; power-law rows are far above.
+constexpr double rows_max_padding = 1.1;
+// A row is walked by one sub-group alone: a row much longer than the rest would stretch the
+// kernel (the slices mode splits it across warps). The longest row may hold 4x the mean (plus a
+// few entries, so that rows averaging 1..2 entries may hold up to ~10): with at least one wave of
+// row groups on the device (checked first), such a row costs at most a few groups' time.
+constexpr double rows_max_longest_over_mean = 4.0;
+constexpr double rows_longest_slack = 8.0;
+// What the rows mode gains over the slices mode is Y rows shared by neighbouring rows; without
+// it (random columns, as in the uniform generator, whose even rows pass the tests above) the
+// slices mode, already efficient there, is kept. Neighbours share columns when most start within
+// a few columns of each other: elasticity's rows 3 columns apart (0 within a node's triple),
+// stencils' and bands' 1; random columns lie thousands apart (table above).
+constexpr unsigned long long rows_local_window = 32;
+constexpr double rows_min_local_fraction = 0.5;
+// The rows kernel counts positions within a row in 32 bits (with room for its look-ahead).
+constexpr long long rows_max_nnz = 1LL << 30;
+
+// What the choice reads of A, summed over all rows:
+struct RowStats {
+    unsigned long long padded = 0;   // sum over groups of `group` consecutive rows: group x their longest row in whole rounds
+    unsigned long long longest = 0;  // the longest row
+    unsigned long long pairs = 0;    // neighbouring rows (within a warp of 32), both non-empty
+    unsigned long long local = 0;    // of those, the ones whose first columns lie within rows_local_window
+};
+
+// One thread a row; lanes form groups of `group` consecutive rows (group divides 32, so the groups
+// are aligned as the rows kernel's sub-groups are). Rows past the end are empty.
+template <class I>
+__global__ void __launch_bounds__(256)
+    sddmm_row_stats_kernel(const I* row_ptr, const I* col_idx, long long rows, int group, int round, RowStats* stats) {
+    using U64 = unsigned long long;
+    const long long row = static_cast<long long>(blockIdx.x) * blockDim.x + threadIdx.x;
+    const int lane = static_cast<int>(threadIdx.x) & 31;
+    const long long begin = row < rows ? static_cast<long long>(row_ptr[row]) : 0;
+    const U64 len = row < rows ? static_cast<U64>(static_cast<long long>(row_ptr[row + 1]) - begin) : 0ULL;
+    const long long first = len > 0 ? static_cast<long long>(col_idx[begin]) : 0;
+    const auto max = [](U64 a, U64 b) { return a > b ? a : b; };
+
+    U64 longest_in_group = len;
+    for (int offset = 1; offset < group; offset *= 2)
+        longest_in_group = max(longest_in_group, __shfl_xor_sync(full_mask, longest_in_group, offset));
+    const bool group_head = (lane & (group - 1)) == 0;
+    const U64 rounded = (longest_in_group + round - 1) / round * round;
+    const U64 padded = group_sum<32>(group_head ? rounded * static_cast<U64>(group) : 0ULL);
+    const U64 longest = group_reduce<32>(longest_in_group, max);
+
+    const long long previous_first = __shfl_up_sync(full_mask, first, 1);
+    const U64 previous_len = __shfl_up_sync(full_mask, len, 1);
+    const bool pair = lane > 0 && len > 0 && previous_len > 0;
+    const U64 distance = static_cast<U64>(first > previous_first ? first - previous_first : previous_first - first);
+    const U64 pairs = group_sum<32>(pair ? 1ULL : 0ULL);
+    const U64 local = group_sum<32>(pair && distance <= rows_local_window ? 1ULL : 0ULL);
+    if (lane == 0) {
+        atomicAdd(&stats->padded, padded);
+        atomicMax(&stats->longest, longest);
+        atomicAdd(&stats->pairs, pairs);
+        atomicAdd(&stats->local, local);
+    }
+}
+
+// A's row statistics, read back to the host (a synchronisation of exec's stream).
+template <class I>
+RowStats row_stats(const Executor& exec, const I* row_ptr, const I* col_idx, long long rows, int group, int round) {
+    const cudaStream_t stream = static_cast<cudaStream_t>(exec.stream());
+    Workspace<RowStats> stats(exec, 1);
+    SPK_CUDA_CHECK(cudaMemsetAsync(stats.data(), 0, sizeof(RowStats), stream));
+    const long long blocks = (rows + 255) / 256;
+    if (blocks > 0x7fffffffLL) unsupported("sddmm: " + std::to_string(rows) + " rows are too many for one launch");
+    sddmm_row_stats_kernel<I><<<static_cast<unsigned>(blocks), 256, 0, stream>>>(row_ptr, col_idx, rows, group, round, stats.data());
+    SPK_CUDA_CHECK_LAUNCH();
+    RowStats host;
+    SPK_CUDA_CHECK(cudaMemcpyAsync(&host, stats.data(), sizeof(RowStats), cudaMemcpyDeviceToHost, stream));
+    SPK_CUDA_CHECK(cudaStreamSynchronize(stream));
+    return host;
+}
+
+}  // namespace
+
+SddmmRowsShape pick_rows_shape(long long d, int vec) {
+    const long long lanes = (d + vec - 1) / vec;  // vectors of VEC features one head needs
+    const int held = sddmm_rows_held(vec);
+    if (lanes <= 4) return {4, vec, 1};
+    if (lanes <= 8) return {8, vec, 1};
+    if (lanes <= 8LL * held) return {8, vec, held};
+    if (lanes <= 32LL * held) return {32, vec, held};
+    return {};
+}
+
+void check_sddmm_config(std::string_view config) {
+    if (!config.empty() && config != "rows" && config != "slices")
+        invalid_argument("sddmm: options.config \"" + std::string(config) + "\" is not \"rows\", \"slices\" or empty (automatic)");
+}
+
+template <class V, class I>
+SddmmDotMode sddmm_dot_mode(const Executor& exec, CsrView<const V, I> a, index_t d, bool vector_ok, std::string_view config) {
+    check_sddmm_config(config);
+    if (config == "slices") return SddmmDotMode::slices;
+    const SddmmRowsShape shape = pick_rows_shape(d, vector_ok ? static_cast<int>(16 / sizeof(V)) : 1);
+    // X's row would not fit in registers, or a row's positions not in the kernel's 32-bit count.
+    if (shape.g == 0 || a.nnz >= rows_max_nnz) return SddmmDotMode::slices;
+    if (config == "rows") return SddmmDotMode::rows;
+    if (a.nnz == 0) return SddmmDotMode::slices;
+    // The rows mode cannot split a row group: it needs a group for every warp the device holds
+    // at once, or SMs would idle (this also bounds the mean row length by nnz over that count).
+    const int group = 32 / shape.g;
+    const long long warp_slots =
+        static_cast<long long>(device_properties(exec.device()).sm_count) * sddmm_dot_min_blocks * (sddmm_block_threads / 32);
+    if (a.rows < warp_slots * group) return SddmmDotMode::slices;
+    const RowStats stats = row_stats<I>(exec, a.row_ptr, a.col_idx, a.rows, group, sddmm_rows_round(shape.held));
+    const double nnz = static_cast<double>(a.nnz), mean = nnz / static_cast<double>(a.rows);
+    const bool even = static_cast<double>(stats.padded) <= rows_max_padding * nnz &&
+                      static_cast<double>(stats.longest) <= rows_max_longest_over_mean * mean + rows_longest_slack;
+    const bool neighbours_share = static_cast<double>(stats.local) >= rows_min_local_fraction * static_cast<double>(stats.pairs);
+    return even && neighbours_share ? SddmmDotMode::rows : SddmmDotMode::slices;
+}
+
+#define SPK_INSTANTIATE(V, I) template SddmmDotMode sddmm_dot_mode(const Executor&, CsrView<const V, I>, index_t, bool, std::string_view);
+SPK_FOR_ALL_VALUES_AND_INDICES(SPK_INSTANTIATE)
+#undef SPK_INSTANTIATE
+
+}  // namespace spk::detail::cuda

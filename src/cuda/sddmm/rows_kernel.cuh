@@ -1,0 +1,109 @@
+#pragma once
+// The SDDMM dot kernel in neighbour-row mode (the forward pass: out(p, h) = s_p <X_i, Y_j>_h, no
+// weights), for matrices whose neighbouring rows are about equally long and share columns, as a
+// mesh's do (dot_mode.cu decides).
+//
+// Work split: the P = 32/G sub-groups of a warp own P consecutive rows, the warps of a block
+// consecutive groups of rows, so a block covers 8P neighbouring rows. The sub-groups walk their
+// rows in lockstep by position: in one instruction sub-group s loads the Y row of entry
+// row_ptr[r0 + s] + k. Where neighbouring rows share their column pattern (the unknowns of one
+// mesh node) those are the same bytes, fetched once; where they are shifted copies (a stencil's
+// neighbouring nodes), the Y rows one warp needs next were just fetched by its neighbours: the
+// block's Y reads at any moment stay within a small window of Y, which L1 can hold (what the
+// slices mode lacks on long rows: its warps walk rows far apart, each re-reading its own row's
+// Y rows for the next row of a triple after they left L1). X's row (one head) sits in
+// registers for the whole walk: HELD steps of G*VEC features per lane, lanes past d hold zeros.
+//
+// Rows of different lengths: the warp runs to its longest row; lanes past their row's end load no
+// Y row and write nothing (their index loads read nothing either), so their cost is idle issue
+// slots, which dot_mode.cu bounds by choosing this mode only when a warp's rows are about equal.
+// Per lane, U entries (HELD == 1) or HELD steps of one entry (HELD > 1) have their Y loads in flight
+// before the FMAs; the next round's column indices are on their way meanwhile.
+#include "cuda/common/segment_group.cuh"
+#include "cuda/common/values.cuh"
+#include "cuda/sddmm/args.cuh"
+#include "cuda/sddmm/readonly_load.cuh"
+
+namespace spk::detail::cuda {
+
+template <class T, class I, int G, int VEC, int HELD>
+__global__ void __launch_bounds__(sddmm_block_threads, sddmm_dot_min_blocks) sddmm_rows_kernel(const DotArgs<T, I> p) {
+    using A = accum_t<T>;
+    using Vec = vec_storage<T, VEC>;
+    constexpr int P = 32 / G;
+    constexpr int U = sddmm_rows_round(HELD);  // entries per lane and round
+    static_assert(U <= G, "a sub-group's lanes write its round's entries");
+    const int warp_lane = static_cast<int>(threadIdx.x) & 31;
+    const int lane = warp_lane & (G - 1);
+    const long long first_row = (static_cast<long long>(blockIdx.x) * blockDim.x + threadIdx.x) / 32 * P;
+    if (first_row >= p.rows) return;  // whole warps leave together: the shuffles below stay legal
+    const long long row = first_row + warp_lane / G;
+    const bool has_row = row < p.rows;
+    // Positions within a row count in 32 bits: the host runs this kernel only when nnz < 2^30.
+    const long long begin = has_row ? static_cast<long long>(__ldg(p.row_ptr + row)) : 0;
+    const int len = has_row ? static_cast<int>(static_cast<long long>(__ldg(p.row_ptr + row + 1)) - begin) : 0;
+    const int warp_len = group_reduce<32>(len, [](int a, int b) { return a > b ? a : b; });
+    const I* const col_idx = p.col_idx + begin;
+    const T* const scale = p.scale ? p.scale + begin : nullptr;
+    // Positions past the row's end read no index; their column (0) is never used.
+    const auto column = [&](int k) { return k < len ? __ldg(col_idx + k) : I(0); };
+
+#pragma unroll 1
+    for (long long h = 0; h < p.heads; ++h) {
+        const long long head = h * p.d;
+        // This lane's features of the head: step t covers [t*G*VEC + lane*VEC, + VEC).
+        bool in_d[HELD];
+        Vec x[HELD];
+#pragma unroll
+        for (int t = 0; t < HELD; ++t) {
+            const long long f = static_cast<long long>(t) * (G * VEC) + lane * VEC;
+            in_d[t] = f < p.d;
+            x[t] = has_row && in_d[t] ? load_readonly<T, VEC>(p.x + row * p.ldx + head + f) : Vec{};
+        }
+        const T* const y_head = p.y + head + lane * VEC;
+        T* const out = &p.out(begin, h);  // entry begin + k at out[k * rs]
+
+        I next[U];
+#pragma unroll
+        for (int u = 0; u < U; ++u) next[u] = column(u);
+#pragma unroll 1
+        for (int k = 0; k < warp_len; k += U) {
+            I col[U];
+#pragma unroll
+            for (int u = 0; u < U; ++u) {
+                col[u] = next[u];
+                next[u] = column(k + U + u);  // on their way while this round computes
+            }
+            Vec y[U][HELD];
+#pragma unroll
+            for (int u = 0; u < U; ++u)
+#pragma unroll
+                for (int t = 0; t < HELD; ++t)
+                    y[u][t] = k + u < len && in_d[t]
+                                  ? load_readonly<T, VEC>(y_head + static_cast<long long>(col[u]) * p.ldy + t * (G * VEC))
+                                  : Vec{};
+            A acc[U];
+#pragma unroll
+            for (int u = 0; u < U; ++u) {
+                acc[u] = A(0);
+#pragma unroll
+                for (int t = 0; t < HELD; ++t)
+#pragma unroll
+                    for (int q = 0; q < VEC; ++q) acc[u] += to_accum(x[t].v[q]) * to_accum(y[u][t].v[q]);
+            }
+            // Every lane of a sub-group ends with the sums; lane u writes entry k + u (one store a round).
+            A mine = A(0);
+#pragma unroll
+            for (int u = 0; u < U; ++u) {
+                acc[u] = group_sum<G>(acc[u]);
+                if (lane == u) mine = acc[u];
+            }
+            if (lane < U && k + lane < len) {
+                const A s = scale ? to_accum(__ldg(scale + k + lane)) : A(1);
+                out[static_cast<long long>(k + lane) * p.out.rs] = from_accum<T>(s * mine);
+            }
+        }
+    }
+}
+
+}  // namespace spk::detail::cuda
