@@ -2,8 +2,8 @@
 // kernel shape from the widths, fill the kernel arguments and launch (forward: one kernel, or,
 // under sum and mean without saved attention, find_long_rows, the forward kernel with its chunk
 // blocks, and combine_chunks; backward: the row kernel, then Aᵀ's pattern and the column kernel).
-// The long-row split learns its rows on the device each call (no plan keeps them, no wait): its
-// workspaces are sized by bounds that follow from nnz and the threshold alone.
+// The long-row split learns its rows on the device each call (no plan keeps them), and waits once
+// for their number, which sizes the chunks' partial states.
 // Aᵀ's pattern is built per backward call that needs dY or dZ: the kernel interface has no place
 // to keep it between calls (the cpu backend's plan caches its own).
 #include <cuda_runtime.h>
@@ -176,17 +176,33 @@ long long split_threshold(long long rows, long long nnz, int heads, const Device
     return std::max(128LL, std::min(mean_based, share));
 }
 
-// The workspace of a split forward pass, one allocation for all its arrays; freed on the stream
-// after the kernels that use it.
+// The workspaces of a split forward pass; freed on the stream after the kernels that use them.
 struct SplitWorkspace {
-    Workspace<std::byte> memory;
+    Workspace<std::byte> lists;   // the counter and the long rows' and chunks' lists, sized by bounds
+    Workspace<std::byte> states;  // the chunks' partial states, sized by the chunks found
     long long combine_blocks = 0;  // 0: nothing is split
 };
 
-// Sets up the long-row split (split.cuh) of a forward pass: sizes the arrays by what A's nnz
-// allows (at most nnz / (threshold + 1) long rows, fewer than 2 nnz / threshold chunks), fills
-// `split` and queues the pass over row_ptr that finds the long rows. Leaves `split` as it is
-// (nothing split) when no row can exceed the threshold.
+// Carves arrays out of one allocation, each at a 256-byte boundary.
+class Carver {
+public:
+    std::size_t reserve(long long count, std::size_t size) {
+        const std::size_t at = bytes_;
+        bytes_ += (static_cast<std::size_t>(count) * size + 255) / 256 * 256;
+        return at;
+    }
+    std::size_t bytes() const { return bytes_; }
+
+private:
+    std::size_t bytes_ = 0;
+};
+
+// Sets up the long-row split (split.cuh) of a forward pass: finds the long rows on the device
+// (lists sized by what A's nnz allows: at most nnz / (threshold + 1) long rows, fewer than
+// 2 nnz / threshold chunks), reads back how many chunks there are (one wait on the stream: partial
+// states sized by the bound took up to an eighth of E's size on matrices with no long row at
+// all), then sizes the states and fills `split`. Leaves `split` as it was (nothing split) when no
+// row exceeds the threshold.
 template <class I, class S>
 SplitWorkspace prepare_split(const Executor& exec, const I* row_ptr, long long rows, long long nnz, const fused::Rules& r,
                              fused::SplitArgs<I, S>& split) {
@@ -199,38 +215,44 @@ SplitWorkspace prepare_split(const Executor& exec, const I* row_ptr, long long r
     const long long find_blocks = (rows + fused::kFindThreads - 1) / fused::kFindThreads;
     if (find_blocks > 0x7fffffffLL) unsupported("fusedmm on CUDA: too many rows for one launch (" + std::to_string(rows) + ")");
 
-    // Each array at a 256-byte boundary of the one allocation.
-    std::size_t bytes = 0;
-    const auto reserve = [&bytes](long long count, std::size_t size) {
-        const std::size_t at = bytes;
-        bytes += (static_cast<std::size_t>(count) * size + 255) / 256 * 256;
-        return at;
-    };
-    const long long states = max_chunks * r.heads, stat_states = r.softmax ? states : 0;
-    const std::size_t at_counts = reserve(1, sizeof(unsigned long long)), at_long_rows = reserve(max_long, sizeof(I)),
-                      at_chunk_first = reserve(max_long, sizeof(long long)), at_chunk_row = reserve(max_chunks, sizeof(I)),
-                      at_chunk_part = reserve(max_chunks, sizeof(long long)), at_max = reserve(stat_states, sizeof(S)),
-                      at_sum = reserve(stat_states, sizeof(S)), at_acc = reserve(states * r.dz, sizeof(S));
-    w.memory = Workspace<std::byte>(exec, bytes);
-    std::byte* base = w.memory.data();
-    split.threshold = threshold;
-    split.max_chunks = max_chunks;
-    split.counts = reinterpret_cast<unsigned long long*>(base + at_counts);
-    split.long_rows = reinterpret_cast<I*>(base + at_long_rows);
-    split.chunk_first = reinterpret_cast<long long*>(base + at_chunk_first);
-    split.chunk_row = reinterpret_cast<I*>(base + at_chunk_row);
-    split.chunk_part = reinterpret_cast<long long*>(base + at_chunk_part);
-    split.partial_max = r.softmax ? reinterpret_cast<S*>(base + at_max) : nullptr;
-    split.partial_sum = r.softmax ? reinterpret_cast<S*>(base + at_sum) : nullptr;
-    split.partial_acc = reinterpret_cast<S*>(base + at_acc);
-    const long long resident_blocks = static_cast<long long>(device.sm_count) * (device.max_threads_per_sm / fused::kCombineThreads);
-    w.combine_blocks = std::max(1LL, std::min(max_long * r.heads, resident_blocks));
+    Carver lists;
+    const std::size_t at_counts = lists.reserve(1, sizeof(unsigned long long)), at_long_rows = lists.reserve(max_long, sizeof(I)),
+                      at_chunk_first = lists.reserve(max_long, sizeof(long long)), at_chunk_row = lists.reserve(max_chunks, sizeof(I)),
+                      at_chunk_part = lists.reserve(max_chunks, sizeof(long long));
+    w.lists = Workspace<std::byte>(exec, lists.bytes());
+    std::byte* base = w.lists.data();
+    fused::SplitArgs<I, S> found = split;
+    found.threshold = threshold;
+    found.counts = reinterpret_cast<unsigned long long*>(base + at_counts);
+    found.long_rows = reinterpret_cast<I*>(base + at_long_rows);
+    found.chunk_first = reinterpret_cast<long long*>(base + at_chunk_first);
+    found.chunk_row = reinterpret_cast<I*>(base + at_chunk_row);
+    found.chunk_part = reinterpret_cast<long long*>(base + at_chunk_part);
 
     const cudaStream_t stream = stream_of(exec);
-    SPK_CUDA_CHECK(cudaMemsetAsync(split.counts, 0, sizeof(unsigned long long), stream));
+    SPK_CUDA_CHECK(cudaMemsetAsync(found.counts, 0, sizeof(unsigned long long), stream));
     fused::find_long_rows<I><<<static_cast<unsigned>(find_blocks), fused::kFindThreads, 0, stream>>>(
-        row_ptr, rows, threshold, split.counts, split.long_rows, split.chunk_first, split.chunk_row, split.chunk_part);
+        row_ptr, rows, threshold, found.counts, found.long_rows, found.chunk_first, found.chunk_row, found.chunk_part);
     SPK_CUDA_CHECK_LAUNCH();
+    unsigned long long counts = 0;
+    SPK_CUDA_CHECK(cudaMemcpyAsync(&counts, found.counts, sizeof(counts), cudaMemcpyDeviceToHost, stream));
+    SPK_CUDA_CHECK(cudaStreamSynchronize(stream));
+    const long long long_rows = static_cast<long long>(counts >> 32), chunks = static_cast<long long>(counts & 0xffffffffull);
+    if (long_rows == 0) return w;
+
+    Carver states;
+    const long long count = chunks * r.heads, stat_count = r.softmax ? count : 0;
+    const std::size_t at_max = states.reserve(stat_count, sizeof(S)), at_sum = states.reserve(stat_count, sizeof(S)),
+                      at_acc = states.reserve(count * r.dz, sizeof(S));
+    w.states = Workspace<std::byte>(exec, states.bytes());
+    std::byte* state_base = w.states.data();
+    found.max_chunks = chunks;
+    found.partial_max = r.softmax ? reinterpret_cast<S*>(state_base + at_max) : nullptr;
+    found.partial_sum = r.softmax ? reinterpret_cast<S*>(state_base + at_sum) : nullptr;
+    found.partial_acc = reinterpret_cast<S*>(state_base + at_acc);
+    split = found;
+    const long long resident_blocks = static_cast<long long>(device.sm_count) * (device.max_threads_per_sm / fused::kCombineThreads);
+    w.combine_blocks = std::max(1LL, std::min(long_rows * r.heads, resident_blocks));
     return w;
 }
 

@@ -27,7 +27,7 @@ struct Rules {
 template <class I, class S>
 struct SplitArgs {
     long long threshold = std::numeric_limits<long long>::max();
-    long long max_chunks = 0;  // the bound the workspaces below were sized for
+    long long max_chunks = 0;  // the chunks found (the partial states below hold that many per head)
     long long blocks = 0;      // chunk blocks at the front of the grid (set at launch)
     // Long rows in the high 32 bits, chunks in the low 32 (one counter: one atomic a warp).
     unsigned long long* counts = nullptr;

@@ -36,7 +36,8 @@ SddmmRowsShape pick_rows_shape(long long d, int vec);
 // holds d or nnz >= 2^30), or empty: rows when A has enough rows to fill the device, its rows are
 // even (few idle lanes) and neighbouring rows share columns (dot_mode.cu has the thresholds). The
 // automatic choice reads A's row_ptr and first columns in one small kernel and synchronises exec's
-// stream to read back its 32-byte result (only when the device-filling test passes).
+// stream to read back its 32-byte result (only when the device-filling test passes); the choice
+// is then kept by A's arrays and size, so later calls with the same A neither read nor wait.
 // InvalidArgument for any other config.
 template <class V, class I>
 SddmmDotMode sddmm_dot_mode(const Executor& exec, CsrView<const V, I> a, index_t d, bool vector_ok, std::string_view config);
