@@ -143,7 +143,7 @@ void bench_op(const Executor& exec, const OpConfig& base, const MatrixSource& sr
             m.times = {device_seconds(exec, *op, s.warmup, s.reps)};
         else
             m.times = time_runs([&] { op->run(); }, s.warmup, s.reps);
-        m.baseline = vendor_baseline(exec, c, inputs, s.warmup, s.reps);
+        m.baseline = vendor_baseline(exec, c, inputs, s.warmup, s.reps, median(m.times));
         m.flops = op->flops();
         m.bytes = op->bytes();  // after the runs: spgemm knows its output's size only then
         const OpOutput result = op->output();
@@ -152,6 +152,29 @@ void bench_op(const Executor& exec, const OpConfig& base, const MatrixSource& sr
         std::fprintf(stderr, "spk bench: %s %s: %s ms%s\n", m.config.c_str(), m.matrix.c_str(), millis(median(m.times)).c_str(),
                      m.baseline ? ("; " + m.baseline->all).c_str() : "");
         out.push_back(std::move(m));
+    }
+}
+
+// The baselines' other ratios (BaselineTime::ratios), a geomean line per label in first-seen order:
+// geomean spgemm vs cusparse-alg1: 2.10x (worst case 1.02x, 4 matrices)
+void print_ratio_geomeans(const std::string& key, const std::vector<const Measurement*>& group) {
+    std::vector<std::string> labels;
+    std::map<std::string, std::vector<double>> ratios;
+    for (const auto* m : group) {
+        if (!m->baseline) continue;
+        for (const auto& [label, ratio] : m->baseline->ratios) {
+            if (!(ratio > 0) || !std::isfinite(ratio)) continue;
+            if (!ratios.contains(label)) labels.push_back(label);
+            ratios[label].push_back(ratio);
+        }
+    }
+    for (const auto& label : labels) {
+        const auto& r = ratios[label];
+        double log_sum = 0;
+        for (const double x : r) log_sum += std::log(x);
+        std::printf("geomean %s %s: %sx (worst case %sx, %zu matrices)\n", key.c_str(), label.c_str(),
+                    fixed(std::exp(log_sum / static_cast<double>(r.size())), 2).c_str(), fixed(*std::min_element(r.begin(), r.end()), 2).c_str(),
+                    r.size());
     }
 }
 
@@ -173,7 +196,12 @@ Json to_json(const std::vector<Measurement>& ms, const Executor& exec, const Set
         r.set("median_s", m.median).set("min_s", *std::min_element(m.times.begin(), m.times.end())).set("times_s", std::move(times));
         r.set("flops", m.flops).set("bytes", m.bytes).set("checksum", m.checksum);
         if (m.result_nnz >= 0) r.set("result_nnz", m.result_nnz);
-        if (m.baseline) r.set("baseline", m.baseline->name).set("baseline_s", m.baseline->seconds).set("baselines", m.baseline->all);
+        if (m.baseline) {
+            r.set("baseline", m.baseline->name).set("baseline_s", m.baseline->seconds).set("baselines", m.baseline->all);
+            Json ratios = Json::object();
+            for (const auto& [label, ratio] : m.baseline->ratios) ratios.set(label, ratio);
+            r.set("ratios", std::move(ratios));
+        }
         if (m.op == "read")
             r.set("mb_per_s", rate(m.bytes, m.median) / 1e6);
         else
@@ -305,6 +333,7 @@ int run_bench(std::span<const std::string> args) {
         if (with_vendor)
             std::printf("geomean %s vs cusparse-best: %sx (worst case %sx, %d matrices)\n", key.c_str(),
                         fixed(std::exp(log_ratio / with_vendor), 2).c_str(), fixed(worst, 2).c_str(), with_vendor);
+        print_ratio_geomeans(key, g);
     }
     if (const auto path = parsed->value("json")) write_json_file(*path, to_json(ms, exec, settings, geo));
     return 0;

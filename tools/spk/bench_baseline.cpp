@@ -33,7 +33,12 @@ std::optional<BaselineTime> sddmm_baseline(const Executor& exec, const OpConfig&
 // same patterns: what a reuse costs), and the device memory of one whole product: the pool's
 // high-water mark (the symbolic phase's and the numeric phase's workspaces) plus C and the plan's
 // row arrays, which live outside the pool. A and B, the same for both, are not counted.
-std::string spgemm_spk_figures(const Executor& exec, const Matrix& a, const Matrix& b, std::int64_t warmup, std::int64_t reps) {
+struct SpgemmFigures {
+    double reuse_seconds = 0;
+    double peak_bytes = 0;
+};
+
+SpgemmFigures spgemm_spk_figures(const Executor& exec, const Matrix& a, const Matrix& b, std::int64_t warmup, std::int64_t reps) {
     std::optional<SpgemmPlan<float, std::int32_t>> plan;
     Matrix c;
     const std::size_t pool = baselines::pool_peak_bytes(exec, [&] {
@@ -41,36 +46,51 @@ std::string spgemm_spk_figures(const Executor& exec, const Matrix& a, const Matr
         c = plan->compute();
     });
     const double plan_rows = 2.0 * static_cast<double>(a.rows()) * sizeof(std::int32_t);
-    const double peak = static_cast<double>(pool) + csr_bytes(c.rows(), c.nnz()) + plan_rows;
-    const double reuse_ms = baselines::time_device_ms(
-        exec, [&] { plan->recompute(a.values().data(), b.values().data(), c.values().data()); }, static_cast<int>(warmup),
-        static_cast<int>(reps));
-    return "spk.reuse=" + millis(reuse_ms / 1e3) + "ms spk.peak=" + bytes(peak);
+    SpgemmFigures f;
+    f.peak_bytes = static_cast<double>(pool) + csr_bytes(c.rows(), c.nnz()) + plan_rows;
+    f.reuse_seconds = baselines::time_device_ms(
+                          exec, [&] { plan->recompute(a.values().data(), b.values().data(), c.values().data()); },
+                          static_cast<int>(warmup), static_cast<int>(reps)) /
+                      1e3;
+    return f;
 }
 
 // cuSPARSE SpGEMM on the operands op_spgemm.cpp uses (B: A when square, else Aᵀ); no mask or
 // semiring (cuSPARSE has neither). The fastest full product is the baseline; reuse is listed.
 std::optional<BaselineTime> spgemm_baseline(const Executor& exec, const OpConfig& config, const OpInputs& inputs, std::int64_t warmup,
-                                            std::int64_t reps) {
+                                            std::int64_t reps, double spk_seconds) {
     if (!inputs.a || inputs.mask || config.semiring != Semiring::plus_times) return std::nullopt;
     const Matrix a = inputs.a->to(exec);
     const Matrix b = inputs.b ? inputs.b->to(exec)
                               : inputs.a->rows() == inputs.a->cols() ? inputs.a->to(exec)
                                                                      : transpose<float, std::int32_t>(inputs.a->view()).to(exec);
-    const std::string spk_figures = spgemm_spk_figures(exec, a, b, warmup, reps);
+    const SpgemmFigures spk = spgemm_spk_figures(exec, a, b, warmup, reps);
+    const std::string spk_all = "spk.reuse=" + millis(spk.reuse_seconds) + "ms spk.peak=" + bytes(spk.peak_bytes);
     const auto timings = baselines::cusparse_spgemm(exec, a.view(), b.view(), static_cast<int>(warmup), static_cast<int>(reps));
     std::optional<BaselineTime> best;
     std::string all;
+    std::vector<std::pair<std::string, double>> ratios;
     for (const auto& t : timings) {
         all += (all.empty() ? "" : " ") + t.name + "=" + (t.ok ? millis(t.ms / 1e3) + "ms" : "n/a(" + t.note + ")");
         if (t.ok && t.peak_bytes > 0) all += "(peak " + std::to_string(t.peak_bytes >> 20) + " MiB)";
-        if (t.ok && t.name != "cusparse.spgemm.reuse" && (!best || t.ms / 1e3 < best->seconds)) best = BaselineTime{t.name, t.ms / 1e3, {}};
+        if (!t.ok) continue;
+        if (t.name == "cusparse.spgemm.reuse") {
+            ratios.emplace_back("numeric reuse vs cusparse-reuse", t.ms / 1e3 / spk.reuse_seconds);
+            continue;
+        }
+        if (t.name == "cusparse.spgemm.alg1") {
+            ratios.emplace_back("vs cusparse-alg1", t.ms / 1e3 / spk_seconds);
+            if (t.peak_bytes > 0) ratios.emplace_back("peak memory vs cusparse-alg1", static_cast<double>(t.peak_bytes) / spk.peak_bytes);
+        }
+        if (!best || t.ms / 1e3 < best->seconds) best = BaselineTime{t.name, t.ms / 1e3, {}};
     }
+    ratios.emplace_back("numeric reuse vs full product", spk_seconds / spk.reuse_seconds);
     if (!best) {
-        std::fprintf(stderr, "spk bench: spgemm: no cuSPARSE baseline: %s %s\n", all.c_str(), spk_figures.c_str());
+        std::fprintf(stderr, "spk bench: spgemm: no cuSPARSE baseline: %s %s\n", all.c_str(), spk_all.c_str());
         return std::nullopt;
     }
-    best->all = all + " " + spk_figures;
+    best->all = all + " " + spk_all;
+    best->ratios = std::move(ratios);
     return best;
 }
 
@@ -149,15 +169,18 @@ std::optional<BaselineTime> fusedmm_baseline(const Executor& exec, const OpConfi
         return std::nullopt;
     }
     best->all = all + " spk.peak=" + bytes(static_cast<double>(spk_bytes));
+    for (const auto& t : timings)
+        if (t.name == best->name && spk_bytes > 0)
+            best->ratios.emplace_back("peak memory vs cusparse-best", static_cast<double>(t.peak_bytes) / static_cast<double>(spk_bytes));
     return best;
 }
 
 }  // namespace
 
 std::optional<BaselineTime> vendor_baseline(const Executor& exec, const OpConfig& config, const OpInputs& inputs, std::int64_t warmup,
-                                            std::int64_t reps) {
+                                            std::int64_t reps, double spk_seconds) {
     if (exec.backend() == Backend::cuda && config.op == "sddmm") return sddmm_baseline(exec, config, inputs, warmup, reps);
-    if (exec.backend() == Backend::cuda && config.op == "spgemm") return spgemm_baseline(exec, config, inputs, warmup, reps);
+    if (exec.backend() == Backend::cuda && config.op == "spgemm") return spgemm_baseline(exec, config, inputs, warmup, reps, spk_seconds);
     if (exec.backend() == Backend::cuda && config.op == "fusedmm") return fusedmm_baseline(exec, config, inputs, warmup, reps);
     if (exec.backend() != Backend::cuda || config.op != "spmm" || config.reduce != Reduce::sum || !inputs.a) return std::nullopt;
     const Matrix a = inputs.a->to(exec);

@@ -3,6 +3,8 @@
 #include <cstdint>
 #include <optional>
 #include <string>
+#include <utility>
+#include <vector>
 
 #include "operation.hpp"
 
@@ -12,12 +14,16 @@ struct BaselineTime {
     std::string name;  // the fastest algorithm, e.g. "cusparse.alg2"
     double seconds = 0;
     std::string all;  // every algorithm tried: "cusparse.default=0.412ms alg1=... alg3=n/a(...)"
+    // The issues' other goals, as ratios where more than 1 favours spk: ("vs cusparse-alg1", 2.1),
+    // ("peak memory vs cusparse-alg1", 30), ("numeric reuse vs cusparse-reuse", 1.3), ...
+    std::vector<std::pair<std::string, double>> ratios = {};
 };
 
 // The fastest vendor time for this operation and backend, or nothing where there is no baseline
 // (CPU backends compare with SciPy and GraphBLAS outside the binary: scripts/bench-cpu.sh).
+// spk_seconds: spk's median on the same case, for the ratios.
 std::optional<BaselineTime> vendor_baseline(const Executor& exec, const OpConfig& config, const OpInputs& inputs, std::int64_t warmup,
-                                            std::int64_t reps);
+                                            std::int64_t reps, double spk_seconds);
 
 // Device-to-device copy bandwidth in bytes per second (read + write), the floor's denominator.
 double device_copy_bandwidth(const Executor& exec);
