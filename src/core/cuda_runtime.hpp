@@ -31,6 +31,12 @@ void* stream_allocate(int device, void* stream, std::size_t bytes);
 void stream_free(int device, void* stream, void* ptr) noexcept;
 // kind: 0 host->device, 1 device->host, 2 device->device
 void memcpy_bytes(void* dst, const void* src, std::size_t bytes, int kind);
+// The same on `stream`, returning before the copy completes.
+void memcpy_bytes_async(void* dst, const void* src, std::size_t bytes, int kind, int device, void* stream);
+// Page-locks host memory that malloc gave (cudaHostRegister), so that copies to and from it run at
+// full bandwidth and asynchronously; false (nothing registered) when the driver refuses.
+bool host_register(void* ptr, std::size_t bytes) noexcept;
+void host_unregister(void* ptr) noexcept;
 void synchronize(int device, void* stream);
 
 }  // namespace spk::detail::cuda

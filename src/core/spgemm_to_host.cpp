@@ -1,7 +1,8 @@
 // SpGEMM in chunks of C's rows (out of core): one symbolic phase over all rows gives C's row
 // offsets, which cut the rows into chunks whose share of C fits half the memory budget (the other
 // half is left to the chunk's own workspaces); each chunk is a product of A's rows (their offsets
-// rebased to start at 0) with all of B, copied to host memory when it completes.
+// rebased to start at 0) with all of B, copied to host memory when it completes. On a device, C's
+// host arrays are page-locked for the copies, which run on the executor's stream.
 #include <algorithm>
 #include <string>
 
@@ -34,6 +35,33 @@ CsrView<const V, I> row_range(const Executor& exec, CsrView<const V, I> m, const
                                m.values ? m.values + off : nullptr, m.space, m.sorted};
 }
 
+// Host memory page-locked for the life of the object where the driver allows it (copies from the
+// device then run at full bandwidth, without the driver's staging through its own pinned buffers).
+class PinnedRange {
+public:
+    PinnedRange(void* ptr, std::size_t bytes) : ptr_(ptr), pinned_(detail::cuda::host_register(ptr, bytes)) {}
+    ~PinnedRange() {
+        if (pinned_) detail::cuda::host_unregister(ptr_);
+    }
+    PinnedRange(const PinnedRange&) = delete;
+    PinnedRange& operator=(const PinnedRange&) = delete;
+
+private:
+    void* ptr_;
+    bool pinned_;
+};
+
+// count entries of T from `from` (on exec) into host memory: on the executor's stream where it is
+// a device (the caller waits), else a plain copy.
+template <class T>
+void copy_to_host(const Executor& exec, T* to, const T* from, MemorySpace from_space, index_t count) {
+    const std::size_t bytes = sizeof(T) * static_cast<std::size_t>(count);
+    if (exec.backend() == Backend::cuda && bytes > 0)
+        detail::cuda::memcpy_bytes_async(to, from, bytes, 1, exec.device(), exec.stream());
+    else
+        copy_bytes(to, MemorySpace::host(), from, from_space, bytes);
+}
+
 std::size_t default_budget(const Executor& exec) {
     if (exec.backend() == Backend::cuda) return detail::cuda::device_properties(exec.device()).global_bytes / 4;
     return 0;  // host executors: no chunking
@@ -54,6 +82,9 @@ Csr<V, I> spgemm_to_host(const Executor& exec, CsrView<const V, I> a, CsrView<co
     Csr<V, I> c(Executor::cpu(), rows, b.cols, nnz);
     std::transform(c_ptr.begin(), c_ptr.end(), c.row_ptr().data(), [](index_t v) { return static_cast<I>(v); });
 
+    const bool device = exec.backend() == Backend::cuda;
+    const PinnedRange pinned_cols(device ? c.col_idx().data() : nullptr, sizeof(I) * static_cast<std::size_t>(nnz));
+    const PinnedRange pinned_values(device ? c.values().data() : nullptr, sizeof(V) * static_cast<std::size_t>(nnz));
     const double entry_bytes = sizeof(I) + sizeof(V);
     const double share = static_cast<double>(budget) / 2;
     for (index_t r0 = 0; r0 < rows;) {
@@ -69,10 +100,10 @@ Csr<V, I> spgemm_to_host(const Executor& exec, CsrView<const V, I> a, CsrView<co
         if (part.nnz() != count)
             throw_error(ErrorKind::Device, "spgemm_to_host: rows " + std::to_string(r0) + ".." + std::to_string(r1) + " gave " +
                                                std::to_string(part.nnz()) + " entries, the symbolic phase counted " + std::to_string(count));
-        exec.synchronize();
         const auto at = static_cast<std::size_t>(c_ptr[r0]);
-        copy_bytes(c.col_idx().data() + at, MemorySpace::host(), part.col_idx().data(), part.col_idx().space(), sizeof(I) * count);
-        copy_bytes(c.values().data() + at, MemorySpace::host(), part.values().data(), part.values().space(), sizeof(V) * count);
+        copy_to_host(exec, c.col_idx().data() + at, part.col_idx().data(), part.col_idx().space(), count);
+        copy_to_host(exec, c.values().data() + at, part.values().data(), part.values().space(), count);
+        exec.synchronize();  // the copies are done before `part` is freed
         c.set_sorted(part.sorted());
         r0 = r1;
     }

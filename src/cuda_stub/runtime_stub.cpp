@@ -17,6 +17,9 @@ void device_free(int, void*) noexcept {}
 void* stream_allocate(int, void*, std::size_t) { no_cuda(); }
 void stream_free(int, void*, void*) noexcept {}
 void memcpy_bytes(void*, const void*, std::size_t, int) { no_cuda(); }
+void memcpy_bytes_async(void*, const void*, std::size_t, int, int, void*) { no_cuda(); }
+bool host_register(void*, std::size_t) noexcept { return false; }
+void host_unregister(void*) noexcept {}
 void synchronize(int, void*) { no_cuda(); }
 
 }  // namespace spk::detail::cuda

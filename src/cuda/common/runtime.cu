@@ -104,6 +104,23 @@ void memcpy_bytes(void* dst, const void* src, std::size_t bytes, int kind) {
     SPK_CUDA_CHECK(cudaMemcpy(dst, src, bytes, k));
 }
 
+void memcpy_bytes_async(void* dst, const void* src, std::size_t bytes, int kind, int device, void* stream) {
+    const cudaMemcpyKind k = kind == 0 ? cudaMemcpyHostToDevice : kind == 1 ? cudaMemcpyDeviceToHost : cudaMemcpyDeviceToDevice;
+    SPK_CUDA_CHECK(cudaSetDevice(device));
+    SPK_CUDA_CHECK(cudaMemcpyAsync(dst, src, bytes, k, static_cast<cudaStream_t>(stream)));
+}
+
+bool host_register(void* ptr, std::size_t bytes) noexcept {
+    if (ptr == nullptr || bytes == 0) return false;
+    if (cudaHostRegister(ptr, bytes, cudaHostRegisterDefault) == cudaSuccess) return true;
+    (void)cudaGetLastError();  // a refusal (no permission, too much locked memory) is not sticky: clear it
+    return false;
+}
+
+void host_unregister(void* ptr) noexcept {
+    if (cudaHostUnregister(ptr) != cudaSuccess) (void)cudaGetLastError();
+}
+
 void synchronize(int device, void* stream) {
     SPK_CUDA_CHECK(cudaSetDevice(device));
     SPK_CUDA_CHECK(cudaStreamSynchronize(static_cast<cudaStream_t>(stream)));
