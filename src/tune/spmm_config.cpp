@@ -23,7 +23,7 @@ const std::vector<RbShape>& compiled_rb_shapes() {
 const std::vector<RbShape>& compiled_eb_shapes() {
     static const std::vector<RbShape> shapes = [] {
         std::vector<RbShape> s;
-#define SPK_SHAPE(G, VEC) s.push_back(RbShape{G, 1, VEC});
+#define SPK_SHAPE(G, R, VEC) s.push_back(RbShape{G, R, VEC});
         SPK_SPMM_EB_SHAPES(SPK_SHAPE)
 #undef SPK_SHAPE
         return s;
@@ -38,8 +38,13 @@ bool is_compiled(const RbShape& s) {
 
 std::string to_string(const RbShape& s) { return "rb.g" + std::to_string(s.g) + ".r" + std::to_string(s.r) + ".v" + std::to_string(s.vec); }
 
+// "eb.g8.v4" (sequential reduction: r = 1 is left out), "eb.g32.r32.v4" (parallel reduction).
+std::string eb_shape_name(const RbShape& s) {
+    return "eb.g" + std::to_string(s.g) + (s.r > 1 ? ".r" + std::to_string(s.r) : std::string()) + ".v" + std::to_string(s.vec);
+}
+
 std::string to_string(const SpmmConfig& c) {
-    if (c.edge_based) return "eb.g" + std::to_string(c.shape.g) + ".v" + std::to_string(c.shape.vec) + "@" + std::to_string(c.chunk);
+    if (c.edge_based) return eb_shape_name(c.shape) + "@" + std::to_string(c.chunk);
     std::string out = to_string(c.shape);
     if (c.long_shape) out += "+" + to_string(*c.long_shape) + "@" + std::to_string(c.long_threshold) + (c.split_long ? ":split" : "");
     return out;
@@ -108,23 +113,28 @@ index_t parse_count(std::string_view whole, std::string_view num, const char* wh
     return v;
 }
 
-// "eb.g<G>.v<VEC>@<chunk>"
+// "eb.g<G>.v<VEC>@<chunk>" or "eb.g<G>.r<R>.v<VEC>@<chunk>"
 SpmmConfig parse_edge_based(std::string_view text) {
     const std::size_t at = text.find('@');
     if (at == std::string_view::npos) bad_config(text, "an edge-based shape needs '@<chunk>'");
     const std::string_view head = text.substr(0, at);
-    const std::size_t dot1 = head.find('.'), dot2 = head.find('.', dot1 + 1);
-    if (dot2 == std::string_view::npos || head.find('.', dot2 + 1) != std::string_view::npos)
-        bad_config(text, "'" + std::string(head) + "' is not an edge-based shape");
+    std::vector<std::string_view> parts;
+    for (std::size_t from = 0;;) {
+        const std::size_t dot = head.find('.', from);
+        parts.push_back(head.substr(from, dot == std::string_view::npos ? std::string_view::npos : dot - from));
+        if (dot == std::string_view::npos) break;
+        from = dot + 1;
+    }
+    if (parts.size() != 3 && parts.size() != 4) bad_config(text, "'" + std::string(head) + "' is not an edge-based shape");
     SpmmConfig c;
     c.edge_based = true;
-    c.shape = RbShape{parse_field(text, head.substr(dot1 + 1, dot2 - dot1 - 1), 'g'), 1, parse_field(text, head.substr(dot2 + 1), 'v')};
+    c.shape = parts.size() == 3 ? RbShape{parse_field(text, parts[1], 'g'), 1, parse_field(text, parts[2], 'v')}
+                                : RbShape{parse_field(text, parts[1], 'g'), parse_field(text, parts[2], 'r'), parse_field(text, parts[3], 'v')};
     const auto& all = compiled_eb_shapes();
     if (std::find(all.begin(), all.end(), c.shape) == all.end()) {
         std::string list;
-        for (const auto& s : all) list += (list.empty() ? "" : ", ") + ("eb.g" + std::to_string(s.g) + ".v" + std::to_string(s.vec));
-        bad_config(text, "edge-based shape g" + std::to_string(c.shape.g) + ".v" + std::to_string(c.shape.vec) +
-                             " is not compiled; compiled: " + list);
+        for (const auto& s : all) list += (list.empty() ? "" : ", ") + eb_shape_name(s);
+        bad_config(text, "edge-based shape " + eb_shape_name(c.shape) + " is not compiled; compiled: " + list);
     }
     c.chunk = parse_count(text, text.substr(at + 1), "chunk");
     return c;

@@ -29,9 +29,10 @@ struct SpmmConfig {
     std::optional<RbShape> long_shape;  // rows longer than long_threshold use it
     index_t long_threshold = 0;
     bool split_long = false;
-    // Row-based kernels (the default), or edge-based: "eb.g<G>.v<VEC>@<chunk>" gives every group of
-    // G lanes a chunk of that many consecutive non-zeros, rows split across chunks meeting in C
-    // through atomic adds (sum and mean in f32/f64; shape.r is 1 and no long-row bin).
+    // Row-based kernels (the default), or edge-based: "eb.g<G>.v<VEC>@<chunk>" (EB+SR) or
+    // "eb.g<G>.r<G>.v<VEC>@<chunk>" (EB+PR: shape.r = G) gives every group of G lanes a chunk of
+    // that many consecutive non-zeros, rows split across chunks meeting in C through atomic adds
+    // (sum and mean in f32/f64; no long-row bin).
     bool edge_based = false;
     index_t chunk = 0;
     friend bool operator==(const SpmmConfig&, const SpmmConfig&) = default;
@@ -40,8 +41,9 @@ struct SpmmConfig {
 // Every shape compiled into the CUDA backend (src/tune/spmm_shapes.hpp).
 const std::vector<RbShape>& compiled_rb_shapes();
 bool is_compiled(const RbShape& s);
-// The edge-based shapes, as RbShape{G, 1, VEC}.
+// The edge-based shapes, as RbShape{G, R, VEC} (R: 1 or G), and their names ("eb.g8.v4", "eb.g32.r32.v4").
 const std::vector<RbShape>& compiled_eb_shapes();
+std::string eb_shape_name(const RbShape& s);
 
 std::string to_string(const RbShape& s);
 std::string to_string(const SpmmConfig& c);

@@ -10,6 +10,10 @@
                     X(32, 16, 4) /* column lanes 1: narrow n, long rows */ X(1, 1, 4) X(4, 4, 4) X(8, 8, 4) X(16, 16, 4) X(32, 32, 4) \
                         X(1, 1, 1) X(4, 4, 1) X(8, 8, 1) X(16, 16, 1) X(32, 32, 1)
 
-// The edge-based (non-zero split) shapes, as X(G, VEC): a group of G lanes walks a fixed chunk of
-// consecutive non-zeros across row boundaries, the lanes splitting the columns, VEC each.
-#define SPK_SPMM_EB_SHAPES(X) X(1, 4) X(2, 4) X(4, 4) X(8, 4) X(16, 4) X(32, 4) X(8, 1) X(32, 1)
+// The edge-based (non-zero split) shapes, as X(G, R, VEC): a group of G lanes walks a fixed chunk of
+// consecutive non-zeros across row boundaries. R = 1 (EB+SR): the lanes split the columns, VEC
+// each, and take the non-zeros in turn. R = G (EB+PR): each lane takes its own non-zero with VEC
+// columns, and lanes holding the same row meet in a segmented reduction.
+#define SPK_SPMM_EB_SHAPES(X)                                                                                 \
+    X(1, 1, 4) X(2, 1, 4) X(4, 1, 4) X(8, 1, 4) X(16, 1, 4) X(32, 1, 4) X(8, 1, 1) X(32, 1, 1) /* EB+PR */ \
+        X(8, 8, 1) X(8, 8, 4) X(32, 32, 1) X(32, 32, 4)

@@ -159,7 +159,7 @@ TEST_F(CudaSpmm, EdgeBasedShapesMatchTheReference) {
     const auto a = skewed_matrix<float, std::int32_t>(700, 300, seed);
     for (const auto& s : detail::compiled_eb_shapes())
         for (index_t chunk : {1, 7, 64, 100000}) {
-            const std::string config = "eb.g" + std::to_string(s.g) + ".v" + std::to_string(s.vec) + "@" + std::to_string(chunk);
+            const std::string config = detail::eb_shape_name(s) + "@" + std::to_string(chunk);
             SCOPED_TRACE(config);
             check(a, 32, Case{.alpha = 2.0, .beta = 0.5, .config = config}, seed);
             check(a, 5, Case{.reduce = Reduce::mean, .config = config}, seed + 1);
@@ -168,6 +168,10 @@ TEST_F(CudaSpmm, EdgeBasedShapesMatchTheReference) {
     check(skewed_matrix<float, std::int64_t>(300, 200, seed), 64, Case{.beta = 1.0, .config = "eb.g16.v4@32"}, seed);
     check(test::random_csr<float, std::int32_t>(0, 5, 1.0, seed), 8, Case{.config = "eb.g8.v4@16"}, seed);
     check(coo_to_csr(Coo<float, std::int32_t>{50, 40, {}, {}, {}}), 8, Case{.beta = 0.5, .config = "eb.g8.v4@16"}, seed);  // no non-zeros
+    // EB+PR: a chunk that is not a multiple of the group, rows crossing steps and chunks, n past one vector.
+    check(skewed_matrix<double, std::int64_t>(400, 150, seed), 9, Case{.beta = -1.0, .config = "eb.g32.r32.v4@50"}, seed);
+    check(a, 1, Case{.alpha = -1.5, .config = "eb.g8.r8.v1@8"}, seed);
+    check(test::random_csr<float, std::int32_t>(0, 5, 1.0, seed), 8, Case{.config = "eb.g32.r32.v4@64"}, seed);
 
     const Executor gpu = Executor::cuda(0);
     const auto a_gpu = a.to(gpu);
@@ -288,12 +292,17 @@ TEST(SpmmConfig, ParsesPrintsAndRejects) {
     EXPECT_EQ(eb.chunk, 256);
     EXPECT_EQ(eb.shape, (detail::RbShape{8, 1, 4}));
     EXPECT_EQ(detail::to_string(eb), "eb.g8.v4@256");
+    const auto pr = detail::parse_spmm_config("eb.g32.r32.v4@256");
+    EXPECT_EQ(pr.shape, (detail::RbShape{32, 32, 4}));
+    EXPECT_EQ(detail::to_string(pr), "eb.g32.r32.v4@256");
+    EXPECT_EQ(detail::to_string(detail::parse_spmm_config("eb.g8.r1.v4@64")), "eb.g8.v4@64");  // r1 is the default
     for (const auto& s : detail::compiled_eb_shapes()) {
-        const std::string text = "eb.g" + std::to_string(s.g) + ".v" + std::to_string(s.vec) + "@7";
+        const std::string text = detail::eb_shape_name(s) + "@7";
         EXPECT_EQ(detail::to_string(detail::parse_spmm_config(text)), text);
     }
     for (const char* bad : {"rb.g8.r1", "rb.g3.r1.v1", "eb.g8.r1.v4", "rb.g8.r1.v4+rb.g32.r8.v4", "rb.g8.r1.v4+rb.g32.r8.v4@x",
-                            "rb.g8.r1.v4+rb.g16.r4.v4@64:split", "eb.g8.v4", "eb.g8.v4@0", "eb.g3.v4@64", "eb.g8.v2@64", "eb.g8@64"}) {
+                            "rb.g8.r1.v4+rb.g16.r4.v4@64:split", "eb.g8.v4", "eb.g8.v4@0", "eb.g3.v4@64", "eb.g8.v2@64", "eb.g8@64", "eb.g8.r4.v4@64",
+                            "eb.g8.r8.v4.x1@64"}) {
         try {
             (void)detail::parse_spmm_config(bad);
             FAIL() << bad;

@@ -213,7 +213,8 @@ void spmm(const Executor& exec, const SpmmState& state, const SpmmArgs<V, I>& ar
     if constexpr (sizeof(T) >= 4) {
         if (state.config.edge_based) {
             const RbShape& s = state.config.shape;
-            const RbShape eb = vector_ok ? s : RbShape{s.g * s.vec <= 8 ? 8 : 32, 1, 1};
+            // Unaligned B: the scalar shape of the same kind (EB+PR keeps its group; EB+SR one as wide).
+            const RbShape eb = vector_ok ? s : s.r > 1 ? RbShape{s.g, s.r, 1} : RbShape{s.g * s.vec <= 8 ? 8 : 32, 1, 1};
             kargs.chunk = state.config.chunk;
             kargs.num_rows = (args.a.nnz + kargs.chunk - 1) / kargs.chunk;
             launch_eb<T, I>(eb, kargs, rows, args.a.nnz, stream);
