@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# One device call: build with CUDA for sm_90, run every GPU test, run compute-sanitizer on a
+# On the GPU machine: build with CUDA for sm_90, run every GPU test, run compute-sanitizer on a
 # representative subset, the Python package's GPU tests and GNN example (scripts/gpu-python.sh; GPU_CHECK_PYTHON=0 skips
 # them), then quick benchmarks of every op (GPU_CHECK_BENCH picks which; GPU_CHECK_TESTS=0 skips the tests). Logs:
 # $OUT/gpu-logs.tgz (OUT defaults to gpu-out/). All of it takes more than one 10-minute device call: split it.
