@@ -2,7 +2,7 @@
 // Sparse 3-way tensor operations: MTTKRP (the core of CP-ALS) and TTM (the core of Tucker).
 // Both are reductions over a CSF: the output mode is the CSF root for MTTKRP (so that each
 // thread owns its output rows) and the leaf for TTM (so that each output fiber is contiguous).
-// Host executors (reference, cpu) for now; the CUDA backend throws Unsupported.
+// Every executor: reference, cpu and cuda (src/cuda/tensor/).
 #include <array>
 #include <memory>
 #include <string>

@@ -1,4 +1,4 @@
-// MTTKRP and TTM on 3-way COO tensors (host only in spk today). The COO arrays are copied into
+// MTTKRP and TTM on 3-way COO tensors (host arrays only here; the C++ library also runs them on CUDA). The COO arrays are copied into
 // spk's CooTensor3 once per call; MttkrpPlan keeps its CSFs for repeated calls (CP-ALS).
 #include <nanobind/stl/array.h>
 #include <nanobind/stl/optional.h>

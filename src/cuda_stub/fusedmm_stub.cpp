@@ -2,7 +2,7 @@
 // Built only without CUDA: src/cuda/fusedmm/ implements these when CUDA is built.
 #include "core/fusedmm_kernels.hpp"
 #include "core/instantiate.hpp"
-#include "cuda_stub/ops/missing.hpp"
+#include "cuda_stub/missing.hpp"
 
 namespace spk::detail::cuda {
 

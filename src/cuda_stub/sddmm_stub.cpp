@@ -2,7 +2,7 @@
 // (src/cuda/sddmm/ implements them in a CUDA build).
 #include "core/instantiate.hpp"
 #include "core/sddmm_kernels.hpp"
-#include "cuda_stub/ops/missing.hpp"
+#include "cuda_stub/missing.hpp"
 
 namespace spk::detail::cuda {
 

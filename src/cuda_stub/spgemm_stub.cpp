@@ -1,7 +1,7 @@
 // Built without CUDA: the CUDA SpGEMM and triangle-counting kernels throw Unsupported.
 #include "core/instantiate.hpp"
 #include "core/spgemm_kernels.hpp"
-#include "cuda_stub/ops/missing.hpp"
+#include "cuda_stub/missing.hpp"
 
 namespace spk::detail::cuda {
 

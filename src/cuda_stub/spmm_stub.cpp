@@ -2,7 +2,7 @@
 // Built only without CUDA: src/cuda/spmm/ implements these when CUDA is built.
 #include "core/instantiate.hpp"
 #include "core/spmm_kernels.hpp"
-#include "cuda_stub/ops/missing.hpp"
+#include "cuda_stub/missing.hpp"
 
 namespace spk::detail::cuda {
 

@@ -1,8 +1,8 @@
-// CUDA MTTKRP and TTM are not built yet: the declarations throw Unsupported.
-// This file goes away when src/cuda/tensor/ implements detail::cuda::mttkrp and ttm.
+// MTTKRP and TTM on CUDA when spk is built without CUDA: the declarations throw Unsupported
+// (src/cuda/tensor/ implements them in a CUDA build).
 #include "core/instantiate.hpp"
 #include "core/tensor_kernels.hpp"
-#include "cuda_stub/ops/missing.hpp"
+#include "cuda_stub/missing.hpp"
 
 namespace spk::detail::cuda {
 
