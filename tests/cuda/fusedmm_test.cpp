@@ -1,8 +1,9 @@
 // CUDA FusedMM against the reference, forward and backward: the patterns users run (GCN, dot
 // attention with 1 and 4 heads, GAT, Force2Vec, t-SNE, max aggregation), every option
 // combination, both kernel shapes and vector widths, wide rows cut into tiles, long rows cut into
-// chunks (one of 100 000 entries, R-MAT hubs), structured and real graphs, edge cases, int64,
-// f16/bf16 and column-major operands. Skips without a device.
+// chunks (one of 100 000 entries, R-MAT hubs), the backward pass's long rows and long columns
+// (full rows and columns, R-MAT; every score, partial gradients, bit-identical reruns), structured
+// and real graphs, edge cases, int64, f16/bf16 and column-major operands. Skips without a device.
 #include <algorithm>
 #include <cmath>
 #include <limits>
@@ -312,11 +313,16 @@ TEST_F(CudaFusedmm, OneHugeRow) {
 }
 
 // Short rows (0 to 5 entries at random columns) with the given long rows among them, each
-// spread evenly over the columns. Values in [-1, 1].
+// spread evenly over the columns, and the given long columns, each spread evenly over the rows
+// (a column of `rows` entries is full). Values in [-1, 1]; no row repeats a column.
 template <class V, class I>
-Csr<V, I> with_long_rows(index_t rows, index_t cols, const std::vector<std::pair<index_t, index_t>>& long_rows, std::uint64_t s) {
+Csr<V, I> with_long_rows(index_t rows, index_t cols, const std::vector<std::pair<index_t, index_t>>& long_rows, std::uint64_t s,
+                         const std::vector<std::pair<index_t, index_t>>& long_columns = {}) {
     std::mt19937_64 rng(s);
     std::uniform_real_distribution<double> value(-1.0, 1.0);
+    std::vector<std::vector<index_t>> hub_rows(long_columns.size());  // the rows each long column holds
+    for (std::size_t c = 0; c < long_columns.size(); ++c)
+        for (index_t t = 0; t < long_columns[c].second; ++t) hub_rows[c].push_back(t * rows / long_columns[c].second);
     std::vector<I> ptr{0}, col;
     std::vector<V> val;
     for (index_t i = 0; i < rows; ++i) {
@@ -326,12 +332,13 @@ Csr<V, I> with_long_rows(index_t rows, index_t cols, const std::vector<std::pair
             if (r == i) len = l;
         if (len >= 0)
             for (index_t t = 0; t < len; ++t) row.push_back(t * cols / len);
-        else {
+        else
             for (index_t t = static_cast<index_t>(rng() % 6); t > 0; --t)
                 row.push_back(static_cast<index_t>(rng() % static_cast<std::uint64_t>(cols)));
-            std::sort(row.begin(), row.end());
-            row.erase(std::unique(row.begin(), row.end()), row.end());
-        }
+        for (std::size_t c = 0; c < long_columns.size(); ++c)
+            if (std::binary_search(hub_rows[c].begin(), hub_rows[c].end(), i)) row.push_back(long_columns[c].first);
+        std::sort(row.begin(), row.end());
+        row.erase(std::unique(row.begin(), row.end()), row.end());
         for (index_t j : row) {
             col.push_back(static_cast<I>(j));
             val.push_back(value_cast<V>(value(rng)));
@@ -420,6 +427,132 @@ TEST_F(CudaFusedmm, RmatHubRows) {
         auto p = fused::random_problem<double, std::int64_t>(a.rows(), a.cols(), 0.0, 0, 17, o, s + 4);
         p.a = a.to(Executor::cpu());
         expect_matches_reference(p, s + 5);
+    }
+}
+
+// The backward pass cuts long rows and long columns (A's columns, walked over Aᵀ) into chunks
+// whose shares of the sums a combine kernel adds: every score with its gradients, softmax on and
+// off, sum, mean and max, several heads, odd widths, saved attention on every other case. Row 3
+// and column 0 are full; rows and columns of about 128 and 129 entries (the hub columns and rows
+// they meet add a few) sit at the smallest threshold, the H200's here (the threshold is at most
+// 16 times the mean row, or column, and at least 128); the others are cut into 3 to 12 chunks.
+template <class V, class I>
+Csr<V, I> with_hub_rows_and_columns(std::uint64_t s) {
+    return with_long_rows<V, I>(1500, 400, {{3, 400}, {40, 129}, {41, 128}, {150, 260}}, s, {{0, 1500}, {17, 129}, {18, 128}, {201, 700}});
+}
+
+template <class V, class I>
+void check_backward_split(const FusedOptions& o, index_t d, index_t dz, std::uint64_t s) {
+    auto p = fused::random_problem<V, I>(1500, 400, 1.0, d, dz, o, s);
+    p.a = with_hub_rows_and_columns<V, I>(s + 1);
+    expect_matches_reference(p, s + 2);
+}
+
+TEST_F(CudaFusedmm, BackwardSplitsLongRowsAndColumns) {
+    const auto s = seed("cuda_fusedmm_backward_split");
+    const std::pair<index_t, index_t> widths[] = {{16, 32}, {5, 7}, {33, 37}, {8, 1}};
+    const Edge edges[] = {Edge::scale(0.5f), Edge::leaky_relu(0.2f), Edge::sigmoid(), Edge::tanh()};
+    std::uint64_t k = 0;
+    for (Score score : {Score::dot, Score::add, Score::neg_sqdist, Score::value})
+        for (Normalize n : {Normalize::none, Normalize::softmax})
+            for (Aggregate g : {Aggregate::sum, Aggregate::mean, Aggregate::max}) {
+                const int heads = k % 3 == 0 ? 1 : k % 3 == 1 ? 3 : 4;
+                const FusedOptions o = pattern(score, edges[k % 4], n, g, heads, k % 2 == 1);
+                const auto [d, dz] = widths[(k + k / 4) % 4];
+                // Max in f64, so that no two candidates tie within rounding (the winners must equal the reference's).
+                if (g == Aggregate::max)
+                    check_backward_split<double, std::int64_t>(o, d, dz, s + 3 * k);
+                else if (k % 3 == 2)
+                    check_backward_split<float, std::int64_t>(o, d, dz, s + 3 * k);
+                else
+                    check_backward_split<float, std::int32_t>(o, d, dz, s + 3 * k);
+                ++k;
+            }
+}
+
+// f64 and bf16, and rows wider than a group's registers (tiles along y: each tile gives its own
+// share of dX, dY and dZ; the sigma pass's shares are the first tile's).
+TEST_F(CudaFusedmm, BackwardSplitInEveryTypeAndInTiles) {
+    const auto s = seed("cuda_fusedmm_backward_split_types");
+    std::uint64_t k = 0;
+    for (const FusedOptions& o : {pattern(Score::dot, Edge::scale(0.25f), Normalize::softmax, Aggregate::sum, 4),
+                                  pattern(Score::add, Edge::leaky_relu(0.2f), Normalize::softmax, Aggregate::sum, 2),
+                                  pattern(Score::neg_sqdist, Edge::sigmoid(), Normalize::none, Aggregate::mean, 1),
+                                  pattern(Score::value, Edge::identity(), Normalize::softmax, Aggregate::mean, 3)}) {
+        check_backward_split<double, std::int32_t>(o, 8, 16, s + k);
+        check_backward_split<bf16, std::int32_t>(o, 8, 16, s + k + 3);
+        check_backward_split<bf16, std::int64_t>(o, 5, 3, s + k + 6);
+        k += 9;
+    }
+    for (const FusedOptions& o : {pattern(Score::dot, Edge::tanh(), Normalize::softmax, Aggregate::sum, 1),
+                                  pattern(Score::neg_sqdist, Edge::identity(), Normalize::none, Aggregate::sum, 2, true)}) {
+        check_backward_split<double, std::int32_t>(o, 300, 270, s + k);
+        k += 3;
+    }
+}
+
+// Only some gradients asked for, on hub rows and columns: each launch's chunks and combines must
+// stand without the others (dY alone needs σ from the row kernel; dX alone no column kernel).
+TEST_F(CudaFusedmm, BackwardSplitWithPartialGradients) {
+    const auto s = seed("cuda_fusedmm_backward_split_partial");
+    const FusedOptions o = pattern(Score::dot, Edge::scale(0.5f), Normalize::softmax, Aggregate::sum, 2);
+    auto p = fused::random_problem<double, std::int32_t>(1500, 400, 1.0, 8, 8, o, s);
+    p.a = with_hub_rows_and_columns<double, std::int32_t>(s + 1);
+    const Dense<double> de = random_dense<double>(1500, 16, s + 2);
+    const Outcome want = run(Executor::reference(), p, de);
+    const Executor gpu = Executor::cuda(0);
+    const auto a = p.a.to(gpu);
+    const Dense<double> x = p.x.to(gpu), y = p.y.to(gpu), z = p.z.to(gpu), ded = de.to(gpu);
+    Dense<double> e(gpu, 1500, 16), dx(gpu, 1500, 16), dy(gpu, 400, 16), dz(gpu, 400, 16);
+    const FusedPlan<double, std::int32_t> plan(gpu, a.view(), o);
+    const auto saved = plan.forward(x.view(), y.view(), z.view(), e.view());
+    plan.backward(ded.view(), saved, x.view(), y.view(), z.view(), {}, dy.view(), {});
+    EXPECT_TRUE(all_close(to_doubles(dy), want.grads.dy, 1e-9, 1e-11, 16)) << "dY alone";
+    plan.backward(ded.view(), saved, x.view(), y.view(), z.view(), dx.view(), {}, {});
+    EXPECT_TRUE(all_close(to_doubles(dx), want.grads.dx, 1e-9, 1e-11, 16)) << "dX alone";
+    plan.backward(ded.view(), saved, x.view(), y.view(), z.view(), {}, {}, dz.view());
+    EXPECT_TRUE(all_close(to_doubles(dz), want.grads.dz, 1e-9, 1e-11, 16)) << "dZ alone";
+}
+
+// R-MAT's hubs are rows and columns both. The shares are added in chunk order, so two backward
+// passes (and two whole runs) agree to the bit.
+TEST_F(CudaFusedmm, BackwardOnRmatHubsIsDeterministic) {
+    const auto s = seed("cuda_fusedmm_backward_rmat");
+    const Executor gpu = Executor::cuda(0);
+    std::uint64_t k = 0;
+    for (const FusedOptions& o : {pattern(Score::dot, Edge::scale(0.25f), Normalize::softmax, Aggregate::sum, 4),
+                                  pattern(Score::add, Edge::leaky_relu(0.2f), Normalize::softmax, Aggregate::sum, 4),
+                                  pattern(Score::neg_sqdist, Edge::sigmoid(), Normalize::none, Aggregate::sum, 1),
+                                  pattern(Score::value, Edge::identity(), Normalize::none, Aggregate::mean, 2)}) {
+        SCOPED_TRACE(fused::describe(o));
+        const auto a = generate_rmat<float, std::int32_t>(12, 8.0, 0.57, 0.19, 0.19, 0.05, s + k);
+        auto p = fused::random_problem<float, std::int32_t>(a.rows(), a.cols(), 0.0, 16, 17, o, s + k + 1);
+        p.a = a.to(Executor::cpu());
+        expect_matches_reference(p, s + k + 2);
+
+        const Dense<float> de = random_dense<float>(a.rows(), p.z.cols(), s + k + 3);
+        const Outcome first = run(gpu, p, de), second = run(gpu, p, de);
+        EXPECT_EQ(first.grads.dx, second.grads.dx) << "dX";
+        EXPECT_EQ(first.grads.dy, second.grads.dy) << "dY";
+        EXPECT_EQ(first.grads.dz, second.grads.dz) << "dZ";
+        EXPECT_EQ(first.grads.da, second.grads.da) << "dA";
+
+        const auto ad = a.to(gpu);
+        const Dense<float> x = p.x.to(gpu), y = p.y.to(gpu), z = p.z.to(gpu), ded = de.to(gpu);
+        Dense<float> e(gpu, a.rows(), p.z.cols());
+        const FusedPlan<float, std::int32_t> plan(gpu, ad.view(), o);
+        const auto saved = plan.forward(x.view(), y.view(), z.view(), e.view());
+        std::vector<double> grads[2][4];
+        for (auto& g : grads) {
+            Dense<float> dx(gpu, x.rows(), x.cols()), dy(gpu, y.rows(), y.cols()), dz(gpu, z.rows(), z.cols()), da(gpu, a.nnz(), 1);
+            plan.backward(ded.view(), saved, x.view(), y.view(), z.view(), dx.view(), dy.view(), dz.view(), da.view());
+            g[0] = to_doubles(dx);
+            g[1] = to_doubles(dy);
+            g[2] = to_doubles(dz);
+            g[3] = to_doubles(da);
+        }
+        for (int q = 0; q < 4; ++q) EXPECT_EQ(grads[0][q], grads[1][q]) << "gradient " << q << " of the same plan and statistics";
+        k += 4;
     }
 }
 

@@ -29,6 +29,9 @@ const CommandSpec& spec() {
                 "counts 2 nnz n for spmm, 2 nnz k heads for sddmm, 2 x the scalar products for spgemm; GB/s divides the\n"
                 "minimum bytes (inputs read once, outputs written once) by the time. Geometric means per (op, n) close the\n"
                 "table. --op read times the Matrix Market reader on one core (MB/s of uncompressed text).\n"
+                "--backward times fusedmm's backward pass instead, and its forward pass on the same inputs beside it: the\n"
+                "table adds the forward's time and backward / forward, and 'geomean fusedmm k=K backward over forward'\n"
+                "lines (the geomean and the largest ratio) close it.\n"
                 "n: spmm's dense width, sddmm's and fusedmm's feature width k; spgemm, tc, mttkrp, ttm and read ignore it.",
             .options =
                 {{.name = "op", .value_name = "OPS", .help = "comma list of spmm, sddmm, fusedmm, spgemm, tc, mttkrp, ttm, read"},
@@ -67,6 +70,8 @@ struct Measurement {
     double checksum = 0;                        // of the result (the count for tc), to compare with other tools
     index_t result_nnz = -1;                    // sparse results only
     std::optional<BaselineTime> baseline = {};  // the vendor's fastest, same inputs, same process
+    bool backward = false;                      // fusedmm's backward pass (--backward)
+    double forward_seconds = 0;                 // backward only: the forward pass's median, same inputs
 };
 
 double median(std::vector<double> v) {
@@ -93,6 +98,12 @@ struct Settings {
     std::int64_t warmup, reps;
     std::vector<std::int64_t> widths;
 };
+
+// On a device, CUDA events around each run (one median); on the host, a wall clock (every run).
+std::vector<double> op_times(const Executor& exec, Operation& op, const Settings& s) {
+    if (exec.backend() == Backend::cuda) return {device_seconds(exec, op, s.warmup, s.reps)};
+    return time_runs([&] { op.run(); }, s.warmup, s.reps);
+}
 
 void bench_read(const MatrixSource& src, const Settings& s, std::vector<Measurement>& out) {
     if (src.is_spec) {
@@ -129,6 +140,7 @@ void bench_op(const Executor& exec, const OpConfig& base, const MatrixSource& sr
             c.k = w;
         auto op = make_operation(exec, c, inputs);
         Measurement m{.op = c.op, .matrix = src.label, .source = src.text, .config = op->describe(), .n = w};
+        m.backward = c.backward && c.op == "fusedmm";
         if (inputs.tensor) {
             m.rows = inputs.tensor->dims[0];
             m.cols = inputs.tensor->dims[1];
@@ -138,19 +150,26 @@ void bench_op(const Executor& exec, const OpConfig& base, const MatrixSource& sr
             m.cols = inputs.a->cols();
             m.nnz = inputs.a->nnz();
         }
-        // On a device, CUDA events around each run; on the host, a wall clock.
-        if (exec.backend() == Backend::cuda)
-            m.times = {device_seconds(exec, *op, s.warmup, s.reps)};
-        else
-            m.times = time_runs([&] { op->run(); }, s.warmup, s.reps);
-        m.baseline = vendor_baseline(exec, c, inputs, s.warmup, s.reps, median(m.times));
+        m.times = op_times(exec, *op, s);
+        if (m.backward) {
+            // The forward pass on the same inputs (the same seeds), for backward over forward.
+            OpConfig f = c;
+            f.backward = false;
+            auto forward = make_operation(exec, f, inputs);
+            m.forward_seconds = median(op_times(exec, *forward, s));
+        } else {
+            m.baseline = vendor_baseline(exec, c, inputs, s.warmup, s.reps, median(m.times));
+        }
         m.flops = op->flops();
         m.bytes = op->bytes();  // after the runs: spgemm knows its output's size only then
         const OpOutput result = op->output();
         m.checksum = result.checksum();
         if (result.sparse) m.result_nnz = static_cast<index_t>(result.values.size());
-        std::fprintf(stderr, "spk bench: %s %s: %s ms%s\n", m.config.c_str(), m.matrix.c_str(), millis(median(m.times)).c_str(),
-                     m.baseline ? ("; " + m.baseline->all).c_str() : "");
+        const std::string forward = m.backward ? "; forward " + millis(m.forward_seconds) + " ms, backward / forward " +
+                                                     fixed(median(m.times) / m.forward_seconds, 2) + "x"
+                                               : "";
+        std::fprintf(stderr, "spk bench: %s %s: %s ms%s%s\n", m.config.c_str(), m.matrix.c_str(), millis(median(m.times)).c_str(),
+                     forward.c_str(), m.baseline ? ("; " + m.baseline->all).c_str() : "");
         out.push_back(std::move(m));
     }
 }
@@ -173,15 +192,32 @@ void print_ratio_geomeans(const std::string& key, const std::vector<const Measur
         double log_sum = 0;
         for (const double x : r) log_sum += std::log(x);
         std::printf("geomean %s %s: %sx (worst case %sx, %zu matrices)\n", key.c_str(), label.c_str(),
-                    fixed(std::exp(log_sum / static_cast<double>(r.size())), 2).c_str(), fixed(*std::min_element(r.begin(), r.end()), 2).c_str(),
-                    r.size());
+                    fixed(std::exp(log_sum / static_cast<double>(r.size())), 2).c_str(),
+                    fixed(*std::min_element(r.begin(), r.end()), 2).c_str(), r.size());
     }
 }
 
-// "spmm n=32", "sddmm k=32" (the width is B's columns for spmm, the feature width per head otherwise).
-std::string width_key(const Measurement& m) {
-    if (!m.n) return m.op;
-    return m.op + (m.op == "spmm" ? " n=" : " k=") + std::to_string(m.n);
+// "spmm n=32", "sddmm k=32", "fusedmm backward k=32" (the width is B's columns for spmm, the
+// feature width per head otherwise); with_pass false leaves "backward" out.
+std::string width_key(const Measurement& m, bool with_pass = true) {
+    const std::string op = with_pass && m.backward ? m.op + " backward" : m.op;
+    if (!m.n) return op;
+    return op + (m.op == "spmm" ? " n=" : " k=") + std::to_string(m.n);
+}
+
+// The backward pass's goal (fusedmm's issue: backward <= 2.5x forward), a line per width:
+// geomean fusedmm k=32 backward over forward: 1.90x (worst case 2.31x, 5 matrices)
+// Here more than 1 means the backward is slower, so the worst case is the largest ratio.
+void print_backward_geomean(const std::vector<const Measurement*>& group) {
+    std::vector<double> r;
+    for (const auto* m : group)
+        if (m->backward && m->forward_seconds > 0 && m->median > 0) r.push_back(m->median / m->forward_seconds);
+    if (r.empty()) return;
+    double log_sum = 0;
+    for (const double x : r) log_sum += std::log(x);
+    std::printf("geomean %s backward over forward: %sx (worst case %sx, %zu matrices)\n", width_key(*group.front(), false).c_str(),
+                fixed(std::exp(log_sum / static_cast<double>(r.size())), 2).c_str(),
+                fixed(*std::max_element(r.begin(), r.end()), 2).c_str(), r.size());
 }
 
 Json to_json(const std::vector<Measurement>& ms, const Executor& exec, const Settings& s,
@@ -196,6 +232,8 @@ Json to_json(const std::vector<Measurement>& ms, const Executor& exec, const Set
         r.set("median_s", m.median).set("min_s", *std::min_element(m.times.begin(), m.times.end())).set("times_s", std::move(times));
         r.set("flops", m.flops).set("bytes", m.bytes).set("checksum", m.checksum);
         if (m.result_nnz >= 0) r.set("result_nnz", m.result_nnz);
+        if (m.backward)
+            r.set("pass", "backward").set("forward_s", m.forward_seconds).set("backward_over_forward", rate(m.median, m.forward_seconds));
         if (m.baseline) {
             r.set("baseline", m.baseline->name).set("baseline_s", m.baseline->seconds).set("baselines", m.baseline->all);
             Json ratios = Json::object();
@@ -269,15 +307,17 @@ int run_bench(std::span<const std::string> args) {
     for (auto& m : ms) m.median = median(m.times);
 
     const bool with_baseline = std::any_of(ms.begin(), ms.end(), [](const Measurement& m) { return m.baseline.has_value(); });
+    const bool with_forward = std::any_of(ms.begin(), ms.end(), [](const Measurement& m) { return m.backward; });
     std::vector<std::string> columns{"op", "matrix", "rows", "nnz", "n", "median ms", "GFLOP/s", "GB/s"};
     if (bandwidth > 0) columns.push_back("of floor");
+    if (with_forward) columns.insert(columns.end(), {"forward ms", "bwd/fwd"});
     if (with_baseline) columns.insert(columns.end(), {"vendor best", "vendor ms", "speedup"});
     Table table(columns);
     std::map<std::string, std::vector<const Measurement*>> groups;
     std::vector<std::string> group_order;
     for (const auto& m : ms) {
         const bool read = m.op == "read";
-        std::vector<std::string> row{m.op,
+        std::vector<std::string> row{m.backward ? m.op + " backward" : m.op,
                                      m.matrix,
                                      count(m.rows),
                                      count(m.nnz),
@@ -286,6 +326,12 @@ int run_bench(std::span<const std::string> args) {
                                      read || m.flops == 0 ? "-" : fixed(rate(m.flops, m.median) / 1e9, 2),
                                      read ? fixed(rate(m.bytes, m.median) / 1e6, 1) + " MB/s" : fixed(rate(m.bytes, m.median) / 1e9, 2)};
         if (bandwidth > 0) row.push_back(read ? "-" : fixed(100.0 * m.bytes / bandwidth / m.median, 1) + "%");
+        if (with_forward) {
+            if (m.backward)
+                row.insert(row.end(), {millis(m.forward_seconds), fixed(rate(m.median, m.forward_seconds), 2) + "x"});
+            else
+                row.insert(row.end(), {"-", "-"});
+        }
         if (with_baseline) {
             if (m.baseline)
                 row.insert(row.end(), {m.baseline->name, millis(m.baseline->seconds), fixed(m.baseline->seconds / m.median, 2) + "x"});
@@ -334,6 +380,7 @@ int run_bench(std::span<const std::string> args) {
             std::printf("geomean %s vs cusparse-best: %sx (worst case %sx, %d matrices)\n", key.c_str(),
                         fixed(std::exp(log_ratio / with_vendor), 2).c_str(), fixed(worst, 2).c_str(), with_vendor);
         print_ratio_geomeans(key, g);
+        print_backward_geomean(g);
     }
     if (const auto path = parsed->value("json")) write_json_file(*path, to_json(ms, exec, settings, geo));
     return 0;

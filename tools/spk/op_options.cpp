@@ -65,12 +65,16 @@ std::vector<OptionSpec> op_parameter_options(bool with_widths) {
         {.name = "mode", .value_name = "M", .help = "mttkrp, ttm: the mode (0, 1 or 2)", .default_value = "0"},
         {.name = "rank", .value_name = "R", .help = "mttkrp, ttm: columns of the factor matrices", .default_value = "16"},
         {.name = "seed", .value_name = "S", .help = "seed of the random dense inputs", .default_value = "1"},
-        {.name = "config", .value_name = "CFG", .help = "on cuda: spmm's kernel configuration, e.g. rb.g8.r1.v4 (overrides --tune); sddmm's mode, rows or slices"},
+        {.name = "config",
+         .value_name = "CFG",
+         .help = "on cuda: spmm's kernel configuration, e.g. rb.g8.r1.v4 (overrides --tune); sddmm's mode, rows or slices"},
         {.name = "tune",
          .value_name = "T",
          .help = "spmm on cuda: select (rules), cache (tuning cache) or measure (time candidates)",
          .default_value = "select"},
         {.name = "deterministic", .help = "spmm: no timing-dependent sums (no atomics)"},
+        {.name = "backward",
+         .help = "fusedmm: the backward pass (dX, dY, dZ; dA for gcn) from a forward's statistics; bench times the forward too"},
     };
     std::vector<OptionSpec> out;
     for (const auto& o : all)
@@ -99,6 +103,7 @@ OpConfig read_op_config(const ParsedArgs& args, const std::string& op, bool with
     const std::string tune = args.get_choice("tune", "select", tune_names);
     c.tune = tune == "cache" ? Tune::cache : tune == "measure" ? Tune::measure : Tune::select;
     c.deterministic = args.has("deterministic");
+    c.backward = args.has("backward");
     return c;
 }
 

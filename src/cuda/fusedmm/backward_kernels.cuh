@@ -8,7 +8,13 @@
 // Both gather into registers and write each output row once: no atomics, no nnz-sized scratch.
 // Rows' values that every entry of a group reuses (X_i, dE_i in the row kernel; Y_j, Z_j in the
 // column kernel) are re-read per entry and come from L1.
-#include "cuda/fusedmm/device.cuh"
+// Long rows and long columns (split.cuh): each kernel's first blocks take the chunks of the rows
+// (columns) longer than a threshold, a group a (chunk, head) item, and write the chunk's share of
+// the sums (σ or dX; dZ and dY) for combine_sums; the other blocks skip those rows (columns).
+// Under softmax a row chunk's ds needs the whole row's σ, so the row kernel runs twice on the
+// chunks: the sigma pass (with the short rows, done whole) gives σ's shares, combine_sums adds
+// them into σ, then a launch of the chunks alone gives the dX shares and the chunks' dA.
+#include "cuda/fusedmm/split.cuh"
 
 namespace spk::detail::cuda::fused {
 
@@ -112,26 +118,27 @@ __device__ __forceinline__ A score_gradient(const Rules& r, const Terms<A>& t, i
     return dw * edge_derivative(r.edge, t.s[b], t.w[b]);
 }
 
+// Entries begin .. end-1 of row i, heads h0 .. h0 + row_heads - 1, this block's tile: a whole row
+// (chunk_id < 0), whose σ, dX and dA it writes, or chunk chunk_id of a long row, whose share of σ
+// (sigma pass) or of dX (with dA for its entries, from the combined σ) it writes.
 template <class T, class I, int G, int VEC>
-__global__ void __launch_bounds__(kBlockThreads) backward_rows_kernel(const BackwardArgs<T, I> args) {
+__device__ __forceinline__ void backward_row_work(const BackwardArgs<T, I>& args, long long i, int h0, long long begin, long long end,
+                                                  long long chunk_id, int lane, unsigned mask) {
     using A = accum_t<T>;
     constexpr int C = chunks_per_tile<VEC>;
     const Rules& r = args.rules;
-    const int head_groups = r.heads / args.row_heads;
-    const long long group = (static_cast<long long>(blockIdx.x) * kBlockThreads + threadIdx.x) / G;
-    if (group >= args.rows * head_groups) return;
-    const int lane = group_lane<G>();
-    const unsigned mask = group_mask<G>();
-    const long long i = group / head_groups;
-    const int h0 = static_cast<int>(group % head_groups) * args.row_heads;
+    const BackwardSplit<I, A>& split = args.split;
     const long long tile0 = static_cast<long long>(blockIdx.y) * C;
     const bool first_tile = blockIdx.y == 0;
-    const long long begin = args.row_ptr[i], end = args.row_ptr[i + 1];
+    const bool chunk = chunk_id >= 0;
     const bool want_ds = args.dx != nullptr || args.da != nullptr;
 
     for (int h = h0; h < h0 + args.row_heads; ++h) {
+        const long long state = chunk_id * r.heads + h;  // a chunk's (chunk, head) share
         A sigma = 0;
-        if (r.softmax) {
+        if (r.softmax && chunk && !split.sigma_pass) {
+            sigma = args.sigma[i * r.heads + h];  // combined from the sigma pass's shares
+        } else if (r.softmax) {
             for (long long p0 = begin; p0 < end; p0 += kBatch) {
                 Batch<I> e;
 #pragma unroll
@@ -147,7 +154,13 @@ __global__ void __launch_bounds__(kBlockThreads) backward_rows_kernel(const Back
                 for (int b = 0; b < kBatch; ++b)
                     if (e.valid[b]) sigma += t.alpha[b] * t.dalpha[b];
             }
-            if (args.sigma != nullptr && first_tile && lane == 0) args.sigma[i * r.heads + h] = sigma;
+            if (first_tile && lane == 0) {
+                if (chunk)
+                    split.partial_sigma[state] = sigma;
+                else if (args.sigma != nullptr)
+                    args.sigma[i * r.heads + h] = sigma;
+            }
+            if (chunk) continue;  // the sigma pass gives σ's share alone
         }
         if (!want_ds) continue;
 
@@ -201,32 +214,74 @@ __global__ void __launch_bounds__(kBlockThreads) backward_rows_kernel(const Back
         }
         if (args.dx == nullptr) continue;
         if (r.score == Score::add) {
-            if (first_tile && lane == 0) args.dx[i * args.lddx + h] = from_accum<T>(dx_add);
+            if (first_tile && lane == 0) {
+                if (chunk)
+                    split.partial_dx[state] = dx_add;
+                else
+                    args.dx[i * args.lddx + h] = from_accum<T>(dx_add);
+            }
             continue;
         }
 #pragma unroll
         for (int c = 0; c < C; ++c) {
             const long long f = chunk_start<G, VEC>(tile0 + c, lane);
             if (f >= r.d) break;
-            store_vec<T, VEC>(args.dx + i * args.lddx + h * r.d + f, dx[c]);
+            if (chunk)
+                store_vec<A, VEC>(split.partial_dx + state * r.d + f, dx[c]);
+            else
+                store_vec<T, VEC>(args.dx + i * args.lddx + h * r.d + f, dx[c]);
         }
     }
 }
 
+// Blocks 0 .. split.rows.blocks-1 take the chunks of long rows, a group a (chunk, head group)
+// item; the others a group a (row, head group), skipping long rows. A launch for the chunks alone
+// has no row blocks.
 template <class T, class I, int G, int VEC>
-__global__ void __launch_bounds__(kBlockThreads) backward_columns_kernel(const BackwardArgs<T, I> args) {
+__global__ void __launch_bounds__(kBlockThreads) backward_rows_kernel(const BackwardArgs<T, I> args) {
+    constexpr int kGroups = kBlockThreads / G;
+    const ChunkList<I>& list = args.split.rows;
+    const int head_groups = args.rules.heads / args.row_heads;
+    const int slot = static_cast<int>(threadIdx.x) / G;
+    long long i, begin, end, k = -1;
+    int h0;
+    if (blockIdx.x < list.blocks) {
+        if (args.split.sigma_pass && blockIdx.y > 0) return;  // σ's shares are the first tile's
+        const long long item = static_cast<long long>(blockIdx.x) * kGroups + slot;
+        if (item >= list.max_chunks * head_groups) return;  // whole groups leave together
+        k = item / head_groups;
+        h0 = static_cast<int>(item % head_groups) * args.row_heads;
+        i = list.chunk_row[k];
+        const long long row_begin = args.row_ptr[i], len = static_cast<long long>(args.row_ptr[i + 1]) - row_begin;
+        const long long count = chunk_count(len, list.threshold), c = list.chunk_part[k];
+        begin = row_begin + chunk_offset(c, len, count);
+        end = row_begin + chunk_offset(c + 1, len, count);
+    } else {
+        const long long group = ((static_cast<long long>(blockIdx.x) - list.blocks) * kBlockThreads + threadIdx.x) / G;
+        if (group >= args.rows * head_groups) return;
+        i = group / head_groups;
+        h0 = static_cast<int>(group % head_groups) * args.row_heads;
+        begin = args.row_ptr[i];
+        end = args.row_ptr[i + 1];
+        if (end - begin > list.threshold) return;  // a long row: the chunk blocks walk it
+    }
+    backward_row_work<T, I, G, VEC>(args, i, h0, begin, end, k, group_lane<G>(), group_mask<G>());
+}
+
+// Entries begin .. end-1 of Aᵀ's row j (A's column j), head h, this block's tile: a whole column
+// (chunk_id < 0), whose dZ_j and dY_j it writes, or chunk chunk_id of a long column, whose shares
+// it writes.
+template <class T, class I, int G, int VEC>
+__device__ __forceinline__ void backward_column_work(const BackwardArgs<T, I>& args, long long j, int h, long long begin, long long end,
+                                                     long long chunk_id, int lane, unsigned mask) {
     using A = accum_t<T>;
     constexpr int C = chunks_per_tile<VEC>;
     const Rules& r = args.rules;
-    const long long group = (static_cast<long long>(blockIdx.x) * kBlockThreads + threadIdx.x) / G;
-    if (group >= args.cols * r.heads) return;
-    const int lane = group_lane<G>();
-    const unsigned mask = group_mask<G>();
-    const long long j = group / r.heads;
-    const int h = static_cast<int>(group % r.heads);
+    const BackwardSplit<I, A>& split = args.split;
     const long long tile0 = static_cast<long long>(blockIdx.y) * C;
     const bool first_tile = blockIdx.y == 0;
-    const long long begin = args.col_ptr[j], end = args.col_ptr[j + 1];
+    const bool chunk = chunk_id >= 0;
+    const long long state = chunk_id * r.heads + h;  // a chunk's (chunk, head) share
     const bool max_agg = r.aggregate == Aggregate::max;
 
     A dz[C][VEC], dy[C][VEC];
@@ -295,10 +350,57 @@ __global__ void __launch_bounds__(kBlockThreads) backward_columns_kernel(const B
 #pragma unroll
     for (int c = 0; c < C; ++c) {
         const long long f = chunk_start<G, VEC>(tile0 + c, lane);
-        if (args.dz != nullptr && f < r.dz) store_vec<T, VEC>(args.dz + j * args.lddz + h * r.dz + f, dz[c]);
-        if (args.dy != nullptr && vector_score(r.score) && f < r.d) store_vec<T, VEC>(args.dy + j * args.lddy + h * r.d + f, dy[c]);
+        if (args.dz != nullptr && f < r.dz) {
+            if (chunk)
+                store_vec<A, VEC>(split.partial_dz + state * r.dz + f, dz[c]);
+            else
+                store_vec<T, VEC>(args.dz + j * args.lddz + h * r.dz + f, dz[c]);
+        }
+        if (args.dy != nullptr && vector_score(r.score) && f < r.d) {
+            if (chunk)
+                store_vec<A, VEC>(split.partial_dy + state * r.d + f, dy[c]);
+            else
+                store_vec<T, VEC>(args.dy + j * args.lddy + h * r.d + f, dy[c]);
+        }
     }
-    if (args.dy != nullptr && r.score == Score::add && first_tile && lane == 0) args.dy[j * args.lddy + h] = from_accum<T>(dy_add);
+    if (args.dy != nullptr && r.score == Score::add && first_tile && lane == 0) {
+        if (chunk)
+            split.partial_dy[state] = dy_add;
+        else
+            args.dy[j * args.lddy + h] = from_accum<T>(dy_add);
+    }
+}
+
+// Blocks 0 .. split.columns.blocks-1 take the chunks of long columns, a group a (chunk, head)
+// item; the others a group a (column, head), skipping long columns.
+template <class T, class I, int G, int VEC>
+__global__ void __launch_bounds__(kBlockThreads) backward_columns_kernel(const BackwardArgs<T, I> args) {
+    constexpr int kGroups = kBlockThreads / G;
+    const ChunkList<I>& list = args.split.columns;
+    const int heads = args.rules.heads;
+    const int slot = static_cast<int>(threadIdx.x) / G;
+    long long j, begin, end, k = -1;
+    int h;
+    if (blockIdx.x < list.blocks) {
+        const long long item = static_cast<long long>(blockIdx.x) * kGroups + slot;
+        if (item >= list.max_chunks * heads) return;  // whole groups leave together
+        k = item / heads;
+        h = static_cast<int>(item % heads);
+        j = list.chunk_row[k];
+        const long long column_begin = args.col_ptr[j], len = static_cast<long long>(args.col_ptr[j + 1]) - column_begin;
+        const long long count = chunk_count(len, list.threshold), c = list.chunk_part[k];
+        begin = column_begin + chunk_offset(c, len, count);
+        end = column_begin + chunk_offset(c + 1, len, count);
+    } else {
+        const long long group = ((static_cast<long long>(blockIdx.x) - list.blocks) * kBlockThreads + threadIdx.x) / G;
+        if (group >= args.cols * heads) return;
+        j = group / heads;
+        h = static_cast<int>(group % heads);
+        begin = args.col_ptr[j];
+        end = args.col_ptr[j + 1];
+        if (end - begin > list.threshold) return;  // a long column: the chunk blocks walk it
+    }
+    backward_column_work<T, I, G, VEC>(args, j, h, begin, end, k, group_lane<G>(), group_mask<G>());
 }
 
 }  // namespace spk::detail::cuda::fused

@@ -1,14 +1,21 @@
 // CUDA FusedMM, host side: stage column-major operands through row-major workspaces, pick the
-// kernel shape from the widths, fill the kernel arguments and launch (forward: one kernel, or,
-// under sum and mean without saved attention, find_long_rows, the forward kernel with its chunk
-// blocks, and combine_chunks; backward: the row kernel, then Aᵀ's pattern and the column kernel).
-// The long-row split learns its rows on the device each call (no plan keeps them), and waits once
-// for their number, which sizes the chunks' partial states.
+// kernel shape from the widths, fill the kernel arguments and launch.
+//   forward:  one kernel, or, under sum and mean without saved attention, find_long_rows, the
+//             forward kernel with its chunk blocks, and combine_chunks.
+//   backward: Aᵀ's pattern (when dY or dZ is wanted), find_long_rows over A's row_ptr and over
+//             Aᵀ's col_ptr, then the row kernel (under softmax with long rows: a sigma pass,
+//             combine_sums into σ, the row kernel again on the chunks alone), combine_sums into
+//             dX, the column kernel, combine_sums into dZ and dY: at most 8 kernels besides Aᵀ's
+//             (2 searches, 4 on the rows, 2 on the columns); 4 when nothing is long.
+// The splits learn their long rows (columns) on the device each call (no plan keeps them), and
+// wait once for their number (8 bytes a pointer array, read back together), which sizes the
+// chunks' partial states exactly.
 // Aᵀ's pattern is built per backward call that needs dY or dZ: the kernel interface has no place
 // to keep it between calls (the cpu backend's plan caches its own).
 #include <cuda_runtime.h>
 
 #include <algorithm>
+#include <array>
 #include <cstddef>
 #include <cstdint>
 #include <optional>
@@ -34,7 +41,7 @@ void launch_forward(const Shape&, bool, const ForwardKernelArgs<T, I, accum_t<T>
 template <class T, class I>
 void launch_combine_chunks(const ForwardKernelArgs<T, I, accum_t<T>>&, long long, cudaStream_t);
 template <class T, class I>
-void launch_backward_rows(const Shape&, const BackwardKernelArgs<T, I, accum_t<T>>&, long long, cudaStream_t);
+void launch_backward_rows(const Shape&, const BackwardKernelArgs<T, I, accum_t<T>>&, bool, long long, cudaStream_t);
 template <class T, class I>
 void launch_backward_columns(const Shape&, const BackwardKernelArgs<T, I, accum_t<T>>&, long long, cudaStream_t);
 
@@ -159,29 +166,29 @@ private:
     bool ok_ = true;
 };
 
-// Rows longer than this are cut into chunks (split.cuh) of at most this many entries:
-//  - 16 times the mean row. A row block's groups (8 or 32 rows of one head) finish together, so a
-//    row far above the mean holds its block, and on power-law graphs the hub rows hold the
-//    kernel. The chunks (fewer than 2 nnz / threshold) then number below rows / 8: their states
-//    take at most an eighth of E's size.
+// Segments (rows of A; in the backward pass also A's columns) longer than this are cut into chunks
+// (split.cuh) of at most this many entries:
+//  - 16 times the mean segment. A block's groups (8 or 32 segments) finish together, so a segment
+//    far above the mean holds its block, and on power-law graphs the hub rows (columns) hold the
+//    kernel. The chunks (fewer than 2 nnz / threshold) then number below segments / 8: their states
+//    take at most an eighth of the output's size.
 //  - at most an even share of the work (nnz x heads entries) among the warps the device holds at
 //    once: on a small matrix with one huge row the device is otherwise idle. The (chunk, head)
 //    states then number below twice those warps.
-//  - at least 128 entries: a chunk's state (dz + 2 values a head) and its combine cost about 1% of
+//  - at least 128 entries: a chunk's state (a few values a head) and its combine cost about 1% of
 //    the chunk's own reads (128 rows of Y and of Z).
-long long split_threshold(long long rows, long long nnz, int heads, const DeviceProperties& device) {
+long long split_threshold(long long segments, long long nnz, int heads, const DeviceProperties& device) {
     const long long resident_warps = std::max(1LL, static_cast<long long>(device.sm_count) * device.max_threads_per_sm / 32);
-    const long long mean_based = 16 * ((nnz + rows - 1) / rows);
+    const long long mean_based = 16 * ((nnz + segments - 1) / segments);
     const long long share = nnz * heads / resident_warps;
     return std::max(128LL, std::min(mean_based, share));
 }
 
-// The workspaces of a split forward pass; freed on the stream after the kernels that use them.
-struct SplitWorkspace {
-    Workspace<std::byte> lists;   // the counter and the long rows' and chunks' lists, sized by bounds
-    Workspace<std::byte> states;  // the chunks' partial states, sized by the chunks found
-    long long combine_blocks = 0;  // 0: nothing is split
-};
+// Blocks of a combine kernel for `items` (long segment, head) items: no more than the device holds.
+long long combine_blocks(long long items, const DeviceProperties& device) {
+    const long long resident_blocks = static_cast<long long>(device.sm_count) * (device.max_threads_per_sm / fused::kCombineThreads);
+    return std::max(1LL, std::min(items, resident_blocks));
+}
 
 // Carves arrays out of one allocation, each at a 256-byte boundary.
 class Carver {
@@ -197,63 +204,122 @@ private:
     std::size_t bytes_ = 0;
 };
 
-// Sets up the long-row split (split.cuh) of a forward pass: finds the long rows on the device
-// (lists sized by what A's nnz allows: at most nnz / (threshold + 1) long rows, fewer than
-// 2 nnz / threshold chunks), reads back how many chunks there are (one wait on the stream: partial
-// states sized by the bound took up to an eighth of E's size on matrices with no long row at
-// all), then sizes the states and fills `split`. Leaves `split` as it was (nothing split) when no
-// row exceeds the threshold.
+// A pointer array to search for long segments: segment s is entries ptr[s] .. ptr[s+1].
+template <class I>
+struct Segments {
+    const I* ptr = nullptr;  // null: not searched
+    long long count = 0, nnz = 0;
+};
+
+// What a search found: long segments and their chunks.
+struct Found {
+    long long segments = 0, chunks = 0;
+};
+
+// Finds the long segments of each searched pointer array on the device (find_long_rows, a launch
+// each, their lists carved from `workspace` and sized by what nnz allows: at most
+// nnz / (threshold + 1) long segments, fewer than 2 nnz / threshold chunks), then reads back all
+// the counts with one wait (8 bytes a list), which size the chunks' partial states exactly. Fills
+// *lists[n] where array n has a long segment; leaves it as it was (nothing split) otherwise. No
+// launch and no wait when no array can hold a long segment.
+template <class I, std::size_t N>
+std::array<Found, N> find_long_segments(const Executor& exec, const std::array<Segments<I>, N>& arrays,
+                                        const std::array<long long, N>& thresholds, const std::array<fused::ChunkList<I>*, N>& lists,
+                                        Workspace<std::byte>& workspace) {
+    std::array<Found, N> found{};
+    std::array<long long, N> max_long{}, max_chunks{};
+    bool any = false;
+    for (std::size_t n = 0; n < N; ++n) {
+        const Segments<I>& s = arrays[n];
+        if (s.ptr == nullptr || s.count == 0) continue;
+        max_long[n] = std::min(s.count, s.nnz / (thresholds[n] + 1));
+        max_chunks[n] = 2 * s.nnz / thresholds[n];
+        if (max_chunks[n] >= (1LL << 32)) max_long[n] = 0;  // the counter packs long segments and chunks in 32 bits each
+        if (max_long[n] == 0) continue;
+        if ((s.count + fused::kFindThreads - 1) / fused::kFindThreads > 0x7fffffffLL)
+            unsupported("fusedmm on CUDA: too many rows or columns for one launch (" + std::to_string(s.count) + ")");
+        any = true;
+    }
+    if (!any) return found;
+
+    Carver carver;
+    const std::size_t at_counts = carver.reserve(static_cast<long long>(N), sizeof(unsigned long long));
+    std::array<std::array<std::size_t, 4>, N> at{};
+    for (std::size_t n = 0; n < N; ++n)
+        if (max_long[n] > 0)
+            at[n] = {carver.reserve(max_long[n], sizeof(I)), carver.reserve(max_long[n], sizeof(long long)),
+                     carver.reserve(max_chunks[n], sizeof(I)), carver.reserve(max_chunks[n], sizeof(long long))};
+    workspace = Workspace<std::byte>(exec, carver.bytes());
+    std::byte* base = workspace.data();
+    auto* counts = reinterpret_cast<unsigned long long*>(base + at_counts);
+    const cudaStream_t stream = stream_of(exec);
+    SPK_CUDA_CHECK(cudaMemsetAsync(counts, 0, N * sizeof(unsigned long long), stream));
+    std::array<fused::ChunkList<I>, N> candidates{};
+    for (std::size_t n = 0; n < N; ++n) {
+        if (max_long[n] == 0) continue;
+        fused::ChunkList<I>& c = candidates[n];
+        c.threshold = thresholds[n];
+        c.counts = counts + n;
+        c.long_rows = reinterpret_cast<I*>(base + at[n][0]);
+        c.chunk_first = reinterpret_cast<long long*>(base + at[n][1]);
+        c.chunk_row = reinterpret_cast<I*>(base + at[n][2]);
+        c.chunk_part = reinterpret_cast<long long*>(base + at[n][3]);
+        const long long blocks = (arrays[n].count + fused::kFindThreads - 1) / fused::kFindThreads;
+        fused::find_long_rows<I><<<static_cast<unsigned>(blocks), fused::kFindThreads, 0, stream>>>(
+            arrays[n].ptr, arrays[n].count, c.threshold, c.counts, c.long_rows, c.chunk_first, c.chunk_row, c.chunk_part);
+        SPK_CUDA_CHECK_LAUNCH();
+    }
+    std::array<unsigned long long, N> host{};
+    SPK_CUDA_CHECK(cudaMemcpyAsync(host.data(), counts, N * sizeof(unsigned long long), cudaMemcpyDeviceToHost, stream));
+    SPK_CUDA_CHECK(cudaStreamSynchronize(stream));
+    for (std::size_t n = 0; n < N; ++n) {
+        found[n] = {static_cast<long long>(host[n] >> 32), static_cast<long long>(host[n] & 0xffffffffull)};
+        if (found[n].segments == 0) continue;
+        candidates[n].max_chunks = found[n].chunks;
+        *lists[n] = candidates[n];
+    }
+    return found;
+}
+
+// The workspaces of a split forward pass; freed on the stream after the kernels that use them.
+struct SplitWorkspace {
+    Workspace<std::byte> lists;    // the counter and the long rows' and chunks' lists, sized by bounds
+    Workspace<std::byte> states;   // the chunks' partial states, sized by the chunks found
+    long long combine_blocks = 0;  // 0: nothing is split
+};
+
+// Sets up the long-row split (split.cuh) of a forward pass: finds the long rows, then sizes the
+// chunks' states by the chunks found (states sized by a bound took up to an eighth of E's size on
+// matrices with no long row at all) and fills `split`. Leaves `split` as it was (nothing split)
+// when no row exceeds the threshold.
 template <class I, class S>
 SplitWorkspace prepare_split(const Executor& exec, const I* row_ptr, long long rows, long long nnz, const fused::Rules& r,
                              fused::SplitArgs<I, S>& split) {
     SplitWorkspace w;
     const DeviceProperties& device = device_properties(exec.device());
-    const long long threshold = split_threshold(rows, nnz, r.heads, device);
-    const long long max_long = std::min(rows, nnz / (threshold + 1)), max_chunks = 2 * nnz / threshold;
-    // The counter packs long rows and chunks in 32 bits each.
-    if (max_long == 0 || max_chunks >= (1LL << 32)) return w;
-    const long long find_blocks = (rows + fused::kFindThreads - 1) / fused::kFindThreads;
-    if (find_blocks > 0x7fffffffLL) unsupported("fusedmm on CUDA: too many rows for one launch (" + std::to_string(rows) + ")");
-
-    Carver lists;
-    const std::size_t at_counts = lists.reserve(1, sizeof(unsigned long long)), at_long_rows = lists.reserve(max_long, sizeof(I)),
-                      at_chunk_first = lists.reserve(max_long, sizeof(long long)), at_chunk_row = lists.reserve(max_chunks, sizeof(I)),
-                      at_chunk_part = lists.reserve(max_chunks, sizeof(long long));
-    w.lists = Workspace<std::byte>(exec, lists.bytes());
-    std::byte* base = w.lists.data();
-    fused::SplitArgs<I, S> found = split;
-    found.threshold = threshold;
-    found.counts = reinterpret_cast<unsigned long long*>(base + at_counts);
-    found.long_rows = reinterpret_cast<I*>(base + at_long_rows);
-    found.chunk_first = reinterpret_cast<long long*>(base + at_chunk_first);
-    found.chunk_row = reinterpret_cast<I*>(base + at_chunk_row);
-    found.chunk_part = reinterpret_cast<long long*>(base + at_chunk_part);
-
-    const cudaStream_t stream = stream_of(exec);
-    SPK_CUDA_CHECK(cudaMemsetAsync(found.counts, 0, sizeof(unsigned long long), stream));
-    fused::find_long_rows<I><<<static_cast<unsigned>(find_blocks), fused::kFindThreads, 0, stream>>>(
-        row_ptr, rows, threshold, found.counts, found.long_rows, found.chunk_first, found.chunk_row, found.chunk_part);
-    SPK_CUDA_CHECK_LAUNCH();
-    unsigned long long counts = 0;
-    SPK_CUDA_CHECK(cudaMemcpyAsync(&counts, found.counts, sizeof(counts), cudaMemcpyDeviceToHost, stream));
-    SPK_CUDA_CHECK(cudaStreamSynchronize(stream));
-    const long long long_rows = static_cast<long long>(counts >> 32), chunks = static_cast<long long>(counts & 0xffffffffull);
-    if (long_rows == 0) return w;
+    const Found found = find_long_segments<I, 1>(exec, {Segments<I>{row_ptr, rows, nnz}}, {split_threshold(rows, nnz, r.heads, device)},
+                                                 {&split}, w.lists)[0];
+    if (found.segments == 0) return w;
 
     Carver states;
-    const long long count = chunks * r.heads, stat_count = r.softmax ? count : 0;
+    const long long count = found.chunks * r.heads, stat_count = r.softmax ? count : 0;
     const std::size_t at_max = states.reserve(stat_count, sizeof(S)), at_sum = states.reserve(stat_count, sizeof(S)),
                       at_acc = states.reserve(count * r.dz, sizeof(S));
     w.states = Workspace<std::byte>(exec, states.bytes());
     std::byte* state_base = w.states.data();
-    found.max_chunks = chunks;
-    found.partial_max = r.softmax ? reinterpret_cast<S*>(state_base + at_max) : nullptr;
-    found.partial_sum = r.softmax ? reinterpret_cast<S*>(state_base + at_sum) : nullptr;
-    found.partial_acc = reinterpret_cast<S*>(state_base + at_acc);
-    split = found;
-    const long long resident_blocks = static_cast<long long>(device.sm_count) * (device.max_threads_per_sm / fused::kCombineThreads);
-    w.combine_blocks = std::max(1LL, std::min(long_rows * r.heads, resident_blocks));
+    split.partial_max = r.softmax ? reinterpret_cast<S*>(state_base + at_max) : nullptr;
+    split.partial_sum = r.softmax ? reinterpret_cast<S*>(state_base + at_sum) : nullptr;
+    split.partial_acc = reinterpret_cast<S*>(state_base + at_acc);
+    w.combine_blocks = combine_blocks(found.segments * r.heads, device);
     return w;
+}
+
+// Adds the chunks' shares of the long segments in `list` into one or two outputs (combine_sums).
+template <class I, class S, class Out>
+void launch_combine_sums(const fused::ChunkList<I>& list, const I* ptr, int heads, long long items_blocks,
+                         const fused::SumTarget<S, Out>& one, const fused::SumTarget<S, Out>& two, cudaStream_t stream) {
+    fused::combine_sums<I, S, Out><<<static_cast<unsigned>(items_blocks), fused::kCombineThreads, 0, stream>>>(list, ptr, heads, one, two);
+    SPK_CUDA_CHECK_LAUNCH();
 }
 
 }  // namespace
@@ -336,8 +402,9 @@ void fusedmm_backward(const Executor& exec, const FusedBackwardArgs<V, I>& args,
     const StagedInput<V> x(exec, uses_xy ? args.x : DenseView<const V>{}), y(exec, uses_xy ? args.y : DenseView<const V>{});
     const StagedOutput<V> dx(exec, args.dx, want_dx), dy(exec, args.dy, want_dy), dz(exec, args.dz, want_dz);
     const bool softmax = o.normalize == Normalize::softmax;
-    Array<S> sigma;
-    if (softmax && want_dy) sigma = Array<S>(exec, static_cast<std::size_t>(a.rows * o.heads));
+    // The row kernel gives dX, dA and σ (which dY needs under softmax); the column kernel dY and dZ.
+    const bool want_ds = want_dx || want_da;
+    const bool run_rows = want_ds || (softmax && want_dy), run_columns = want_dy || want_dz;
 
     fused::BackwardKernelArgs<T, I, S> k;
     k.rules = rules_of(o, args.d, args.dz_width);
@@ -362,7 +429,6 @@ void fusedmm_backward(const Executor& exec, const FusedBackwardArgs<V, I>& args,
     k.ld_argmax = args.argmax.ld;
     k.attention = reinterpret_cast<const T*>(saved_data(args.attention, "saved.attention"));
     k.ld_attention = args.attention.ld;
-    k.sigma = sigma.data();
     k.dx = dx.data();
     k.lddx = dx.ld();
     k.dy = dy.data();
@@ -384,22 +450,76 @@ void fusedmm_backward(const Executor& exec, const FusedBackwardArgs<V, I>& args,
     chooser.require(k.dz, k.lddz);
     const fused::Shape shape = chooser.shape();
 
-    if (want_dx || want_da || k.sigma != nullptr)
-        fused::launch_backward_rows<T, I>(shape, k, want_dx && vector_score ? ShapeChooser<T>::tiles(shape, args.d) : 1, stream);
-    if (want_dy || want_dz) {
-        const auto at = transposed_pattern<I>(exec, a.row_ptr, a.col_idx, a.rows, a.cols, a.nnz);
-        k.col_ptr = at.col_ptr.data();
-        k.t_row = at.row_idx.data();
-        k.t_entry = at.entry.data();
+    // Aᵀ's pattern, for the column kernel; ready once the stream gets there.
+    std::optional<DeviceTransposedPattern<I>> at;
+    if (run_columns) {
+        at.emplace(transposed_pattern<I>(exec, a.row_ptr, a.col_idx, a.rows, a.cols, a.nnz));
+        k.col_ptr = at->col_ptr.data();
+        k.t_row = at->row_idx.data();
+        k.t_entry = at->entry.data();
+    }
+
+    // Long rows and long columns (split.cuh): found together, with one wait for their counts.
+    const DeviceProperties& device = device_properties(exec.device());
+    const std::array<Segments<I>, 2> arrays{Segments<I>{run_rows ? a.row_ptr : nullptr, a.rows, a.nnz},
+                                            Segments<I>{run_columns ? k.col_ptr : nullptr, a.cols, a.nnz}};
+    const std::array<long long, 2> thresholds{a.rows > 0 ? split_threshold(a.rows, a.nnz, o.heads, device) : 0,
+                                              a.cols > 0 ? split_threshold(a.cols, a.nnz, o.heads, device) : 0};
+    Workspace<std::byte> lists;
+    const std::array<Found, 2> found = find_long_segments<I, 2>(exec, arrays, thresholds, {&k.split.rows, &k.split.columns}, lists);
+    const long long row_chunks = found[0].chunks, column_chunks = found[1].chunks;
+
+    // The chunks' shares of the sums, sized by the chunks found.
+    fused::BackwardSplit<I, S>& split = k.split;
+    split.dx_width = o.score == Score::add ? 1 : args.d;
+    const long long row_items = row_chunks * o.heads, column_items = column_chunks * o.heads;
+    Carver carver;
+    const std::size_t at_sigma = carver.reserve(softmax ? row_items : 0, sizeof(S)),
+                      at_dx = carver.reserve(want_dx ? row_items * split.dx_width : 0, sizeof(S)),
+                      at_dz = carver.reserve(want_dz ? column_items * args.dz_width : 0, sizeof(S)),
+                      at_dy = carver.reserve(want_dy ? column_items * split.dx_width : 0, sizeof(S));
+    const Workspace<std::byte> shares(exec, carver.bytes());
+    const auto share = [&](bool wanted, long long items, std::size_t place) {
+        return wanted && items > 0 ? reinterpret_cast<S*>(shares.data() + place) : nullptr;
+    };
+    split.partial_sigma = share(softmax, row_items, at_sigma);
+    split.partial_dx = share(want_dx, row_items, at_dx);
+    split.partial_dz = share(want_dz, column_items, at_dz);
+    split.partial_dy = share(want_dy, column_items, at_dy);
+
+    // σ_i (rows x heads): the column kernel reads it for dY, the long rows' chunks for ds.
+    Array<S> sigma;
+    if (softmax && run_rows && (want_dy || row_chunks > 0)) sigma = Array<S>(exec, static_cast<std::size_t>(a.rows * o.heads));
+    k.sigma = sigma.data();
+
+    if (run_rows) {
+        const long long tiles = want_dx && vector_score ? ShapeChooser<T>::tiles(shape, args.d) : 1;
+        const long long blocks = combine_blocks(found[0].segments * o.heads, device);
+        // Under softmax the long rows' chunks give σ's shares first; dX's need the whole σ.
+        split.sigma_pass = softmax && row_chunks > 0;
+        fused::launch_backward_rows<T, I>(shape, k, false, tiles, stream);
+        if (split.sigma_pass) {
+            launch_combine_sums<I, S, S>(split.rows, a.row_ptr, o.heads, blocks, {split.partial_sigma, 1, k.sigma, o.heads}, {}, stream);
+            split.sigma_pass = false;
+            if (want_ds) fused::launch_backward_rows<T, I>(shape, k, true, tiles, stream);
+        }
+        if (want_dx && row_chunks > 0)
+            launch_combine_sums<I, S, T>(split.rows, a.row_ptr, o.heads, blocks, {split.partial_dx, split.dx_width, k.dx, k.lddx}, {},
+                                         stream);
+    }
+    if (run_columns) {
         const long long tiles = std::max(want_dz ? ShapeChooser<T>::tiles(shape, args.dz_width) : 1,
                                          want_dy && vector_score ? ShapeChooser<T>::tiles(shape, args.d) : 1);
         fused::launch_backward_columns<T, I>(shape, k, tiles, stream);
-        SPK_CUDA_CHECK(cudaStreamSynchronize(stream));  // Aᵀ's pattern is freed on return
+        if (column_chunks > 0)
+            launch_combine_sums<I, S, T>(split.columns, k.col_ptr, o.heads, combine_blocks(found[1].segments * o.heads, device),
+                                         {split.partial_dz, args.dz_width, k.dz, k.lddz}, {split.partial_dy, split.dx_width, k.dy, k.lddy},
+                                         stream);
     }
     dx.write_back(stream);
     dy.write_back(stream);
     dz.write_back(stream);
-    // Workspaces are freed on return: wait for the kernels that read them.
+    // Aᵀ's pattern, σ and the staged copies are freed on return: wait for the kernels that read them.
     SPK_CUDA_CHECK(cudaStreamSynchronize(stream));
 }
 

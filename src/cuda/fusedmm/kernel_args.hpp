@@ -19,25 +19,47 @@ struct Rules {
     long long dz = 0;  // output width a head
 };
 
-// Long rows of the forward pass cut into chunks (sum and mean without saved attention; see
-// split.cuh). The row blocks leave rows longer than `threshold` entries; the first `blocks`
-// blocks of the grid take the chunks instead, a group a (chunk, head) writing its partial state,
-// which combine_chunks merges. Filled by find_long_rows; `threshold` is the maximum (and every
-// pointer null) when nothing is split.
-template <class I, class S>
-struct SplitArgs {
+// Segments longer than `threshold` entries cut into chunks (split.cuh): rows of A (forward, backward
+// rows) or A's columns as the rows of Aᵀ (backward columns). Filled by find_long_rows over the
+// segments' pointer array; `threshold` is the maximum (and every pointer null) when nothing is split.
+// A kernel's first `blocks` blocks take the chunks, a group a (chunk, head) item, writing partial
+// states that a combine kernel merges in chunk order.
+template <class I>
+struct ChunkList {
     long long threshold = std::numeric_limits<long long>::max();
-    long long max_chunks = 0;  // the chunks found (the partial states below hold that many per head)
+    long long max_chunks = 0;  // the chunks found (the partial states hold that many per head)
     long long blocks = 0;      // chunk blocks at the front of the grid (set at launch)
-    // Long rows in the high 32 bits, chunks in the low 32 (one counter: one atomic a warp).
+    // Long segments in the high 32 bits, chunks in the low 32 (one counter: one atomic a warp).
     unsigned long long* counts = nullptr;
-    I* long_rows = nullptr;            // long row t, in no particular order
-    long long* chunk_first = nullptr;  // long row t's chunks are chunk_first[t] .. + chunk_count
-    I* chunk_row = nullptr;            // chunk k's row and its number within the row
+    I* long_rows = nullptr;            // long segment t, in no particular order
+    long long* chunk_first = nullptr;  // long segment t's chunks are chunk_first[t] .. + chunk_count
+    I* chunk_row = nullptr;            // chunk k's segment and its number within the segment
     long long* chunk_part = nullptr;
+};
+
+// The forward pass's long rows (sum and mean without saved attention): each (chunk, head) item
+// writes its online-softmax state, which combine_chunks merges.
+template <class I, class S>
+struct SplitArgs : ChunkList<I> {
     S* partial_max = nullptr;  // (chunk, head): the running max m (softmax only)
     S* partial_sum = nullptr;  // (chunk, head): l = sum of exp(w - m) (softmax only)
     S* partial_acc = nullptr;  // (chunk, head, dz): sum of exp(w - m) Z_j (sum of w Z_j without softmax)
+};
+
+// The backward pass's long rows and long columns. With the saved statistics every α_ij is known
+// up front, so what a row or column gives is a plain sum over its entries: a chunk's state is its
+// share of that sum. Under softmax the rows' chunks first give σ's shares (sigma_pass), which
+// combine into σ before a second launch of the row kernel gives the dX shares (they need σ).
+template <class I, class S>
+struct BackwardSplit {
+    ChunkList<I> rows;           // long rows of A (the row kernel)
+    ChunkList<I> columns;        // long columns of A, over Aᵀ's col_ptr (the column kernel)
+    bool sigma_pass = false;     // the row kernel's chunk items give σ's shares, not dX's
+    S* partial_sigma = nullptr;  // (row chunk, head): Σ α dα over the chunk (softmax only)
+    S* partial_dx = nullptr;     // (row chunk, head, dx_width): Σ ds Y_j (dot), ... (dX only)
+    S* partial_dz = nullptr;     // (column chunk, head, dz): Σ c α dE_i (dZ only)
+    S* partial_dy = nullptr;     // (column chunk, head, dx_width): Σ ds X_i, ... (dY only)
+    long long dx_width = 0;      // values of dX (dY) a head: d for dot and neg_sqdist, 1 for add
 };
 
 template <class T, class I, class S>
@@ -103,6 +125,7 @@ struct BackwardKernelArgs {
     T* da = nullptr;
     long long da_stride = 0;  // distance between consecutive entries of dA
     int row_heads = 1;        // heads one group of the row kernel walks (all of them for dA)
+    BackwardSplit<I, S> split;
 };
 
 // One kernel shape: G lanes a group, VEC values a vector access.

@@ -22,16 +22,6 @@ inline void check_grid(long long blocks, long long tiles) {
                     " blocks)");
 }
 
-// Blocks for `groups` groups of G lanes, tiles along y; false when there is nothing to launch.
-template <int G>
-bool grid_for(long long groups, long long tiles, dim3& grid) {
-    const long long blocks = (groups * G + kBlockThreads - 1) / kBlockThreads;
-    if (blocks == 0 || tiles == 0) return false;
-    check_grid(blocks, tiles);
-    grid = dim3(static_cast<unsigned>(blocks), static_cast<unsigned>(tiles));
-    return true;
-}
-
 // Calls f.template operator()<G, VEC>() for the compiled shape s.
 template <class T, class F>
 void with_shape(const Shape& s, F&& f) {
@@ -72,22 +62,37 @@ void launch_combine_chunks(const ForwardArgs<T, I>& args, long long blocks, cuda
     SPK_CUDA_CHECK_LAUNCH();
 }
 
+// The row kernel's grid: first the chunk blocks, one group a (chunk, head group) item of the long
+// rows found, then, unless `chunks_only`, one group a (row, head group); tiles along y.
 template <class T, class I>
-void launch_backward_rows(const Shape& s, const BackwardArgs<T, I>& args, long long tiles, cudaStream_t stream) {
+void launch_backward_rows(const Shape& s, const BackwardArgs<T, I>& args, bool chunks_only, long long tiles, cudaStream_t stream) {
     with_shape<T>(s, [&]<int G, int VEC>() {
-        dim3 grid;
-        if (!grid_for<G>(args.rows * (args.rules.heads / args.row_heads), tiles, grid)) return;
-        backward_rows_kernel<T, I, G, VEC><<<grid, kBlockThreads, 0, stream>>>(args);
+        constexpr long long groups = kBlockThreads / G;
+        BackwardArgs<T, I> a = args;
+        const long long head_groups = a.rules.heads / a.row_heads;
+        a.split.rows.blocks = (a.split.rows.max_chunks * head_groups + groups - 1) / groups;
+        const long long blocks = a.split.rows.blocks + (chunks_only ? 0 : (a.rows * head_groups + groups - 1) / groups);
+        if (blocks == 0 || tiles == 0) return;
+        check_grid(blocks, tiles);
+        const dim3 grid(static_cast<unsigned>(blocks), static_cast<unsigned>(tiles));
+        backward_rows_kernel<T, I, G, VEC><<<grid, kBlockThreads, 0, stream>>>(a);
         SPK_CUDA_CHECK_LAUNCH();
     });
 }
 
+// The column kernel's grid: first the chunk blocks of the long columns, then one group a
+// (column, head); tiles along y.
 template <class T, class I>
 void launch_backward_columns(const Shape& s, const BackwardArgs<T, I>& args, long long tiles, cudaStream_t stream) {
     with_shape<T>(s, [&]<int G, int VEC>() {
-        dim3 grid;
-        if (!grid_for<G>(args.cols * args.rules.heads, tiles, grid)) return;
-        backward_columns_kernel<T, I, G, VEC><<<grid, kBlockThreads, 0, stream>>>(args);
+        constexpr long long groups = kBlockThreads / G;
+        BackwardArgs<T, I> a = args;
+        a.split.columns.blocks = (a.split.columns.max_chunks * a.rules.heads + groups - 1) / groups;
+        const long long blocks = a.split.columns.blocks + (a.cols * a.rules.heads + groups - 1) / groups;
+        if (blocks == 0 || tiles == 0) return;
+        check_grid(blocks, tiles);
+        const dim3 grid(static_cast<unsigned>(blocks), static_cast<unsigned>(tiles));
+        backward_columns_kernel<T, I, G, VEC><<<grid, kBlockThreads, 0, stream>>>(a);
         SPK_CUDA_CHECK_LAUNCH();
     });
 }
@@ -95,8 +100,8 @@ void launch_backward_columns(const Shape& s, const BackwardArgs<T, I>& args, lon
 }  // namespace spk::detail::cuda::fused
 
 // Explicit instantiations of the launches for one value type T.
-#define SPK_FUSED_LAUNCHES(T, I)                                                                                \
-    template void launch_forward<T, I>(const Shape&, bool, const ForwardArgs<T, I>&, long long, cudaStream_t);  \
-    template void launch_combine_chunks<T, I>(const ForwardArgs<T, I>&, long long, cudaStream_t);               \
-    template void launch_backward_rows<T, I>(const Shape&, const BackwardArgs<T, I>&, long long, cudaStream_t); \
+#define SPK_FUSED_LAUNCHES(T, I)                                                                                      \
+    template void launch_forward<T, I>(const Shape&, bool, const ForwardArgs<T, I>&, long long, cudaStream_t);        \
+    template void launch_combine_chunks<T, I>(const ForwardArgs<T, I>&, long long, cudaStream_t);                     \
+    template void launch_backward_rows<T, I>(const Shape&, const BackwardArgs<T, I>&, bool, long long, cudaStream_t); \
     template void launch_backward_columns<T, I>(const Shape&, const BackwardArgs<T, I>&, long long, cudaStream_t);

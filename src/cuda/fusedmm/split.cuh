@@ -1,25 +1,35 @@
 #pragma once
-// Long rows of the FusedMM forward pass (sum and mean, without saved attention), cut into chunks
-// as split-K flash decoding cuts a long sequence. A row's group walks it serially, so on power-law
-// graphs the hub rows (tens of thousands of entries) set the kernel's time however short the rest.
-//   find_long_rows   one pass over row_ptr: rows longer than the threshold get a place in the
-//                    list of long rows and a run of chunk numbers; each chunk's (row, number).
+// Long segments cut into chunks, as split-K flash decoding cuts a long sequence. A segment's group
+// walks it serially, so on power-law graphs the hub rows (and, in the backward pass, the hub
+// columns: tens of thousands of entries) set a kernel's time however short the rest.
+//   find_long_rows   one pass over a pointer array (A's row_ptr, or Aᵀ's col_ptr for A's columns):
+//                    segments longer than the threshold get a place in the list of long segments
+//                    and a run of chunk numbers; each chunk's (segment, number).
+// Forward (sum and mean, without saved attention):
 //   forward_kernel   (forward_kernel.cuh) its first blocks take the chunks, a group a (chunk,
 //                    head): the online softmax over the chunk's entries, then its state: the
 //                    running max m_c, the sum l_c and the unnormalised accumulator acc_c (dz values).
 //   combine_chunks   a block a (long row, head) merges the chunks' states in chunk order:
 //                    M = max m_c, L = Σ l_c e^(m_c - M), E = Σ acc_c e^(m_c - M) / L (then mean's
 //                    1/len), and writes M and L as the row statistics the backward pass reads.
-// Without softmax a chunk's state is its sum alone. No atomics touch the results (the atomic in
-// find_long_rows only hands out places), so they do not depend on timing.
+//                    Without softmax a chunk's state is its sum alone.
+// Backward (every option: with the saved statistics each α_ij is known up front):
+//   backward_rows_kernel, backward_columns_kernel (backward_kernels.cuh) take the chunks of long
+//                    rows (columns) in their first blocks and write each chunk's share of the
+//                    row's (column's) sums: σ, dX (dZ, dY).
+//   combine_sums     a block a (long segment, head) adds the shares in chunk order.
+// No atomics touch the results (the atomic in find_long_rows only hands out places), so they do
+// not depend on timing.
+#include <type_traits>
+
 #include "cuda/fusedmm/device.cuh"
 
 namespace spk::detail::cuda::fused {
 
-// A row longer than the threshold is cut into ceil(len / threshold) chunks of near-equal length.
+// A segment longer than the threshold is cut into ceil(len / threshold) chunks of near-equal length.
 __host__ __device__ constexpr long long chunk_count(long long len, long long threshold) { return (len + threshold - 1) / threshold; }
 
-// Where chunk c of `count` begins, counted from the row's start: the first len % count chunks
+// Where chunk c of `count` begins, counted from the segment's start: the first len % count chunks
 // take one entry more (no chunk is empty, as len >= count; no product can overflow).
 __device__ __forceinline__ long long chunk_offset(long long c, long long len, long long count) {
     const long long q = len / count, rem = len % count;
@@ -28,17 +38,18 @@ __device__ __forceinline__ long long chunk_offset(long long c, long long len, lo
 
 constexpr int kFindThreads = 256;
 
-// One thread a row, in whole warps (threads past the last row take part with no row). A warp
-// takes places for its long rows with one atomic add on a counter that packs the long rows (high
-// 32 bits) and their chunks (low 32), so both runs come out of the same order and chunk_first
-// grows with the list index. The warp then writes its long rows' chunks, a lane a chunk.
+// One thread a segment (segment i: entries ptr[i] .. ptr[i+1]), in whole warps (threads past the
+// last segment take part with none). A warp takes places for its long segments with one atomic add
+// on a counter that packs the long segments (high 32 bits) and their chunks (low 32), so both runs
+// come out of the same order and chunk_first grows with the list index. The warp then writes its
+// long segments' chunks, a lane a chunk.
 template <class I>
 __global__ void __launch_bounds__(kFindThreads)
-    find_long_rows(const I* row_ptr, long long rows, long long threshold, unsigned long long* counts, I* long_rows, long long* chunk_first,
+    find_long_rows(const I* ptr, long long segments, long long threshold, unsigned long long* counts, I* long_rows, long long* chunk_first,
                    I* chunk_row, long long* chunk_part) {
     const long long i = static_cast<long long>(blockIdx.x) * kFindThreads + threadIdx.x;
     const int lane = static_cast<int>(threadIdx.x) & 31;
-    const long long len = i < rows ? static_cast<long long>(row_ptr[i + 1]) - static_cast<long long>(row_ptr[i]) : 0;
+    const long long len = i < segments ? static_cast<long long>(ptr[i + 1]) - static_cast<long long>(ptr[i]) : 0;
     const bool is_long = len > threshold;
     const long long chunks = is_long ? chunk_count(len, threshold) : 0;
     const unsigned long long mine = is_long ? (1ull << 32) | static_cast<unsigned long long>(chunks) : 0ull;
@@ -147,6 +158,64 @@ __global__ void __launch_bounds__(kCombineThreads) combine_chunks(const ForwardK
             args.row_max[row * r.heads + h] = top;
             args.row_sum[row * r.heads + h] = total;
         }
+    }
+}
+
+// One sum combine_sums forms: for each long segment and head, `width` values, each the sum of the
+// chunks' shares partial[((chunk * heads) + head) * width + f], written to
+// out[segment * ld + head * width + f]. A null `partial` is no target.
+template <class S, class Out>
+struct SumTarget {
+    const S* partial = nullptr;
+    long long width = 0;
+    Out* out = nullptr;
+    long long ld = 0;
+};
+
+template <class Out, class S>
+__device__ __forceinline__ Out sum_to(S v) {
+    if constexpr (std::is_same_v<Out, S>)
+        return v;
+    else
+        return from_accum<Out>(v);
+}
+
+// A block a (long segment, head), blocks striding over them (their number is on the device). For
+// each target the warps split the chunks (warp w takes chunks w, w + 8, ...) and the lanes the
+// values, 32 at a time; the warps' sums then join in warp order. The order is fixed, so two runs
+// agree to the bit.
+template <class I, class S, class Out>
+__global__ void __launch_bounds__(kCombineThreads)
+    combine_sums(const ChunkList<I> list, const I* ptr, int heads, const SumTarget<S, Out> one, const SumTarget<S, Out> two) {
+    __shared__ S sums[kCombineWarps][32];
+    const int lane = static_cast<int>(threadIdx.x) & 31, warp = static_cast<int>(threadIdx.x) / 32;
+    const long long items = static_cast<long long>(*list.counts >> 32) * heads;
+    for (long long item = blockIdx.x; item < items; item += gridDim.x) {
+        const long long t = item / heads;
+        const int h = static_cast<int>(item % heads);
+        const long long segment = list.long_rows[t], first = list.chunk_first[t];
+        const long long len = static_cast<long long>(ptr[segment + 1]) - static_cast<long long>(ptr[segment]);
+        const long long count = chunk_count(len, list.threshold);
+        const auto add_up = [&](const SumTarget<S, Out>& g) {
+            for (long long f0 = 0; f0 < g.width; f0 += 32) {
+                const long long f = f0 + lane;
+                S acc = 0;
+                if (f < g.width)
+#pragma unroll 4
+                    for (long long c = warp; c < count; c += kCombineWarps) acc += g.partial[((first + c) * heads + h) * g.width + f];
+                sums[warp][lane] = acc;
+                __syncthreads();
+                if (warp == 0 && f < g.width) {
+                    S out = sums[0][lane];
+#pragma unroll
+                    for (int w = 1; w < kCombineWarps; ++w) out += sums[w][lane];
+                    g.out[segment * g.ld + h * g.width + f] = sum_to<Out>(out);
+                }
+                __syncthreads();  // sums is reused by the next 32 values
+            }
+        };
+        if (one.partial != nullptr) add_up(one);
+        if (two.partial != nullptr) add_up(two);
     }
 }
 
