@@ -95,15 +95,17 @@ std::optional<BaselineTime> spgemm_baseline(const Executor& exec, const OpConfig
 }
 
 // Largest |got - expected| over the largest |expected|: a norm-wise relative difference, which
-// stays meaningful where single entries of E are near zero. NaN where either has a NaN.
-double max_relative_difference(const std::vector<double>& got, const std::vector<double>& expected) {
+// stays meaningful where single entries of E are near zero. NaN where either has a NaN. Both are
+// the raw arrays of dense matrices of one shape and layout (floats compared as they are: E can
+// hold half a billion values, and widening them to doubles first took seconds a case).
+double max_relative_difference(const std::vector<float>& got, const std::vector<float>& expected) {
     if (got.size() != expected.size()) return std::numeric_limits<double>::infinity();
     double diff = 0, scale = 0;
     for (std::size_t i = 0; i < got.size(); ++i) {
-        const double d = std::abs(got[i] - expected[i]);
+        const double d = std::abs(static_cast<double>(got[i]) - static_cast<double>(expected[i]));
         if (std::isnan(d)) return std::numeric_limits<double>::quiet_NaN();
         diff = std::max(diff, d);
-        scale = std::max(scale, std::abs(expected[i]));
+        scale = std::max(scale, std::abs(static_cast<double>(expected[i])));
     }
     return scale > 0 ? diff / scale : diff;
 }
@@ -135,14 +137,14 @@ std::optional<BaselineTime> fusedmm_baseline(const Executor& exec, const OpConfi
         const auto size_of = [](const auto& d) { return d.values().size() * sizeof(*d.values().data()); };
         spk_bytes = workspace + size_of(saved.row_max) + size_of(saved.row_sum) + size_of(saved.argmax) + size_of(saved.attention);
     }
-    const std::vector<double> expected = dense_output(spk_e).values;
+    const std::vector<float> expected = spk_e.values().to_vector();
 
     // A variant whose result differs from spk's is listed (and reported) but is no baseline.
     Dense<float> e(exec, a.rows(), zw);
     std::vector<std::string> mismatched;
     const auto compare = [&](baselines::Timing& t) {
         exec.synchronize();
-        const double rel = max_relative_difference(dense_output(e).values, expected);
+        const double rel = max_relative_difference(e.values().to_vector(), expected);  // e: spk_e's shape and layout
         const bool mismatch = !(rel <= 1e-3);
         t.note += (t.note.empty() ? "" : "; ") + std::string("max rel diff vs spk ") + sci(rel) + (mismatch ? " MISMATCH" : "");
         if (!mismatch) return;
