@@ -44,7 +44,9 @@ public:
     // A new C (pattern from the symbolic phase, values from the numeric phase).
     Csr<V, I> compute() const;
     // Numeric phase only, with new values for A and B (same patterns), into C's values
-    // (C as returned by compute()).
+    // (C as returned by compute()). On CUDA the first call also keeps a copy of C's column
+    // indices in the plan (nnz() * sizeof(I) bytes of device memory), which later calls use to
+    // place each product without hashing.
     void recompute(const V* a_values, const V* b_values, V* c_values) const;
 
     struct Impl;

@@ -30,7 +30,8 @@ struct SpgemmAnalysis {
     // device (see cuda::spgemm_row_ptr).
     std::vector<index_t> row_offsets;
     std::vector<index_t> flops_prefix;  // scalar products A(i,k) B(k,j) before each row (rows + 1): load balance
-    // Backend-private state kept on the device (CUDA: C's row_ptr and row bins), null on the host.
+    // Backend-private state kept on the device (CUDA: C's row_ptr and row bins, and C's columns
+    // once a recompute has run), null on the host.
     std::shared_ptr<const void> device;
 };
 

@@ -1,7 +1,9 @@
 // CUDA SpGEMM and triangle counting against the reference (the cpu backend for the larger
 // power-law products): random products of several shapes, structured AMG products, R-MAT,
 // rows that take the global-memory fallback (hash and dense), edge cases, masks and complemented
-// masks, every semiring, sorted and unsorted output, plan reuse, int64. Skips without a device.
+// masks, every semiring, sorted and unsorted output, plan reuse, int64. The plan's recompute
+// (first call: hash kernels, later ones: the numeric-reuse path on C's kept columns) on rows of
+// every bin, including rows longer than one shared-memory window. Skips without a device.
 #include <cmath>
 #include <fstream>
 #include <sstream>
@@ -162,6 +164,135 @@ TYPED_TEST(CudaSpgemm, PlanRecomputeWithNewValues) {
         }
 }
 
+// The same pattern with other values: a different spread and sign, every fifth an explicit zero
+// (lor_land), in host memory.
+template <class V, class I>
+Csr<V, I> with_new_values(const Csr<V, I>& m, double scale, int period) {
+    auto out = m.to(Executor::cpu());
+    for (index_t q = 0; q < out.nnz(); ++q)
+        out.values()[q] = value_cast<V>(q % 5 == 4 ? 0.0 : scale * (-0.6 + 0.1 * static_cast<double>(q % period)));
+    return out;
+}
+
+// C's values on the host, as doubles.
+template <class V, class I>
+std::vector<double> values_of(const Csr<V, I>& c) {
+    const auto v = c.values().to_vector();
+    return std::vector<double>(v.begin(), v.end());
+}
+
+// A plan's recompute with new values against `oracle`'s product: the first recompute (the hash
+// kernels; the plan keeps C's columns), then two on the reuse path, with the original and the new
+// values in turn, each compared entry by entry with the hash kernels' values for the same inputs
+// (compute() and the first recompute, both checked against the oracle; the pattern is the same
+// and sorted, so the arrays line up). C's values are overwritten with garbage before each call
+// (every entry must be written, nothing left over from the call before). Then a fresh product of
+// the new values, and a second compute() from the plan.
+template <class V, class I>
+void expect_recompute_matches(const Csr<V, I>& a, const Csr<V, I>& b, const SpgemmOptions& options, const Csr<V, I>* mask = nullptr,
+                              const Executor& oracle = Executor::reference()) {
+    SCOPED_TRACE(std::string("recompute ") + std::string(to_string(options.semiring)) + (options.sorted ? " sorted" : " unsorted") +
+                 (mask ? (options.complement_mask ? " !mask" : " mask") : ""));
+    const Executor gpu = Executor::cuda(0);
+    const auto host_mask = mask ? std::optional(mask->view()) : std::nullopt;
+    const auto a2 = with_new_values(a, 1.5, 13), b2 = with_new_values(b, -0.75, 7);
+    const auto da = a.to(gpu), db = b.to(gpu), da2 = a2.to(gpu), db2 = b2.to(gpu);
+    const auto dm = mask ? mask->to(gpu) : Csr<V, I>();
+    const auto device_mask = mask ? std::optional(dm.view()) : std::nullopt;
+    const SpgemmPlan<V, I> plan(gpu, da.view(), db.view(), options, device_mask);
+    auto c = plan.compute();
+    ASSERT_EQ(c.nnz(), plan.nnz());
+    const double rtol = test::rtol_for<V>();
+    const auto expect_oracle = [&](const Csr<V, I>& x, const Csr<V, I>& y, const char* when) {
+        SCOPED_TRACE(when);
+        const auto expected = test::entries_of(spgemm(oracle, x.view(), y.view(), options, host_mask).to(Executor::cpu()), options.sorted);
+        EXPECT_TRUE(test::same_entries(test::entries_of(c.to(Executor::cpu()), options.sorted), expected, rtol, 10 * rtol));
+    };
+    const auto expect_values = [&](const std::vector<double>& expected, const char* when) {
+        SCOPED_TRACE(when);
+        EXPECT_TRUE(test::all_close(values_of(c.to(Executor::cpu())), expected, rtol, 10 * rtol));
+    };
+    const std::vector<V> garbage(static_cast<std::size_t>(c.nnz()), value_cast<V>(-12345.0));
+    const auto recompute = [&](const Csr<V, I>& x, const Csr<V, I>& y) {
+        if (!garbage.empty()) copy_bytes(c.values().data(), c.values().space(), garbage.data(), MemorySpace::host(), garbage.size() * sizeof(V));
+        plan.recompute(x.values().data(), y.values().data(), c.values().data());
+    };
+    expect_oracle(a, b, "compute");
+    const std::vector<double> original = values_of(c.to(Executor::cpu()));
+    recompute(da2, db2);
+    expect_oracle(a2, b2, "first recompute (hash kernels)");
+    const std::vector<double> changed = values_of(c.to(Executor::cpu()));
+    recompute(da, db);
+    expect_values(original, "second recompute (reuse), original values");
+    recompute(da2, db2);
+    expect_values(changed, "third recompute (reuse), new values");
+    const auto fresh = spgemm(gpu, da2.view(), db2.view(), options, device_mask).to(Executor::cpu());
+    EXPECT_EQ(fresh.col_idx().to_vector(), c.to(Executor::cpu()).col_idx().to_vector());
+    EXPECT_TRUE(test::all_close(values_of(fresh), changed, rtol, 10 * rtol)) << "a fresh product of the new values";
+    c = plan.compute();
+    expect_values(original, "compute after recomputes");
+}
+
+// Each semiring with every mask mode (sorted output), and unsorted output with and without a mask.
+template <class V, class I>
+void expect_recompute_variants_match(const Csr<V, I>& a, const Csr<V, I>& b, const std::vector<Semiring>& semirings) {
+    const auto mask = test::mask_overlapping_product(a, b);
+    for (const Semiring s : semirings)
+        for (const MaskMode mode : {MaskMode::none, MaskMode::mask, MaskMode::complement})
+            expect_recompute_matches(a, b, {.semiring = s, .complement_mask = mode == MaskMode::complement},
+                                     mode == MaskMode::none ? nullptr : &mask);
+    expect_recompute_matches(a, b, {.sorted = false});
+    expect_recompute_matches(a, b, {.complement_mask = true, .sorted = false}, &mask);
+}
+
+// An m x k A whose rows 0 and 5 are full (the others about 3 entries) times a random k x n B.
+template <class V, class I>
+Csr<V, I> a_with_two_full_rows(index_t m, index_t k, std::uint64_t seed) {
+    auto coo = csr_to_coo(test::random_csr<V, I>(m, k, 3.0, seed).view());
+    Coo<V, I> full{m, k, {}, {}, {}};
+    for (index_t p = 0; p < coo.nnz(); ++p)
+        if (coo.row_idx[p] != 0 && coo.row_idx[p] != 5) {
+            full.row_idx.push_back(coo.row_idx[p]);
+            full.col_idx.push_back(coo.col_idx[p]);
+            full.values.push_back(coo.values[p]);
+        }
+    for (const index_t row : {index_t{0}, index_t{5}})
+        for (index_t j = 0; j < k; ++j) {
+            full.row_idx.push_back(static_cast<I>(row));
+            full.col_idx.push_back(static_cast<I>(j));
+            full.values.push_back(value_cast<V>(0.5 + 0.001 * static_cast<double>(j % 17)));
+        }
+    return coo_to_csr(full);
+}
+
+// Rows of C of every bin on the reuse path: short warp rows (bins 1-5) and block rows (bin 6)
+// under every semiring (each instantiates both kernels), then, under three, block rows of bin 7,
+// the global bin's rows in one shared-memory window, and rows of about 36000 entries that take
+// several windows (16383 entries a window for 8- and 12-byte entries, 8191 for 16-byte ones).
+// Few rows each: the comparisons on the host bound the sizes.
+TYPED_TEST(CudaSpgemm, RecomputeOnEveryBin) {
+    using V = typename TypeParam::value;
+    using I = typename TypeParam::index;
+    const std::uint64_t seed = test::seed("cuda_spgemm_recompute_bins");
+    using Shape = std::tuple<index_t, index_t, index_t, double>;
+    const std::vector<Semiring> some{Semiring::plus_times, Semiring::min_plus, Semiring::lor_land};
+    for (const auto& [shape, semirings] : std::vector<std::pair<Shape, std::vector<Semiring>>>{{{67, 45, 91, 5.0}, test::all_semirings()},
+                                                                                             {{120, 400, 3000, 20.0}, test::all_semirings()},
+                                                                                             {{33, 1000, 1000, 60.0}, test::all_semirings()},
+                                                                                             {{12, 1000, 20000, 60.0}, some},
+                                                                                             {{8, 1000, 30000, 90.0}, some}}) {
+        const auto& [m, k, n, per_row] = shape;
+        SCOPED_TRACE(std::to_string(m) + "x" + std::to_string(k) + "x" + std::to_string(n));
+        const auto a = test::random_with_zeros<V, I>(m, k, per_row, seed + static_cast<std::uint64_t>(n));
+        const auto b = test::random_with_zeros<V, I>(k, n, per_row + 1.0, seed + static_cast<std::uint64_t>(n) + 1);
+        expect_recompute_variants_match(a, b, semirings);
+    }
+    SCOPED_TRACE("rows of several windows");
+    const auto a = a_with_two_full_rows<V, I>(12, 1000, seed + 2);
+    const auto b = test::random_with_zeros<V, I>(1000, 200000, 40.0, seed + 3);
+    expect_recompute_variants_match(a, b, some);
+}
+
 class CudaSpgemmFixed : public ::testing::Test {
 protected:
     void SetUp() override { skip_without_device(); }
@@ -180,6 +311,38 @@ TEST_F(CudaSpgemmFixed, StructuredAmgProducts) {
         expect_matches(ops64.r, ops64.a, {});
         expect_matches(ops64.a, ops64.p, {.semiring = Semiring::max_times});
     }
+}
+
+TEST_F(CudaSpgemmFixed, StructuredAmgRecompute) {
+    for (const AmgProblem problem : {AmgProblem::laplace3d, AmgProblem::elasticity3d}) {
+        SCOPED_TRACE(std::string(to_string(problem)));
+        const auto ops = generate_amg<double, std::int32_t>(problem, 6, 5, 4);
+        for (const Semiring s : {Semiring::plus_times, Semiring::max_times}) {
+            expect_recompute_matches(ops.a, ops.a, {.semiring = s});
+            expect_recompute_matches(ops.r, ops.a, {.semiring = s});
+            expect_recompute_matches(ops.a, ops.p, {.semiring = s});
+        }
+        const auto mask = test::mask_overlapping_product(ops.a, ops.a);
+        expect_recompute_matches(ops.a, ops.a, {}, &mask);
+        expect_recompute_matches(ops.a, ops.a, {.semiring = Semiring::min_plus, .complement_mask = true}, &mask);
+        const auto a32 = generate_amg_matrix<float, std::int64_t>(problem, 5, 4, 4);
+        expect_recompute_matches(a32, a32, {});
+        expect_recompute_matches(a32, a32, {.semiring = Semiring::lor_land});
+    }
+}
+
+TEST_F(CudaSpgemmFixed, RmatRecomputeMatchesCpu) {
+    // Skewed rows, warp and block bins at once (scale 10: C has 265k entries, rows up to 782; the
+    // comparisons on the host, eight per product, bound the size).
+    const auto g32 = generate_rmat<double, std::int32_t>(10, 16, 0.57, 0.19, 0.19, 0.05, test::seed("cuda_spgemm_rmat_recompute"));
+    const auto mask = test::mask_overlapping_product(g32, g32);
+    expect_recompute_matches(g32, g32, {}, static_cast<const Csr<double, std::int32_t>*>(nullptr), Executor::cpu());
+    expect_recompute_matches(g32, g32, {.semiring = Semiring::max_times}, &mask, Executor::cpu());
+    expect_recompute_matches(g32, g32, {.semiring = Semiring::plus_pair, .complement_mask = true}, &mask, Executor::cpu());
+    const auto g64 = generate_rmat<float, std::int64_t>(9, 8, 0.57, 0.19, 0.19, 0.05, test::seed("cuda_spgemm_rmat64_recompute"));
+    expect_recompute_matches(g64, g64, {.semiring = Semiring::min_plus}, static_cast<const Csr<float, std::int64_t>*>(nullptr),
+                             Executor::cpu());
+    expect_recompute_matches(g64, g64, {.semiring = Semiring::lor_land}, &g64, Executor::cpu());
 }
 
 TEST_F(CudaSpgemmFixed, RmatPowerLawMatchesCpu) {
@@ -295,6 +458,32 @@ TEST_F(CudaSpgemmFixed, EdgeCases) {
     const C row(Executor::cpu(), 1, 5, std::vector<std::int32_t>{0, 5}, {0, 1, 2, 3, 4}, std::vector<double>{1, -1, 2, -2, 3});
     expect_matches(column, row, {});  // an outer product: 3 dense rows
     expect_matches(row, column, {});  // an inner product: 1 x 1
+}
+
+// Recompute on empty matrices, empty rows of A, B and C, a dense row, 1 x 1, and inputs whose
+// rows are unsorted (the reuse path reads B's columns in any order, and never the mask).
+TEST_F(CudaSpgemmFixed, RecomputeEdgeCases) {
+    using C = Csr<double, std::int32_t>;
+    const C empty(Executor::cpu(), 0, 0, std::vector<std::int32_t>{0}, {}, {});
+    expect_recompute_matches(empty, empty, {});
+    const C a_no_cols(Executor::cpu(), 5, 0, std::vector<std::int32_t>(6, 0), {}, {});
+    const C b_no_rows(Executor::cpu(), 0, 7, std::vector<std::int32_t>{0}, {}, {});
+    expect_recompute_matches(a_no_cols, b_no_rows, {});
+    const C sparse(Executor::cpu(), 6, 5, std::vector<std::int32_t>{0, 0, 2, 2, 7, 7, 8}, {1, 3, 0, 1, 2, 3, 4, 2},
+                   std::vector<double>{1, 2, 3, 4, 5, 6, 7, 8});
+    const C b(Executor::cpu(), 5, 4, std::vector<std::int32_t>{0, 4, 4, 5, 5, 7}, {0, 1, 2, 3, 3, 0, 2}, std::vector<double>{1, 2, 3, 4, 5, 6, 7});
+    for (const Semiring s : test::all_semirings()) expect_recompute_matches(sparse, b, {.semiring = s});
+    const C column(Executor::cpu(), 5, 1, std::vector<std::int32_t>{0, 1, 1, 2, 3, 3}, {0, 0, 0}, std::vector<double>{2, 3, 4});
+    const C row(Executor::cpu(), 1, 5, std::vector<std::int32_t>{0, 5}, {0, 1, 2, 3, 4}, std::vector<double>{1, -1, 2, -2, 3});
+    expect_recompute_matches(column, row, {});
+    expect_recompute_matches(row, column, {});
+    const std::uint64_t seed = test::seed("cuda_spgemm_recompute_unsorted");
+    const auto ua = test::shuffled_rows(test::random_csr<double, std::int32_t>(50, 70, 6.0, seed), seed + 1);
+    const auto ub = test::shuffled_rows(test::random_csr<double, std::int32_t>(70, 130, 8.0, seed + 2), seed + 3);
+    const auto umask = test::shuffled_rows(test::random_csr<double, std::int32_t>(50, 130, 30.0, seed + 4), seed + 5);
+    expect_recompute_matches(ua, ub, {});
+    expect_recompute_matches(ua, ub, {.semiring = Semiring::max_times}, &umask);
+    expect_recompute_matches(ua, ub, {.semiring = Semiring::min_plus, .complement_mask = true, .sorted = false}, &umask);
 }
 
 // MANIFEST.tsv's expected (else computed) triangle count of a named square matrix; 0 if absent.

@@ -1,12 +1,17 @@
 #pragma once
-// The numeric phase's driver: one kernel launch per non-empty bin of C's rows (bins and row
+// The numeric phase's driver: one kernel launch per non-empty bin of C's rows (bins and
 // row_ptr come from the symbolic phase), the semiring chosen at compile time. Returns without
-// waiting: the pool is a stream-ordered workspace.
+// waiting: the pool is a stream-ordered workspace. compute() and a plan's first recompute run the
+// hash kernels of numeric_kernels.cuh (the first recompute into the plan's copy of C's columns);
+// later recomputes run the numeric-reuse path of numeric_reuse.cuh on those columns.
+#include <mutex>
+
 #include "core/spgemm_kernels.hpp"
 #include "core/spgemm_semiring.hpp"
 #include "cuda/common/workspace.hpp"
 #include "cuda/spgemm/launch.cuh"
 #include "cuda/spgemm/numeric_kernels.cuh"
+#include "cuda/spgemm/numeric_reuse.cuh"
 
 namespace spk::detail::cuda {
 
@@ -30,13 +35,10 @@ void size_global_bin(const Executor& exec, const BinLayout& bins, NumericArgs<V,
     args.slot_bytes = (slot + 15) / 16 * 16;
 }
 
-}  // namespace spgemm
-
+// C's columns and values by the hash kernels.
 template <class V, class I>
-void spgemm_numeric(const Executor& exec, const SpgemmProblem<V, I>& p, const SpgemmAnalysis& s, I* c_col_idx, V* c_values) {
-    using namespace spgemm;
+void numeric_hash(const Executor& exec, const SpgemmProblem<V, I>& p, const DeviceState<I>& state, I* c_col_idx, V* c_values) {
     using K = key_t<I>;
-    const DeviceState<I>& state = device_state<I>(s);
     const BinLayout& bins = state.numeric;
     const cudaStream_t stream = stream_of(exec);
     NumericArgs<V, I> args{};
@@ -82,6 +84,26 @@ void spgemm_numeric(const Executor& exec, const SpgemmProblem<V, I>& p, const Sp
                 launch_bin(numeric_rows<Op, V, I, false>, a, bin, count, sizeof(K) + sizeof(V), slots, a.smem_bytes, stream);
         }
     });
+}
+
+}  // namespace spgemm
+
+template <class V, class I>
+void spgemm_numeric(const Executor& exec, const SpgemmProblem<V, I>& p, const SpgemmAnalysis& s, I* c_col_idx, V* c_values) {
+    using namespace spgemm;
+    const DeviceState<I>& state = device_state<I>(s);
+    if (c_col_idx != nullptr) {  // compute()
+        numeric_hash(exec, p, state, c_col_idx, c_values);
+        return;
+    }
+    const std::lock_guard<std::mutex> lock(state.reuse.mutex);
+    if (state.reuse.ready) {
+        numeric_reuse(exec, p, state, state.reuse.cols.data(), c_values);
+        return;
+    }
+    state.reuse.cols = Array<I>(exec, static_cast<std::size_t>(s.nnz));
+    numeric_hash(exec, p, state, state.reuse.cols.data(), c_values);
+    state.reuse.ready = true;
 }
 
 }  // namespace spk::detail::cuda

@@ -6,7 +6,9 @@
 // the block's slot of a global pool), or a hash table in the pool. Rows leave sorted by column:
 // a sort of the table's occupied entries, or the bitmap read in order. Always sorted, even when
 // unsorted output is allowed: the table's layout depends on the order of concurrent inserts,
-// and recompute must write every entry where compute wrote it.
+// and recompute must write every entry where compute wrote it (the numeric-reuse path of
+// numeric_reuse_kernels.cuh also needs C's columns sorted). Always writes columns and values:
+// the plan's first recompute keeps the columns it writes for the later ones.
 // Lanes leave the probe and atomic loops at different times; under independent thread scheduling
 // the early ones run ahead into the next entries of A, and the warp ends up issuing each
 // instruction for a few lanes at a time (an H200 profile of elasticity's products: 9 of 32
@@ -29,7 +31,7 @@ struct NumericArgs {
     const I* m_col;  // sorted within each row
     bool complement;
     const I* c_ptr;  // C's row_ptr
-    I* c_col;  // null: values only (the columns are already there)
+    I* c_col;
     V* c_val;
     const I* rows;  // the bin's rows
     long long num_rows;
@@ -65,8 +67,8 @@ __host__ __device__ inline GlobalTable global_table(long long len, long long col
 // lane at once). A sort's stages cost more up to about twice this length.
 inline constexpr int kRankedRow = 64;
 
-// A warp's table (capacity slots, at most kRankedRow filled) to C's row out_col/out_val (out_col
-// null: values only), in column order.
+// A warp's table (capacity slots, at most kRankedRow filled) to C's row out_col/out_val, in
+// column order.
 template <class K, class V, class I>
 __device__ void write_ranked(K* keys, V* values, long long capacity, I* out_col, V* out_val) {
     constexpr K kEmpty = ~K(0);
@@ -89,7 +91,7 @@ __device__ void write_ranked(K* keys, V* values, long long capacity, I* out_col,
         const K key = keys[e];
         int rank = 0;
         for (int i = 0; i < count; ++i) rank += keys[i] < key;
-        if (out_col) out_col[rank] = static_cast<I>(key);
+        out_col[rank] = static_cast<I>(key);
         out_val[rank] = values[e];
     }
     __syncwarp();
@@ -180,7 +182,7 @@ __global__ void numeric_rows(NumericArgs<V, I> p) {
                     long long q = start + written + block_exclusive_scan(__popc(b), scan_sums, total);
                     for (; b; b &= b - 1, ++q) {
                         const long long j = 32 * w + __ffs(b) - 1;
-                        if (p.c_col) p.c_col[q] = static_cast<I>(j);
+                        p.c_col[q] = static_cast<I>(j);
                         p.c_val[q] = values[j];
                         values[j] = initial_value<Op, V>();  // ready for the block's next dense row
                     }
@@ -188,11 +190,11 @@ __global__ void numeric_rows(NumericArgs<V, I> p) {
                 }
             }
         } else if (kWarp && len <= kRankedRow) {
-            write_ranked(keys, values, capacity, p.c_col ? p.c_col + start : nullptr, p.c_val + start);
+            write_ranked(keys, values, capacity, p.c_col + start, p.c_val + start);
         } else {
             sort_table<kWarp>(keys, values, capacity, scan_sums);
             for (long long q = G::rank(); q < len; q += G::size()) {
-                if (p.c_col) p.c_col[start + q] = static_cast<I>(keys[q]);
+                p.c_col[start + q] = static_cast<I>(keys[q]);
                 p.c_val[start + q] = values[q];
             }
         }

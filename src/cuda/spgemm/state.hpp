@@ -1,8 +1,10 @@
 #pragma once
 // What the CUDA SpGEMM symbolic phase leaves on the device for the numeric phase (kept in
-// SpgemmAnalysis::device): C's row_ptr, C's rows grouped by bin, a sorted copy of the mask.
+// SpgemmAnalysis::device): C's row_ptr, C's rows grouped by bin, a sorted copy of the mask; and
+// C's columns, which the plan's first recompute adds for the numeric-reuse path.
 #include <array>
 #include <memory>
+#include <mutex>
 
 #include "core/spgemm_kernels.hpp"
 #include "spk/array.hpp"
@@ -42,6 +44,17 @@ struct DeviceState {
     Array<I> numeric_rows;  // C's rows grouped by length, laid out by `numeric`
     BinLayout numeric;
     Array<I> mask_cols;  // the mask's columns sorted per row (empty: already sorted)
+    // C's sorted columns (nnz(C) entries), for the numeric-reuse path: recompute receives only
+    // C's values, and copying the columns in compute() would cost every one-shot product (spgemm()
+    // is a plan and one compute) their time and memory. So the first recompute runs the hash
+    // numeric phase, writing the columns here, and later ones reuse them. The plan's one piece of
+    // state that changes after the symbolic phase (hence mutable, under a mutex).
+    struct ReuseColumns {
+        std::mutex mutex;
+        Array<I> cols;
+        bool ready = false;
+    };
+    mutable ReuseColumns reuse;
 };
 
 template <class I>

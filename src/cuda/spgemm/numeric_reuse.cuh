@@ -1,0 +1,64 @@
+#pragma once
+// The numeric-reuse driver: one launch of reuse_rows per non-empty bin of C's rows (the bins the
+// symbolic phase left for the numeric phase), the semiring chosen at compile time. Bins 1-7 give
+// each group a tree of the bin's table size (rows of a bin are at most half of it); the global
+// bin takes the largest power-of-two window that shared memory holds, no larger than its longest
+// row needs, one block per row. Nothing to allocate, nothing read back.
+#include "core/spgemm_kernels.hpp"
+#include "core/spgemm_semiring.hpp"
+#include "cuda/spgemm/launch.cuh"
+#include "cuda/spgemm/numeric_reuse_kernels.cuh"
+
+namespace spk::detail::cuda::spgemm {
+
+// log2 of the global bin's window: tree nodes for its longest row (and the absent node), at most
+// what a block's shared memory holds.
+inline int global_window_log2(const Executor& exec, long long longest_row, long long entry_bytes) {
+    const long long fits = shared_memory_limit(exec) / entry_bytes;
+    int log2 = ceil_log2(longest_row + 1);
+    while ((1ll << log2) > fits) --log2;
+    return log2;
+}
+
+// C's values from C's sorted columns c_col (device memory, as compute() wrote them).
+template <class V, class I>
+void numeric_reuse(const Executor& exec, const SpgemmProblem<V, I>& p, const DeviceState<I>& state, const I* c_col, V* c_values) {
+    const BinLayout& bins = state.numeric;
+    const cudaStream_t stream = stream_of(exec);
+    constexpr long long entry_bytes = sizeof(I) + sizeof(V);
+    ReuseArgs<V, I> args{};
+    args.a_ptr = p.a.row_ptr;
+    args.a_col = p.a.col_idx;
+    args.a_val = p.a.values;
+    args.b_ptr = p.b.row_ptr;
+    args.b_col = p.b.col_idx;
+    args.b_val = p.b.values;
+    args.c_ptr = state.row_ptr.data();
+    args.c_col = c_col;
+    args.c_val = c_values;
+    args.masked = p.mask.has_value();
+    args.width = entry_width(p.b.nnz, p.b.rows);
+    with_semiring(p.semiring, [&](auto op) {
+        using Op = decltype(op);
+        for (int bin = 1; bin < kBins; ++bin) {
+            const long long count = bins.count(bin);
+            if (count == 0) continue;
+            ReuseArgs<V, I> a = args;
+            a.rows = state.numeric_rows.data() + bins.start[bin];
+            a.num_rows = count;
+            a.log2_capacity = kBinShapes[bin].log2_capacity;
+            long long blocks = 0, smem = 0;
+            if (bin == kGlobalBin) {
+                a.log2_capacity = global_window_log2(exec, bins.max_need, entry_bytes);
+                smem = entry_bytes << a.log2_capacity;
+                blocks = std::min<long long>(count, 1ll << 30);
+            }
+            if (kBinShapes[bin].warp)
+                launch_bin(reuse_rows<Op, V, I, true>, a, bin, count, entry_bytes, blocks, smem, stream);
+            else
+                launch_bin(reuse_rows<Op, V, I, false>, a, bin, count, entry_bytes, blocks, smem, stream);
+        }
+    });
+}
+
+}  // namespace spk::detail::cuda::spgemm
