@@ -13,6 +13,22 @@ __device__ __forceinline__ bool eb_row_is_shared(long long row_begin, long long 
     return row_begin == row_end || row_begin / chunk != (row_end - 1) / chunk;
 }
 
+// The row holding non-zero e < nnz (the same answer in every lane): the last row whose first
+// non-zero is at or before e, stepping over empty rows.
+template <class I>
+__device__ __forceinline__ long long eb_row_of(const I* row_ptr, long long rows, long long e) {
+    long long lo = 0, hi = rows - 1;
+    while (lo < hi) {
+        const long long mid = (lo + hi + 1) / 2;
+        if (static_cast<long long>(row_ptr[mid]) <= e)
+            lo = mid;
+        else
+            hi = mid - 1;
+    }
+    while (static_cast<long long>(row_ptr[lo + 1]) <= e) ++lo;
+    return lo;
+}
+
 // C(row, :) = beta * C(row, :) for the rows the edge-based kernel adds into: empty rows and rows
 // whose non-zeros lie in more than one chunk (beta == 0 writes zeros: C may hold NaN).
 template <class T, class I>
@@ -68,18 +84,7 @@ __global__ void __launch_bounds__(256) spmm_eb_kernel(const SpmmKernelArgs<T, I>
     const long long col0 = static_cast<long long>(blockIdx.y) * (G * VEC) + static_cast<long long>(g) * VEC;
     const bool columns_here = col0 < p.n, full_vector = col0 + VEC <= p.n;
 
-    // The row holding non-zero `begin`: the last row whose first non-zero is at or before it and
-    // that is not empty (the same answer in every lane).
-    long long lo = 0, hi = rows - 1;
-    while (lo < hi) {
-        const long long mid = (lo + hi + 1) / 2;
-        if (static_cast<long long>(p.row_ptr[mid]) <= begin)
-            lo = mid;
-        else
-            hi = mid - 1;
-    }
-    long long row = lo;
-    while (static_cast<long long>(p.row_ptr[row + 1]) <= begin) ++row;  // step over empty rows
+    long long row = eb_row_of(p.row_ptr, rows, begin);
     long long row_begin = p.row_ptr[row], row_end = p.row_ptr[row + 1];
 
     A acc[VEC];

@@ -28,18 +28,7 @@ __global__ void __launch_bounds__(256) spmm_eb_pr_kernel(const SpmmKernelArgs<T,
     const long long col0 = static_cast<long long>(blockIdx.y) * VEC;
     const bool full_vector = col0 + VEC <= p.n;
 
-    // The row holding non-zero `begin` (the same in every lane): the last row starting at or
-    // before it, stepping over empty rows.
-    long long lo = 0, hi = rows - 1;
-    while (lo < hi) {
-        const long long mid = (lo + hi + 1) / 2;
-        if (static_cast<long long>(p.row_ptr[mid]) <= begin)
-            lo = mid;
-        else
-            hi = mid - 1;
-    }
-    long long row = lo;
-    while (static_cast<long long>(p.row_ptr[row + 1]) <= begin) ++row;
+    long long row = eb_row_of(p.row_ptr, rows, begin);
 
     for (long long base = begin; base < end; base += G) {
         const long long e = base + g;
