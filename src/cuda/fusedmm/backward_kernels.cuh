@@ -35,6 +35,33 @@ struct Terms {
     A s[kBatch], w[kBatch], alpha[kBatch], dalpha[kBatch], c[kBatch];
 };
 
+// The score's gradient with respect to one side of the batch's entries, for this lane's C chunks
+// of the head's d features: d_self += ds_b * other_b (dot) or -2 ds_b (self - other_b) (negative
+// squared distance), where `self` is the side the group owns (X_i in the row kernel, for dX; Y_j
+// in the column kernel, for dY) and other_b the row of the batch's other side (Y_j, X_i), found at
+// others + index[b] * ld (the head's offset included in both pointers).
+template <class T, int G, int VEC, int C, class K>
+__device__ __forceinline__ void add_score_gradient(const Rules& r, accum_t<T> (&d)[C][VEC], const accum_t<T> (&ds)[kBatch],
+                                                   const bool (&valid)[kBatch], const T* self, const T* others, long long ld,
+                                                   const K (&index)[kBatch], long long tile0, int lane) {
+    using A = accum_t<T>;
+#pragma unroll
+    for (int c = 0; c < C; ++c) {
+        const long long f = chunk_start<G, VEC>(tile0 + c, lane);
+        if (f >= r.d) break;
+        A ov[kBatch][VEC], sv[VEC];
+#pragma unroll
+        for (int b = 0; b < kBatch; ++b) load_vec<T, VEC>(others + static_cast<long long>(index[b]) * ld + f, ov[b]);
+        load_or_zero<T, VEC>(self, f, r.score == Score::neg_sqdist, sv);
+#pragma unroll
+        for (int b = 0; b < kBatch; ++b) {
+            if (!valid[b]) continue;
+#pragma unroll
+            for (int k = 0; k < VEC; ++k) d[c][k] += r.score == Score::dot ? ds[b] * ov[b][k] : A(-2) * ds[b] * (sv[k] - ov[b][k]);
+        }
+    }
+}
+
 template <class T, class I, int G, int VEC>
 __device__ __forceinline__ void entry_terms(const BackwardArgs<T, I>& args, int h, const Batch<I>& e, Terms<accum_t<T>>& t, int lane,
                                             unsigned mask) {
@@ -196,21 +223,8 @@ __device__ __forceinline__ void backward_row_work(const BackwardArgs<T, I>& args
                 for (int b = 0; b < kBatch; ++b) dx_add += ds[b];
                 continue;
             }
-#pragma unroll
-            for (int c = 0; c < C; ++c) {
-                const long long f = chunk_start<G, VEC>(tile0 + c, lane);
-                if (f >= r.d) break;
-                A yv[kBatch][VEC], xv[VEC];
-#pragma unroll
-                for (int b = 0; b < kBatch; ++b) load_vec<T, VEC>(args.y + e.j[b] * args.ldy + h * r.d + f, yv[b]);
-                load_or_zero<T, VEC>(args.x + i * args.ldx + h * r.d, f, r.score == Score::neg_sqdist, xv);
-#pragma unroll
-                for (int b = 0; b < kBatch; ++b) {
-                    if (!e.valid[b]) continue;
-#pragma unroll
-                    for (int k = 0; k < VEC; ++k) dx[c][k] += r.score == Score::dot ? ds[b] * yv[b][k] : A(-2) * ds[b] * (xv[k] - yv[b][k]);
-                }
-            }
+            add_score_gradient<T, G, VEC, C>(r, dx, ds, e.valid, args.x + i * args.ldx + h * r.d, args.y + h * r.d, args.ldy, e.j, tile0,
+                                             lane);
         }
         if (args.dx == nullptr) continue;
         if (r.score == Score::add) {
@@ -331,21 +345,7 @@ __device__ __forceinline__ void backward_column_work(const BackwardArgs<T, I>& a
             for (int b = 0; b < kBatch; ++b) dy_add += ds[b];
             continue;
         }
-#pragma unroll
-        for (int c = 0; c < C; ++c) {
-            const long long f = chunk_start<G, VEC>(tile0 + c, lane);
-            if (f >= r.d) break;
-            A xv[kBatch][VEC], yv[VEC];
-#pragma unroll
-            for (int b = 0; b < kBatch; ++b) load_vec<T, VEC>(args.x + e.i[b] * args.ldx + h * r.d + f, xv[b]);
-            load_or_zero<T, VEC>(args.y + j * args.ldy + h * r.d, f, r.score == Score::neg_sqdist, yv);
-#pragma unroll
-            for (int b = 0; b < kBatch; ++b) {
-                if (!e.valid[b]) continue;
-#pragma unroll
-                for (int k = 0; k < VEC; ++k) dy[c][k] += r.score == Score::dot ? ds[b] * xv[b][k] : A(2) * ds[b] * (xv[b][k] - yv[k]);
-            }
-        }
+        add_score_gradient<T, G, VEC, C>(r, dy, ds, e.valid, args.y + j * args.ldy + h * r.d, args.x + h * r.d, args.ldx, e.i, tile0, lane);
     }
 #pragma unroll
     for (int c = 0; c < C; ++c) {
