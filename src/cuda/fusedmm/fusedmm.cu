@@ -131,6 +131,29 @@ S* saved_data(DenseView<S> v, const char* name) {
     return v.data;
 }
 
+// What the forward and the backward kernels' arguments share: A, the staged X, Y and Z, and the
+// saved statistics (written by the forward pass, read by the backward one).
+template <class K, class Args, class V>
+void fill_operands(K& k, const Args& args, const StagedInput<V>& x, const StagedInput<V>& y, const StagedInput<V>& z) {
+    using T = device_t<V>;
+    k.rows = args.a.rows;
+    k.row_ptr = args.a.row_ptr;
+    k.col_idx = args.a.col_idx;
+    k.a_values = reinterpret_cast<const T*>(args.a.values);
+    k.x = x.data();
+    k.ldx = x.ld();
+    k.y = y.data();
+    k.ldy = y.ld();
+    k.z = z.data();
+    k.ldz = z.ld();
+    k.row_max = saved_data(args.row_max, "saved.row_max");
+    k.row_sum = saved_data(args.row_sum, "saved.row_sum");
+    k.argmax = saved_data(args.argmax, "saved.argmax");
+    k.ld_argmax = args.argmax.ld;
+    k.attention = reinterpret_cast<decltype(k.attention)>(saved_data(args.attention, "saved.attention"));
+    k.ld_attention = args.attention.ld;
+}
+
 fused::Rules rules_of(const FusedOptions& o, index_t d, index_t dz) {
     return {o.score, o.edge, o.normalize == Normalize::softmax, o.aggregate, o.heads, d, dz};
 }
@@ -340,24 +363,9 @@ void fusedmm_forward(const Executor& exec, const FusedForwardArgs<V, I>& args, c
 
     fused::ForwardKernelArgs<T, I, S> k;
     k.rules = rules_of(o, args.d, args.dz);
-    k.rows = a.rows;
-    k.row_ptr = a.row_ptr;
-    k.col_idx = a.col_idx;
-    k.a_values = reinterpret_cast<const T*>(a.values);
-    k.x = x.data();
-    k.ldx = x.ld();
-    k.y = y.data();
-    k.ldy = y.ld();
-    k.z = z.data();
-    k.ldz = z.ld();
+    fill_operands(k, args, x, y, z);
     k.e = e.data();
     k.lde = e.ld();
-    k.row_max = saved_data(args.row_max, "saved.row_max");
-    k.row_sum = saved_data(args.row_sum, "saved.row_sum");
-    k.argmax = saved_data(args.argmax, "saved.argmax");
-    k.ld_argmax = args.argmax.ld;
-    k.attention = reinterpret_cast<T*>(saved_data(args.attention, "saved.attention"));
-    k.ld_attention = args.attention.ld;
 
     ShapeChooser<T> chooser(o, args.d, args.dz);
     if (fused::vector_score(o.score)) {
@@ -410,25 +418,10 @@ void fusedmm_backward(const Executor& exec, const FusedBackwardArgs<V, I>& args,
     k.rules = rules_of(o, args.d, args.dz_width);
     k.recompute = backward_recomputes_score(o);
     k.use_saved = o.save_attention;
-    k.rows = a.rows;
+    fill_operands(k, args, x, y, z);
     k.cols = a.cols;
-    k.row_ptr = a.row_ptr;
-    k.col_idx = a.col_idx;
-    k.a_values = reinterpret_cast<const T*>(a.values);
     k.de = de.data();
     k.ldde = de.ld();
-    k.x = x.data();
-    k.ldx = x.ld();
-    k.y = y.data();
-    k.ldy = y.ld();
-    k.z = z.data();
-    k.ldz = z.ld();
-    k.row_max = saved_data(args.row_max, "saved.row_max");
-    k.row_sum = saved_data(args.row_sum, "saved.row_sum");
-    k.argmax = saved_data(args.argmax, "saved.argmax");
-    k.ld_argmax = args.argmax.ld;
-    k.attention = reinterpret_cast<const T*>(saved_data(args.attention, "saved.attention"));
-    k.ld_attention = args.attention.ld;
     k.dx = dx.data();
     k.lddx = dx.ld();
     k.dy = dy.data();
