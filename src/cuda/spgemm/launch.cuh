@@ -67,6 +67,21 @@ long long global_slots(const Executor& exec, void (*kernel)(Args), long long sme
     return std::min<long long>(rows, static_cast<long long>(std::max(per_sm, 1)) * multiprocessors(exec));
 }
 
+// Calls launch(bin, count, a) for each non-empty bin, a being a copy of args that covers the bin:
+// its row ids (from ids, laid out by bins), their count and the bin's table size.
+template <class Args, class I, class Launch>
+void for_each_bin(const BinLayout& bins, const I* ids, const Args& args, Launch&& launch) {
+    for (int bin = 1; bin < kBins; ++bin) {
+        const long long count = bins.count(bin);
+        if (count == 0) continue;
+        Args a = args;
+        a.rows = ids + bins.start[bin];
+        a.num_rows = count;
+        a.log2_capacity = kBinShapes[bin].log2_capacity;
+        launch(bin, count, a);
+    }
+}
+
 // Launches kernel over `count` rows of a bin with the bin's shape; entry_bytes per table entry.
 // The global bin gets `slots` blocks with global_smem bytes of dynamic shared memory each.
 template <class Args>

@@ -62,13 +62,7 @@ void numeric_hash(const Executor& exec, const SpgemmProblem<V, I>& p, const Devi
     Workspace<unsigned char> pool;
     with_semiring(p.semiring, [&](auto op) {
         using Op = decltype(op);
-        for (int bin = 1; bin < kBins; ++bin) {
-            const long long count = bins.count(bin);
-            if (count == 0) continue;
-            NumericArgs<V, I> a = args;
-            a.rows = state.numeric_rows.data() + bins.start[bin];
-            a.num_rows = count;
-            a.log2_capacity = kBinShapes[bin].log2_capacity;
+        for_each_bin(bins, state.numeric_rows.data(), args, [&](int bin, long long count, NumericArgs<V, I> a) {
             long long slots = 0;
             if (bin == kGlobalBin) {
                 slots = global_slots(exec, numeric_rows<Op, V, I, false>, a.smem_bytes, count);
@@ -82,7 +76,7 @@ void numeric_hash(const Executor& exec, const SpgemmProblem<V, I>& p, const Devi
                 launch_bin(numeric_rows<Op, V, I, true>, a, bin, count, sizeof(K) + sizeof(V), slots, a.smem_bytes, stream);
             else
                 launch_bin(numeric_rows<Op, V, I, false>, a, bin, count, sizeof(K) + sizeof(V), slots, a.smem_bytes, stream);
-        }
+        });
     });
 }
 

@@ -40,13 +40,7 @@ void numeric_reuse(const Executor& exec, const SpgemmProblem<V, I>& p, const Dev
     args.width = entry_width(p.b.nnz, p.b.rows);
     with_semiring(p.semiring, [&](auto op) {
         using Op = decltype(op);
-        for (int bin = 1; bin < kBins; ++bin) {
-            const long long count = bins.count(bin);
-            if (count == 0) continue;
-            ReuseArgs<V, I> a = args;
-            a.rows = state.numeric_rows.data() + bins.start[bin];
-            a.num_rows = count;
-            a.log2_capacity = kBinShapes[bin].log2_capacity;
+        for_each_bin(bins, state.numeric_rows.data(), args, [&](int bin, long long count, ReuseArgs<V, I> a) {
             long long blocks = 0, smem = 0;
             if (bin == kGlobalBin) {
                 a.log2_capacity = global_window_log2(exec, bins.max_need, entry_bytes);
@@ -57,7 +51,7 @@ void numeric_reuse(const Executor& exec, const SpgemmProblem<V, I>& p, const Dev
                 launch_bin(reuse_rows<Op, V, I, true>, a, bin, count, entry_bytes, blocks, smem, stream);
             else
                 launch_bin(reuse_rows<Op, V, I, false>, a, bin, count, entry_bytes, blocks, smem, stream);
-        }
+        });
     });
 }
 

@@ -129,18 +129,12 @@ SpgemmAnalysis spgemm_symbolic(const Executor& exec, const SpgemmProblem<V, I>& 
         args.next_row = reinterpret_cast<unsigned long long*>(pool.data());
         args.pool = pool.data() + 4;
     }
-    for (int bin = 1; bin < kBins; ++bin) {
-        const long long count = bins.count(bin);
-        if (count == 0) continue;
-        SymbolicArgs<I> a = args;
-        a.rows = bin_ids.data() + bins.start[bin];
-        a.num_rows = count;
-        a.log2_capacity = kBinShapes[bin].log2_capacity;
+    for_each_bin(bins, bin_ids.data(), args, [&](int bin, long long count, const SymbolicArgs<I>& a) {
         if (kBinShapes[bin].warp)
             launch_bin(symbolic_rows<I, true>, a, bin, count, 2 * sizeof(unsigned), slots, a.smem_bytes, stream);
         else
             launch_bin(symbolic_rows<I, false>, a, bin, count, 2 * sizeof(unsigned), slots, a.smem_bytes, stream);
-    }
+    });
 
     state->numeric_rows = Array<I>(exec, static_cast<std::size_t>(rows));
     state->numeric = bin_rows<I>(exec, row_nnz.data(), rows, state->numeric_rows.data());
