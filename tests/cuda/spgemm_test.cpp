@@ -92,6 +92,26 @@ TYPED_TEST(CudaSpgemm, UnsortedInputsAndMask) {
 // shared memory; 20000 and 200000 columns), and, where no bitmap fits in shared memory, hash
 // tables in the pool (4M columns: numeric hash, symbolic dense words; 40M: both hash tables). A
 // shuffled mask on the long rows as well.
+// An m x k A whose rows 0 and 5 are full (the others about 3 entries) times a random k x n B.
+template <class V, class I>
+Csr<V, I> a_with_two_full_rows(index_t m, index_t k, std::uint64_t seed) {
+    auto coo = csr_to_coo(test::random_csr<V, I>(m, k, 3.0, seed).view());
+    Coo<V, I> full{m, k, {}, {}, {}};
+    for (index_t p = 0; p < coo.nnz(); ++p)
+        if (coo.row_idx[p] != 0 && coo.row_idx[p] != 5) {
+            full.row_idx.push_back(coo.row_idx[p]);
+            full.col_idx.push_back(coo.col_idx[p]);
+            full.values.push_back(coo.values[p]);
+        }
+    for (const index_t row : {index_t{0}, index_t{5}})
+        for (index_t j = 0; j < k; ++j) {
+            full.row_idx.push_back(static_cast<I>(row));
+            full.col_idx.push_back(static_cast<I>(j));
+            full.values.push_back(value_cast<V>(0.5 + 0.001 * static_cast<double>(j % 17)));
+        }
+    return coo_to_csr(full);
+}
+
 TYPED_TEST(CudaSpgemm, LongRowsUseTheGlobalPool) {
     using V = typename TypeParam::value;
     using I = typename TypeParam::index;
@@ -99,22 +119,7 @@ TYPED_TEST(CudaSpgemm, LongRowsUseTheGlobalPool) {
     for (const index_t n : {index_t{20000}, index_t{200000}, index_t{4000000}, index_t{40000000}}) {
         SCOPED_TRACE("columns " + std::to_string(n));
         const index_t m = 12, k = 1000;
-        // Rows 0 and 5 of A are full (about 20000 products each), the others short.
-        auto coo = csr_to_coo(test::random_csr<V, I>(m, k, 3.0, seed).view());
-        Coo<V, I> full{m, k, {}, {}, {}};
-        for (index_t p = 0; p < coo.nnz(); ++p)
-            if (coo.row_idx[p] != 0 && coo.row_idx[p] != 5) {
-                full.row_idx.push_back(coo.row_idx[p]);
-                full.col_idx.push_back(coo.col_idx[p]);
-                full.values.push_back(coo.values[p]);
-            }
-        for (const index_t row : {index_t{0}, index_t{5}})
-            for (index_t j = 0; j < k; ++j) {
-                full.row_idx.push_back(static_cast<I>(row));
-                full.col_idx.push_back(static_cast<I>(j));
-                full.values.push_back(value_cast<V>(0.5 + 0.001 * static_cast<double>(j % 17)));
-            }
-        const auto a = coo_to_csr(full);
+        const auto a = a_with_two_full_rows<V, I>(m, k, seed);  // about 20000 products in each full row
         const auto b = test::random_with_zeros<V, I>(k, n, 20.0, seed + 1);
         const auto mask = test::mask_overlapping_product(a, b);
         for (const Semiring s : {Semiring::plus_times, Semiring::min_plus, Semiring::lor_land})
@@ -243,26 +248,6 @@ void expect_recompute_variants_match(const Csr<V, I>& a, const Csr<V, I>& b, con
                                      mode == MaskMode::none ? nullptr : &mask);
     expect_recompute_matches(a, b, {.sorted = false});
     expect_recompute_matches(a, b, {.complement_mask = true, .sorted = false}, &mask);
-}
-
-// An m x k A whose rows 0 and 5 are full (the others about 3 entries) times a random k x n B.
-template <class V, class I>
-Csr<V, I> a_with_two_full_rows(index_t m, index_t k, std::uint64_t seed) {
-    auto coo = csr_to_coo(test::random_csr<V, I>(m, k, 3.0, seed).view());
-    Coo<V, I> full{m, k, {}, {}, {}};
-    for (index_t p = 0; p < coo.nnz(); ++p)
-        if (coo.row_idx[p] != 0 && coo.row_idx[p] != 5) {
-            full.row_idx.push_back(coo.row_idx[p]);
-            full.col_idx.push_back(coo.col_idx[p]);
-            full.values.push_back(coo.values[p]);
-        }
-    for (const index_t row : {index_t{0}, index_t{5}})
-        for (index_t j = 0; j < k; ++j) {
-            full.row_idx.push_back(static_cast<I>(row));
-            full.col_idx.push_back(static_cast<I>(j));
-            full.values.push_back(value_cast<V>(0.5 + 0.001 * static_cast<double>(j % 17)));
-        }
-    return coo_to_csr(full);
 }
 
 // Rows of C of every bin on the reuse path: short warp rows (bins 1-5) and block rows (bin 6)
