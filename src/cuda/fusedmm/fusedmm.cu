@@ -30,6 +30,7 @@
 #include "cuda/common/transposed_pattern.hpp"
 #include "cuda/common/values.cuh"
 #include "cuda/common/workspace.hpp"
+#include "cuda/common/zero_fill.cuh"
 #include "cuda/fusedmm/split.cuh"
 
 namespace spk::detail::cuda {
@@ -113,16 +114,6 @@ private:
     T* data_ = nullptr;
     long long ld_ = 0;
 };
-
-// The outputs an option does not differentiate are zeros.
-template <class V>
-void zero_fill(DenseView<V> v, cudaStream_t stream) {
-    if (v.empty()) return;
-    const bool rm = v.layout == Layout::row_major;
-    const std::size_t width = static_cast<std::size_t>(rm ? v.cols : v.rows) * sizeof(V);
-    const std::size_t height = static_cast<std::size_t>(rm ? v.rows : v.cols);
-    SPK_CUDA_CHECK(cudaMemset2DAsync(v.data, static_cast<std::size_t>(v.ld) * sizeof(V), 0, width, height, stream));
-}
 
 template <class S>
 S* saved_data(DenseView<S> v, const char* name) {
@@ -396,6 +387,7 @@ void fusedmm_backward(const Executor& exec, const FusedBackwardArgs<V, I>& args,
     const FusedOptions& o = args.options;
     const cudaStream_t stream = stream_of(exec);
     const bool uses_xy = o.score != Score::value, vector_score = fused::vector_score(o.score);
+    // The outputs an option does not differentiate are zeros.
     if (!uses_xy) {  // X and Y do not enter E
         zero_fill(args.dx, stream);
         zero_fill(args.dy, stream);

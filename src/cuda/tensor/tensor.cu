@@ -15,6 +15,7 @@
 #include "core/tensor_kernels.hpp"
 #include "cuda/common/check.cuh"
 #include "cuda/common/transpose.cuh"
+#include "cuda/common/zero_fill.cuh"
 #include "cuda/common/values.cuh"
 #include "cuda/common/workspace.hpp"
 #include "cuda/tensor/args.cuh"
@@ -81,15 +82,6 @@ long long pick_chunk(const Executor& exec, long long nnz, const TensorShape& sha
     return std::max(tensor_min_chunk, (chunk + tensor_batch - 1) / tensor_batch * tensor_batch);
 }
 
-// Zeroes every element of the view (not its padding), in stream order.
-template <class T>
-void zero(DenseView<T> v, cudaStream_t stream) {
-    const bool rm = v.layout == Layout::row_major;
-    const auto width = static_cast<std::size_t>(rm ? v.cols : v.rows) * sizeof(T);
-    const auto height = static_cast<std::size_t>(rm ? v.rows : v.cols);
-    SPK_CUDA_CHECK(cudaMemset2DAsync(v.data, static_cast<std::size_t>(v.ld) * sizeof(T), 0, width, height, stream));
-}
-
 }  // namespace
 
 template <class V, class I>
@@ -103,7 +95,7 @@ void mttkrp(const Executor& exec, const MttkrpArgs<V, I>& args, const std::strin
     if (rank == 0 || out.rows == 0) return;
     const cudaStream_t stream = stream_of(exec);
     // Rows of empty slices stay 0; slices cut by a chunk boundary are added up with atomics.
-    zero(out, stream);
+    zero_fill(out, stream);
     if (x.nnz == 0) return;
     Workspace<T> mid_ws, leaf_ws;
     long long ld_mid = 0, ld_leaf = 0;
