@@ -5,5 +5,5 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 src=${1:-../shared/matrices}
 mkdir -p .data/matrices
-cp -u "$src"/*.mtx "$src"/*.mtx.gz "$src"/*.tns "$src"/*.tns.gz "$src"/MANIFEST.tsv .data/matrices/ 2>/dev/null || true
+cp -u "$src"/*.mtx "$src"/*.mtx.gz "$src"/*.tns "$src"/*.tns.gz "$src"/*.tsv .data/matrices/ 2>/dev/null || true
 du -sh .data/matrices

@@ -47,16 +47,35 @@ def _accum_dtype(values):
 
 
 @torch.library.custom_op("spk::spmm", mutates_args=())
-def spmm_op(indptr: Tensor, indices: Tensor, values: Tensor, rows: int, cols: int, B: Tensor, reduce: str, transpose: bool) -> Tensor:
-    a = _matrix(indptr, indices, values, rows, cols)
+def spmm_op(indptr: Tensor, indices: Tensor, values: Tensor, rows: int, cols: int, B: Tensor, reduce: str, transpose: bool,
+            t_indptr: Optional[Tensor] = None, t_indices: Optional[Tensor] = None, t_entry: Optional[Tensor] = None) -> Tensor:
+    """C = reduce(A B) (or Aᵀ B). t_indptr, t_indices, t_entry: Aᵀ's pattern and, per entry of Aᵀ,
+    its entry in A (transposed_pattern); with them a transposed product runs on Aᵀ directly instead
+    of building Aᵀ on every call."""
     C = B.new_empty((cols if transpose else rows, B.shape[1]))
+    if transpose and t_indptr is not None:
+        a = _matrix(t_indptr, t_indices, values[t_entry], cols, rows)
+        transpose = False
+    else:
+        a = _matrix(indptr, indices, values, rows, cols)
     _core.spmm(a, _dense(B), C, reduce, 1.0, 0.0, transpose, None, False, "", _stream(B), _threads())
     return C
 
 
 @spmm_op.register_fake
-def _(indptr, indices, values, rows, cols, B, reduce, transpose):
+def _(indptr, indices, values, rows, cols, B, reduce, transpose, t_indptr=None, t_indices=None, t_entry=None):
     return B.new_empty((cols if transpose else rows, B.shape[1]))
+
+
+def transposed_pattern(indptr, indices, rows, cols):
+    """(t_indptr, t_indices, t_entry): Aᵀ's CSR pattern and, for each of its entries, the entry of A
+    it comes from (rows stay in increasing order within each column)."""
+    entry = torch.argsort(indices, stable=True)
+    lengths = (indptr[1:] - indptr[:-1]).to(torch.int64)
+    entry_rows = torch.repeat_interleave(torch.arange(rows, device=indptr.device, dtype=indices.dtype), lengths, output_size=indices.shape[0])
+    t_indptr = torch.zeros(cols + 1, dtype=indptr.dtype, device=indptr.device)
+    t_indptr[1:] = torch.cumsum(torch.bincount(indices, minlength=cols), 0)
+    return t_indptr, entry_rows[entry].contiguous(), entry.to(indices.dtype)
 
 
 def _output_counts(indptr, indices, rows, cols, transpose):
@@ -69,29 +88,30 @@ def _output_counts(indptr, indices, rows, cols, transpose):
 
 
 def _spmm_setup(ctx, inputs, output):
-    indptr, indices, values, rows, cols, B, reduce, transpose = inputs
-    ctx.save_for_backward(indptr, indices, values, B)
+    indptr, indices, values, rows, cols, B, reduce, transpose, t_indptr, t_indices, t_entry = inputs
+    ctx.save_for_backward(indptr, indices, values, B, t_indptr, t_indices, t_entry)
     ctx.shape, ctx.reduce, ctx.transpose = (rows, cols), reduce, transpose
 
 
 def _spmm_backward(ctx, dC):
-    indptr, indices, values, B = ctx.saved_tensors
+    indptr, indices, values, B, t_indptr, t_indices, t_entry = ctx.saved_tensors
     rows, cols = ctx.shape
+    none = (None,) * 5  # no gradients for rows, cols, reduce, transpose, and nothing for Aᵀ's pattern
     if ctx.reduce in ("max", "min"):
         # spk::spmm keeps no arg indices: find the winners again (spk::spmm_arg saves them instead)
         _, arg = spmm_arg_op(indptr, indices, values, rows, cols, B, ctx.reduce, ctx.transpose)
         dB, dvalues = spmm_arg_backward_op(indptr, indices, values, rows, cols, B, arg, dC.contiguous(), ctx.reduce, ctx.transpose)
-        return None, None, dvalues if ctx.needs_input_grad[2] else None, None, None, dB if ctx.needs_input_grad[5] else None, None, None
+        return (None, None, dvalues if ctx.needs_input_grad[2] else None, None, None, dB if ctx.needs_input_grad[5] else None) + none
     if ctx.reduce == "mean":
         dC = dC / _output_counts(indptr, indices, rows, cols, ctx.transpose).to(dC.dtype).unsqueeze(1)
     dB = dvalues = None
     if ctx.needs_input_grad[5]:
-        dB = spmm_op(indptr, indices, values, rows, cols, dC, "sum", not ctx.transpose)
+        dB = spmm_op(indptr, indices, values, rows, cols, dC, "sum", not ctx.transpose, t_indptr, t_indices, t_entry)
     if ctx.needs_input_grad[2]:
         # d values[p] for p = (i, j): <dC_i, B_j> (or <B_i, dC_j> when the forward pass used Aᵀ)
         x, y = (B, dC) if ctx.transpose else (dC, B)
         dvalues = sddmm_op(indptr, indices, values, rows, cols, x.contiguous(), y.contiguous(), 1, False).reshape(-1)
-    return None, None, dvalues, None, None, dB, None, None
+    return (None, None, dvalues, None, None, dB) + none
 
 
 spmm_op.register_autograd(_spmm_backward, setup_context=_spmm_setup)
@@ -305,12 +325,24 @@ def _parts(A, values):
     return A.indptr, A.indices, v, A.shape[0], A.shape[1]
 
 
+def _cached_transposed_pattern(A):
+    """A's transposed_pattern, computed once per csr_array (its index arrays never change)."""
+    cached = getattr(A, "_torch_transposed_pattern", None)
+    if cached is None:
+        cached = transposed_pattern(A.indptr, A.indices, *A.shape)
+        A._torch_transposed_pattern = cached
+    return cached
+
+
 def spmm(A, B, reduce="sum", *, transpose=False, values=None):
     """C = reduce(A B) (or Aᵀ B), differentiable in B and in A's values (A.data, or `values`).
-    For max and min the forward pass keeps the winners (spk::spmm_arg) for the backward pass."""
+    For max and min the forward pass keeps the winners (spk::spmm_arg) for the backward pass.
+    Products with Aᵀ (the forward pass with transpose, or B's gradient without) use Aᵀ's pattern,
+    built once per A and kept on it."""
     if reduce in ("max", "min"):
         return spmm_arg_op(*_parts(A, values), B, reduce, transpose)[0]
-    return spmm_op(*_parts(A, values), B, reduce, transpose)
+    needs_at = transpose or (torch.is_grad_enabled() and B.requires_grad)
+    return spmm_op(*_parts(A, values), B, reduce, transpose, *(_cached_transposed_pattern(A) if needs_at else (None, None, None)))
 
 
 def sddmm(A, X, Y, *, heads=1, scale_by_a=True, values=None):

@@ -40,19 +40,8 @@ SpmmPlan<V, I>::SpmmPlan(const Executor& exec, CsrView<const V, I> a, index_t n,
     if (n < 0) invalid_argument("SpmmPlan: n must be >= 0, got " + std::to_string(n));
     impl_ = std::make_unique<Impl>(Impl{exec, a, std::nullopt, n, options, nullptr});
     if (options.transpose_a) {
-        // Materialise Aᵀ once per plan. On a device this goes through the host: a one-time cost
-        // of the plan, never of run().
-        if (exec.is_host())
-            impl_->transposed = transpose(a);
-        else {
-            const Executor host = Executor::cpu();
-            Csr<V, I> a_host(host, a.rows, a.cols, a.nnz);
-            copy_bytes(a_host.row_ptr().data(), MemorySpace::host(), a.row_ptr, a.space, sizeof(I) * static_cast<std::size_t>(a.rows + 1));
-            copy_bytes(a_host.col_idx().data(), MemorySpace::host(), a.col_idx, a.space, sizeof(I) * static_cast<std::size_t>(a.nnz));
-            copy_bytes(a_host.values().data(), MemorySpace::host(), a.values, a.space, sizeof(V) * static_cast<std::size_t>(a.nnz));
-            a_host.set_sorted(a.sorted);
-            impl_->transposed = transpose(a_host.view()).to(exec);
-        }
+        // Materialise Aᵀ once per plan, in A's memory space: a cost of the plan, never of run().
+        impl_->transposed = exec.is_host() ? transpose(a) : detail::cuda::transpose(exec, a);
         impl_->a = impl_->transposed->view();
     }
     if (exec.backend() == Backend::cuda) impl_->cuda = detail::plan_cuda_spmm(exec, impl_->a, n, options);

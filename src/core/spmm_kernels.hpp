@@ -39,6 +39,9 @@ void spmm(const Executor& exec, const SpmmState& state, const SpmmArgs<V, I>& ar
 std::string spmm_describe(const SpmmState& state);
 // What the analysis measured (row-length histogram, ...), for the tuner.
 const SpmmFeatures& spmm_features(const SpmmState& state);
+// Aᵀ built on the device, sorted like spk::transpose's: what a transposed plan runs on.
+template <class V, class I>
+Csr<V, I> transpose(const Executor& exec, CsrView<const V, I> a);
 }  // namespace cuda
 
 }  // namespace spk::detail

@@ -18,10 +18,15 @@ void spmm(const Executor&, const SpmmState&, const SpmmArgs<V, I>&) {
 }
 std::string spmm_describe(const SpmmState&) { return "none"; }
 const SpmmFeatures& spmm_features(const SpmmState&) { missing_kernel("spmm"); }
+template <class V, class I>
+Csr<V, I> transpose(const Executor&, CsrView<const V, I>) {
+    missing_kernel("transposed spmm");
+}
 
 #define SPK_INSTANTIATE(V, I)                                                                                                  \
     template std::shared_ptr<const SpmmState> spmm_analyse(const Executor&, CsrView<const V, I>, index_t, const SpmmOptions&); \
-    template void spmm(const Executor&, const SpmmState&, const SpmmArgs<V, I>&);
+    template void spmm(const Executor&, const SpmmState&, const SpmmArgs<V, I>&);                                       \
+    template Csr<V, I> transpose(const Executor&, CsrView<const V, I>);
 SPK_FOR_ALL_VALUES_AND_INDICES(SPK_INSTANTIATE)
 #undef SPK_INSTANTIATE
 

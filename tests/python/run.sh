@@ -5,7 +5,7 @@
 # installed here (gigabytes of CUDA wheels): test_torch_ops.py is reported as skipped without it.
 set -euo pipefail
 cd "$(dirname "$0")/../.."
-venv=${SPK_PYTHON_VENV:-build/python-venv}
+venv=$(realpath -m "${SPK_PYTHON_VENV:-build/python-venv}")
 build_dir=${SPK_PYTHON_BUILD:-build/python}
 [ -x "$venv/bin/python" ] || python3 -m venv "$venv"
 "$venv/bin/pip" install -q --disable-pip-version-check numpy scipy pytest nanobind scikit-build-core
@@ -13,4 +13,4 @@ build_dir=${SPK_PYTHON_BUILD:-build/python}
 SPK_WERROR=ON "$venv/bin/pip" install -q --disable-pip-version-check --no-build-isolation ./python \
   -C build-dir="$(realpath -m "$build_dir")"
 cd tests/python
-exec "$(realpath "../../$venv")/bin/python" -m pytest -q -ra "$@"
+exec "$venv/bin/python" -m pytest -q -ra "$@"

@@ -11,7 +11,7 @@ from conftest import random_csr  # noqa: E402
 
 
 def cuda_csr(rng, rows, cols, dtype=torch.float32):
-    S = random_csr(rng, rows, cols)
+    S = random_csr(rng, rows, cols, dtype=np.float64 if dtype == torch.float64 else np.float32)
     t = lambda x, dt: torch.from_numpy(np.ascontiguousarray(x)).to("cuda", dt)
     return spk.csr_array((t(S.data, dtype), t(S.indices, torch.int32), t(S.indptr, torch.int32)), shape=S.shape), S
 

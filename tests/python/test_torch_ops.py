@@ -40,6 +40,30 @@ def test_spmm_gradcheck(rng, reduce, transpose):
     torch.autograd.gradcheck(lambda v, b: ops.spmm(A, b, reduce, transpose=transpose, values=v), (values, B))
 
 
+def test_transposed_pattern_matches_scipy(rng):
+    A, S = torch_csr(rng, 9, 7, dtype=torch.float64, index_dtype=torch.int32)
+    t_indptr, t_indices, t_entry = ops.transposed_pattern(A.indptr, A.indices, *A.shape)
+    T = S.T.tocsr()
+    T.sort_indices()
+    np.testing.assert_array_equal(t_indptr.numpy(), T.indptr)
+    np.testing.assert_array_equal(t_indices.numpy(), T.indices)
+    np.testing.assert_array_equal(A.data[t_entry.to(torch.int64)].numpy(), T.data)
+
+
+@pytest.mark.parametrize("transpose", [False, True])
+def test_spmm_over_the_kept_transposed_pattern_matches_the_plain_op(rng, transpose):
+    A, _ = torch_csr(rng, 8, 6)
+    B = rand(rng, 8 if transpose else 6, 3)
+    C = ops.spmm(A, B, transpose=transpose)  # B needs a gradient: the pattern is built and kept on A
+    assert getattr(A, "_torch_transposed_pattern", None) is not None
+    C.pow(2).sum().backward()
+    B2 = B.detach().clone().requires_grad_(True)
+    C2 = ops.spmm_op(A.indptr, A.indices, A.data, *A.shape, B2, "sum", transpose)
+    C2.pow(2).sum().backward()
+    torch.testing.assert_close(C, C2)
+    torch.testing.assert_close(B.grad, B2.grad)
+
+
 def test_spmm_forward_matches_numpy_api(rng):
     A, S = torch_csr(rng, 9, 9)
     B = rand(rng, 9, 4, grad=False)
