@@ -1,10 +1,10 @@
 // FusedMM front end: validate the options and shapes, plan, dispatch to a backend.
 #include "spk/fusedmm.hpp"
 
+#include <charconv>
 #include <cmath>
 #include <mutex>
 #include <optional>
-#include <sstream>
 
 #include "core/check.hpp"
 #include "core/fusedmm_kernels.hpp"
@@ -49,8 +49,20 @@ std::string_view to_string(Aggregate a) noexcept {
     return "?";
 }
 
+namespace {
+
+// "name(param)" with the shortest text that reads back as param. std::to_chars rather than an
+// ostream: no locale, which matters inside the Python extension, where a second copy of the C++
+// runtime's locale machinery has crashed on the GPU machine's image.
+std::string with_param(const char* name, float param) {
+    char digits[32];
+    const auto end = std::to_chars(digits, digits + sizeof digits, param).ptr;
+    return std::string(name) + "(" + std::string(digits, end) + ")";
+}
+
+}  // namespace
+
 std::string to_string(Edge e) {
-    std::ostringstream out;
     switch (e.kind) {
         case Edge::Kind::identity:
             return "identity";
@@ -61,11 +73,9 @@ std::string to_string(Edge e) {
         case Edge::Kind::tanh:
             return "tanh";
         case Edge::Kind::leaky_relu:
-            out << "leaky_relu(" << e.param << ")";
-            return out.str();
+            return with_param("leaky_relu", e.param);
         case Edge::Kind::scale:
-            out << "scale(" << e.param << ")";
-            return out.str();
+            return with_param("scale", e.param);
     }
     return "?";
 }

@@ -1,10 +1,11 @@
 #include "tune/tuning_cache.hpp"
 
+// Files go through <cstdio>, not iostreams: no locale machinery, which inside the Python extension
+// has crashed on the GPU machine's image (see to_string(Edge) in core/fusedmm.cpp).
 #include <cstdio>
 #include <cstdlib>
 #include <filesystem>
-#include <fstream>
-#include <sstream>
+#include <memory>
 
 #include "spk/error.hpp"
 #include "spk/tune.hpp"
@@ -41,21 +42,35 @@ void check_plain(const std::string& s, const char* what) {
         invalid_argument(std::string("tuning cache: ") + what + " holds a quote, backslash or newline: " + s);
 }
 
+using File = std::unique_ptr<std::FILE, int (*)(std::FILE*)>;
+
+File open_file(const std::string& path, const char* mode) { return File(std::fopen(path.c_str(), mode), &std::fclose); }
+
+// The next line of f without its newline; false at the end of the file.
+bool read_line(std::FILE* f, std::string& line) {
+    line.clear();
+    for (int c; (c = std::fgetc(f)) != EOF;) {
+        if (c == '\n') return true;
+        line.push_back(static_cast<char>(c));
+    }
+    return !line.empty();
+}
+
 }  // namespace
 
 TuningCache::TuningCache(std::string path) : path_(std::move(path)) {
-    std::ifstream in(path_);
+    const File in = open_file(path_, "r");
     if (!in) return;  // no cache yet
     std::string line;
     int number = 0;
     const auto bad = [&](const std::string& why) {
         format_error(path_ + ":" + std::to_string(number) + ": " + why + " (delete the file to start afresh)");
     };
-    if (!std::getline(in, line)) return;
+    if (!read_line(in.get(), line)) return;
     ++number;
     if (line != header) bad("not an spk tuning cache");
     bool closed = false;
-    while (std::getline(in, line)) {
+    while (read_line(in.get(), line)) {
         ++number;
         if (line == footer) {
             closed = true;
@@ -88,13 +103,14 @@ void TuningCache::record(const TuningKey& key, const std::string& config) {
     if (path.has_parent_path()) std::filesystem::create_directories(path.parent_path(), ec);
     const std::string tmp = path_ + ".tmp" + std::to_string(std::rand());
     {
-        std::ofstream out(tmp, std::ios::trunc);
+        const File out = open_file(tmp, "w");
         if (!out) invalid_argument("tuning cache: cannot write " + tmp);
-        out << header << "\n";
+        std::string text = std::string(header) + "\n";
         std::size_t i = 0;
-        for (const auto& [kk, v] : entries_) out << "  \"" << kk << "\": \"" << v << "\"" << (++i < entries_.size() ? "," : "") << "\n";
-        out << footer << "\n";
-        if (!out) invalid_argument("tuning cache: writing " + tmp + " failed");
+        for (const auto& [kk, v] : entries_) text += "  \"" + kk + "\": \"" + v + "\"" + (++i < entries_.size() ? "," : "") + "\n";
+        text += std::string(footer) + "\n";
+        if (std::fwrite(text.data(), 1, text.size(), out.get()) != text.size() || std::fflush(out.get()) != 0)
+            invalid_argument("tuning cache: writing " + tmp + " failed");
     }
     std::filesystem::rename(tmp, path, ec);
     if (ec) invalid_argument("tuning cache: cannot replace " + path_ + ": " + ec.message());

@@ -60,6 +60,7 @@ TEST(FusedmmErrors, BadOptions) {
     FusedOptions nan_slope;
     nan_slope.edge = Edge::leaky_relu(std::numeric_limits<float>::quiet_NaN());
     expect_error([&] { plan(nan_slope); }, ErrorKind::InvalidArgument, "edge");
+    expect_error([&] { plan(nan_slope); }, ErrorKind::InvalidArgument, "leaky_relu(nan)");
     FusedOptions bad_score;
     bad_score.score = static_cast<Score>(42);
     expect_error([&] { plan(bad_score); }, ErrorKind::InvalidArgument, "score");
@@ -70,6 +71,13 @@ TEST(FusedmmErrors, BadOptions) {
                  "A");
     // The other scores do not need them.
     EXPECT_NO_THROW((FusedPlan<float, std::int32_t>(Executor::cpu(1), pattern, options(Score::dot, 1))));
+}
+
+TEST(FusedmmErrors, EdgeNamesCarryTheirParameterInShortestForm) {
+    EXPECT_EQ(to_string(Edge::leaky_relu(0.2f)), "leaky_relu(0.2)");
+    EXPECT_EQ(to_string(Edge::scale(-1.5f)), "scale(-1.5)");
+    EXPECT_EQ(to_string(Edge::scale(1e-7f)), "scale(1e-07)");
+    EXPECT_EQ(to_string(Edge::exp()), "exp");
 }
 
 TEST(FusedmmErrors, BackwardShapesNameTheArgument) {
