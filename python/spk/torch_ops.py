@@ -12,13 +12,16 @@ Gradients: spmm for every reduction (max/min: each output element's gradient flo
 entry of A whose product won it, none through empty rows), sddmm and fusedmm for every option spk
 supports.
 """
+import itertools
+import weakref
 from typing import Optional
 
 import torch
 from torch import Tensor
 
 from . import _backend, _core
-from ._ops import parse_edge
+from ._ops import SpmmPlan, parse_edge
+from ._sparse import csr_array
 
 
 def _matrix(indptr, indices, values, rows, cols):
@@ -48,10 +51,15 @@ def _accum_dtype(values):
 
 @torch.library.custom_op("spk::spmm", mutates_args=())
 def spmm_op(indptr: Tensor, indices: Tensor, values: Tensor, rows: int, cols: int, B: Tensor, reduce: str, transpose: bool,
-            t_indptr: Optional[Tensor] = None, t_indices: Optional[Tensor] = None, t_entry: Optional[Tensor] = None) -> Tensor:
+            t_indptr: Optional[Tensor] = None, t_indices: Optional[Tensor] = None, t_entry: Optional[Tensor] = None, plan: int = -1,
+            backward_plan: int = -1) -> Tensor:
     """C = reduce(A B) (or Aᵀ B). t_indptr, t_indices, t_entry: Aᵀ's pattern and, per entry of Aᵀ,
     its entry in A (transposed_pattern); with them a transposed product runs on Aᵀ directly instead
-    of building Aᵀ on every call."""
+    of building Aᵀ on every call. plan, backward_plan: kept plans (_KeptPlan ids) for this product
+    and for B's gradient, or -1; a plan that is gone, or made for other values, is not used."""
+    kept = _kept_plans.get(plan) if plan >= 0 else None
+    if kept is not None and kept.serves(values, B):
+        return kept.run(values, B)
     C = B.new_empty((cols if transpose else rows, B.shape[1]))
     if transpose and t_indptr is not None:
         a = _matrix(t_indptr, t_indices, values[t_entry], cols, rows)
@@ -63,8 +71,53 @@ def spmm_op(indptr: Tensor, indices: Tensor, values: Tensor, rows: int, cols: in
 
 
 @spmm_op.register_fake
-def _(indptr, indices, values, rows, cols, B, reduce, transpose, t_indptr=None, t_indices=None, t_entry=None):
+def _(indptr, indices, values, rows, cols, B, reduce, transpose, t_indptr=None, t_indices=None, t_entry=None, plan=-1, backward_plan=-1):
     return B.new_empty((cols if transpose else rows, B.shape[1]))
+
+
+class _KeptPlan:
+    """A SpmmPlan over A (or over Aᵀ, whose values it gathers from A's before each run), made once
+    and kept on A's csr_array, so that repeated products (a GNN layer's, epoch after epoch) skip the
+    analysis, its wait for the device and its allocations. It serves calls whose values are the
+    array it was made for and whose B has its width, dtype, device and current stream."""
+
+    def __init__(self, A, n, reduce, transposed, B):
+        self.values_ptr = A.data.data_ptr()
+        self.key = _plan_key(n, reduce, transposed, B)
+        self.t_entry = None
+        target = A
+        if transposed:
+            t_indptr, t_indices, self.t_entry = _cached_transposed_pattern(A)
+            self.t_values = torch.empty_like(A.data)
+            target = csr_array._trusted(self.t_values, t_indices, t_indptr, (A.shape[1], A.shape[0]), True)
+        self.plan = SpmmPlan(target, n, reduce)
+        self.id = next(_plan_ids)
+        _kept_plans[self.id] = self
+
+    def serves(self, values, B):
+        return values.data_ptr() == self.values_ptr and _plan_key(B.shape[1], self.key[1], self.key[2], B) == self.key
+
+    def run(self, values, B):
+        if self.t_entry is not None:  # Aᵀ's values, gathered afresh: A's may have changed in place
+            torch.index_select(values.detach(), 0, self.t_entry, out=self.t_values)
+        return self.plan.run(_dense(B))
+
+
+_kept_plans = weakref.WeakValueDictionary()  # id -> _KeptPlan; each lives as long as its csr_array
+_plan_ids = itertools.count()
+
+
+def _plan_key(n, reduce, transposed, B):
+    return (int(n), reduce, bool(transposed), B.dtype, B.device, _stream(B))
+
+
+def _kept_plan(A, n, reduce, transposed, B):
+    """The id of A's kept plan for this product, made on first use."""
+    plans = A.__dict__.setdefault("_torch_kept_plans", {})
+    key = _plan_key(n, reduce, transposed, B)
+    if key not in plans:
+        plans[key] = _KeptPlan(A, n, reduce, transposed, B)
+    return plans[key].id
 
 
 def transposed_pattern(indptr, indices, rows, cols):
@@ -88,15 +141,15 @@ def _output_counts(indptr, indices, rows, cols, transpose):
 
 
 def _spmm_setup(ctx, inputs, output):
-    indptr, indices, values, rows, cols, B, reduce, transpose, t_indptr, t_indices, t_entry = inputs
+    indptr, indices, values, rows, cols, B, reduce, transpose, t_indptr, t_indices, t_entry, _, backward_plan = inputs
     ctx.save_for_backward(indptr, indices, values, B, t_indptr, t_indices, t_entry)
-    ctx.shape, ctx.reduce, ctx.transpose = (rows, cols), reduce, transpose
+    ctx.shape, ctx.reduce, ctx.transpose, ctx.backward_plan = (rows, cols), reduce, transpose, backward_plan
 
 
 def _spmm_backward(ctx, dC):
     indptr, indices, values, B, t_indptr, t_indices, t_entry = ctx.saved_tensors
     rows, cols = ctx.shape
-    none = (None,) * 5  # no gradients for rows, cols, reduce, transpose, and nothing for Aᵀ's pattern
+    none = (None,) * 7  # no gradients for reduce, transpose, Aᵀ's pattern and the plans
     if ctx.reduce in ("max", "min"):
         # spk::spmm keeps no arg indices: find the winners again (spk::spmm_arg saves them instead)
         _, arg = spmm_arg_op(indptr, indices, values, rows, cols, B, ctx.reduce, ctx.transpose)
@@ -106,7 +159,8 @@ def _spmm_backward(ctx, dC):
         dC = dC / _output_counts(indptr, indices, rows, cols, ctx.transpose).to(dC.dtype).unsqueeze(1)
     dB = dvalues = None
     if ctx.needs_input_grad[5]:
-        dB = spmm_op(indptr, indices, values, rows, cols, dC, "sum", not ctx.transpose, t_indptr, t_indices, t_entry)
+        dB = spmm_op(indptr, indices, values, rows, cols, dC.contiguous(), "sum", not ctx.transpose, t_indptr, t_indices, t_entry,
+                     ctx.backward_plan)
     if ctx.needs_input_grad[2]:
         # d values[p] for p = (i, j): <dC_i, B_j> (or <B_i, dC_j> when the forward pass used Aᵀ)
         x, y = (B, dC) if ctx.transpose else (dC, B)
@@ -338,11 +392,18 @@ def spmm(A, B, reduce="sum", *, transpose=False, values=None):
     """C = reduce(A B) (or Aᵀ B), differentiable in B and in A's values (A.data, or `values`).
     For max and min the forward pass keeps the winners (spk::spmm_arg) for the backward pass.
     Products with Aᵀ (the forward pass with transpose, or B's gradient without) use Aᵀ's pattern,
-    built once per A and kept on it."""
+    built once per A and kept on it. With A's own values, the plans of the product and of B's
+    gradient are kept on A too (see _KeptPlan)."""
     if reduce in ("max", "min"):
         return spmm_arg_op(*_parts(A, values), B, reduce, transpose)[0]
-    needs_at = transpose or (torch.is_grad_enabled() and B.requires_grad)
-    return spmm_op(*_parts(A, values), B, reduce, transpose, *(_cached_transposed_pattern(A) if needs_at else (None, None, None)))
+    needs_grad = torch.is_grad_enabled() and B.requires_grad
+    pattern = _cached_transposed_pattern(A) if transpose or needs_grad else (None, None, None)
+    plan = backward_plan = -1
+    if values is None and B.dim() == 2:
+        plan = _kept_plan(A, B.shape[1], reduce, transpose, B)
+        if needs_grad:
+            backward_plan = _kept_plan(A, B.shape[1], "sum", not transpose, B)
+    return spmm_op(*_parts(A, values), B, reduce, transpose, *pattern, plan, backward_plan)
 
 
 def sddmm(A, X, Y, *, heads=1, scale_by_a=True, values=None):

@@ -64,6 +64,33 @@ def test_spmm_over_the_kept_transposed_pattern_matches_the_plain_op(rng, transpo
     torch.testing.assert_close(B.grad, B2.grad)
 
 
+@pytest.mark.parametrize("reduce", ["sum", "mean"])
+def test_kept_plans_serve_repeated_products_and_follow_value_changes(rng, reduce):
+    A, S = torch_csr(rng, 8, 6)
+    for step in range(3):
+        B = rand(rng, 6, 3)
+        C = ops.spmm(A, B, reduce)
+        G = rand(rng, 8, 3, grad=False)
+        (C * G).sum().backward()
+        dense = torch.tensor(S.toarray()) * (2.0**step)
+        if reduce == "mean":
+            dense = dense / torch.tensor(np.maximum(np.diff(S.indptr), 1), dtype=torch.float64).unsqueeze(1)
+        torch.testing.assert_close(C, dense @ B.detach())
+        torch.testing.assert_close(B.grad, dense.T @ G)
+        with torch.no_grad():
+            A.data.mul_(2.0)  # in place: the kept plans read the new values
+    kept = A.__dict__["_torch_kept_plans"]
+    assert {(key[1], key[2]) for key in kept} == {(reduce, False), ("sum", True)}
+
+
+def test_spmm_with_other_values_does_not_use_the_kept_plan(rng):
+    A, S = torch_csr(rng, 8, 6)
+    B = rand(rng, 6, 3, grad=False)
+    ops.spmm(A, B)  # makes the plan for A's own values
+    other = A.data * 3.0
+    torch.testing.assert_close(ops.spmm(A, B, values=other), torch.tensor(S.toarray()) * 3.0 @ B)
+
+
 def test_spmm_forward_matches_numpy_api(rng):
     A, S = torch_csr(rng, 9, 9)
     B = rand(rng, 9, 4, grad=False)
