@@ -82,6 +82,11 @@ public:
     // the value score, da for the others). x, y, z must be the forward pass's inputs, saved its result.
     void backward(DenseView<const V> de, const FusedSaved<V, I>& saved, DenseView<const V> x, DenseView<const V> y, DenseView<const V> z,
                   DenseView<V> dx, DenseView<V> dy, DenseView<V> dz, DenseView<V> da = {}) const;
+    // Aᵀ's pattern for backward(), when the caller keeps one across plans (a training loop that
+    // plans every step): the plan then builds none. In A's memory space: col_ptr (cols(A) + 1),
+    // and per entry of Aᵀ the row of A (increasing within each column) and the entry of A it is.
+    // Trusted, not checked; the arrays must outlive the plan.
+    void use_transposed_pattern(const I* col_ptr, const I* row_idx, const I* entry);
     // The kernel configuration, as a readable string.
     std::string config() const;
 

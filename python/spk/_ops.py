@@ -166,8 +166,8 @@ def fusedmm_backward(A, dE, X, Y, Z, saved, *, score="dot", edge="identity", nor
     dy = _backend.empty(Y, Y.shape) if Y is not None and "Y" in need else None
     dz = _backend.empty(Z, Z.shape) if "Z" in need else None
     da = _backend.empty(Z, (A.nnz, 1)) if "A" in need else None
-    _core.fusedmm_backward(A._handle, dE, X, Y, Z, saved.row_max, saved.row_sum, saved.argmax, dx, dy, dz, da,
-                           stream=_backend.stream_of(Z), threads=_backend.get_num_threads(), **opts)
+    _core.fusedmm_backward(A._handle, dE, X, Y, Z, saved.row_max, saved.row_sum, saved.argmax, dx, dy, dz, da, t_col_ptr=None,
+                           t_row_idx=None, t_entry=None, stream=_backend.stream_of(Z), threads=_backend.get_num_threads(), **opts)
     return dx, dy, dz, (da.reshape(-1) if da is not None else None)
 
 

@@ -305,9 +305,11 @@ def _fused_stat_shapes(rows, heads, z_cols, normalize, aggregate):
 
 @torch.library.custom_op("spk::fusedmm", mutates_args=())
 def fusedmm_op(indptr: Tensor, indices: Tensor, values: Tensor, rows: int, cols: int, X: Optional[Tensor], Y: Optional[Tensor], Z: Tensor,
-               score: str, edge: str, edge_param: float, normalize: str, aggregate: str, heads: int) -> tuple[Tensor, Tensor, Tensor, Tensor]:
+               score: str, edge: str, edge_param: float, normalize: str, aggregate: str, heads: int, t_indptr: Optional[Tensor] = None,
+               t_indices: Optional[Tensor] = None, t_entry: Optional[Tensor] = None) -> tuple[Tensor, Tensor, Tensor, Tensor]:
     """(E, row_max, row_sum, argmax): the last three are what the backward pass needs (empty when
-    the options need none of them)."""
+    the options need none of them). t_indptr, t_indices, t_entry: Aᵀ's pattern (transposed_pattern)
+    for the backward pass, which then builds none."""
     a = _matrix(indptr, indices, values, rows, cols)
     stat, arg = _fused_stat_shapes(rows, heads, Z.shape[1], normalize, aggregate)
     E = Z.new_empty((rows, Z.shape[1]))
@@ -321,7 +323,8 @@ def fusedmm_op(indptr: Tensor, indices: Tensor, values: Tensor, rows: int, cols:
 
 
 @fusedmm_op.register_fake
-def _(indptr, indices, values, rows, cols, X, Y, Z, score, edge, edge_param, normalize, aggregate, heads):
+def _(indptr, indices, values, rows, cols, X, Y, Z, score, edge, edge_param, normalize, aggregate, heads, t_indptr=None, t_indices=None,
+      t_entry=None):
     stat, arg = _fused_stat_shapes(rows, heads, Z.shape[1], normalize, aggregate)
     return (Z.new_empty((rows, Z.shape[1])), Z.new_empty(stat, dtype=_accum_dtype(values)), Z.new_empty(stat, dtype=_accum_dtype(values)),
             Z.new_empty(arg, dtype=indptr.dtype))
@@ -330,42 +333,56 @@ def _(indptr, indices, values, rows, cols, X, Y, Z, score, edge, edge_param, nor
 @torch.library.custom_op("spk::fusedmm_backward", mutates_args=())
 def fusedmm_backward_op(indptr: Tensor, indices: Tensor, values: Tensor, rows: int, cols: int, dE: Tensor, X: Optional[Tensor],
                         Y: Optional[Tensor], Z: Tensor, row_max: Tensor, row_sum: Tensor, argmax: Tensor, score: str, edge: str,
-                        edge_param: float, normalize: str, aggregate: str, heads: int) -> tuple[Tensor, Tensor, Tensor, Tensor]:
-    """(dX, dY, dZ, dA); dX and dY are empty when X and Y are None."""
+                        edge_param: float, normalize: str, aggregate: str, heads: int, t_indptr: Optional[Tensor] = None,
+                        t_indices: Optional[Tensor] = None, t_entry: Optional[Tensor] = None,
+                        need: Optional[list[bool]] = None) -> tuple[Tensor, Tensor, Tensor, Tensor]:
+    """(dX, dY, dZ, dA); need: which of the four to compute (None: all), the others (and dX, dY when
+    X, Y are None) come back empty. t_indptr, t_indices, t_entry: Aᵀ's pattern, or None to build it here."""
     a = _matrix(indptr, indices, values, rows, cols)
-    dX = X.new_empty(X.shape) if X is not None else Z.new_empty((0,))
-    dY = Y.new_empty(Y.shape) if Y is not None else Z.new_empty((0,))
-    dZ, dA = Z.new_empty(Z.shape), Z.new_empty((indices.shape[0], 1))
+    dX, dY, dZ, dA = _fused_gradients(X, Y, Z, indices.shape[0], need)
     softmax, is_max = normalize == "softmax", aggregate == "max"
+    given = lambda t: t if t.numel() > 0 else None
     _core.fusedmm_backward(a, _dense(dE), _dense(X), _dense(Y), _dense(Z),
-                           row_max if softmax else None, row_sum if softmax else None, argmax if is_max else None,
-                           dX if X is not None else None, dY if Y is not None else None, dZ, dA, score, edge, edge_param, normalize,
-                           aggregate, heads, _stream(Z), _threads())
-    return dX, dY, dZ, dA.reshape(-1)
+                           row_max if softmax else None, row_sum if softmax else None, argmax if is_max else None, given(dX), given(dY),
+                           given(dZ), None if dA.numel() == 0 else dA.view(-1, 1), score, edge, edge_param, normalize, aggregate, heads,
+                           _dense(t_indptr), _dense(t_indices), _dense(t_entry), _stream(Z), _threads())
+    return dX, dY, dZ, dA
+
+
+def _fused_gradients(X, Y, Z, nnz, need):
+    """Empty gradient tensors of the right shapes: (0,) for those not needed (or without an input)."""
+    need = need if need is not None else [True] * 4
+    empty = lambda: Z.new_empty((0,))
+    dX = X.new_empty(X.shape) if X is not None and need[0] else empty()
+    dY = Y.new_empty(Y.shape) if Y is not None and need[1] else empty()
+    dZ = Z.new_empty(Z.shape) if need[2] else empty()
+    dA = Z.new_empty((nnz,)) if need[3] else empty()
+    return dX, dY, dZ, dA
 
 
 @fusedmm_backward_op.register_fake
-def _(indptr, indices, values, rows, cols, dE, X, Y, Z, row_max, row_sum, argmax, score, edge, edge_param, normalize, aggregate, heads):
-    dX = X.new_empty(X.shape) if X is not None else Z.new_empty((0,))
-    dY = Y.new_empty(Y.shape) if Y is not None else Z.new_empty((0,))
-    return dX, dY, Z.new_empty(Z.shape), Z.new_empty((indices.shape[0],))
+def _(indptr, indices, values, rows, cols, dE, X, Y, Z, row_max, row_sum, argmax, score, edge, edge_param, normalize, aggregate, heads,
+      t_indptr=None, t_indices=None, t_entry=None, need=None):
+    return _fused_gradients(X, Y, Z, indices.shape[0], need)
 
 
 def _fusedmm_setup(ctx, inputs, output):
-    indptr, indices, values, rows, cols, X, Y, Z, score, edge, edge_param, normalize, aggregate, heads = inputs
+    indptr, indices, values, rows, cols, X, Y, Z, score, edge, edge_param, normalize, aggregate, heads, t_indptr, t_indices, t_entry = inputs
     _, row_max, row_sum, argmax = output
     ctx.mark_non_differentiable(row_max, row_sum, argmax)
-    ctx.save_for_backward(indptr, indices, values, X, Y, Z, row_max, row_sum, argmax)
+    ctx.save_for_backward(indptr, indices, values, X, Y, Z, row_max, row_sum, argmax, t_indptr, t_indices, t_entry)
     ctx.shape = (rows, cols)
     ctx.options = (score, edge, edge_param, normalize, aggregate, heads)
 
 
 def _fusedmm_backward(ctx, dE, _row_max, _row_sum, _argmax):
-    indptr, indices, values, X, Y, Z, row_max, row_sum, argmax = ctx.saved_tensors
-    dX, dY, dZ, dA = fusedmm_backward_op(indptr, indices, values, *ctx.shape, dE.contiguous(), X, Y, Z, row_max, row_sum, argmax, *ctx.options)
+    indptr, indices, values, X, Y, Z, row_max, row_sum, argmax, t_indptr, t_indices, t_entry = ctx.saved_tensors
     need = ctx.needs_input_grad
-    return (None, None, dA if need[2] else None, None, None, dX if X is not None and need[5] else None, dY if Y is not None and need[6] else None,
-            dZ if need[7] else None) + (None,) * 6
+    wanted = [X is not None and need[5], Y is not None and need[6], need[7], need[2]]
+    dX, dY, dZ, dA = fusedmm_backward_op(indptr, indices, values, *ctx.shape, dE.contiguous(), X, Y, Z, row_max, row_sum, argmax,
+                                         *ctx.options, t_indptr, t_indices, t_entry, wanted)
+    pick = lambda g, w: g if w else None
+    return (None, None, pick(dA, wanted[3]), None, None, pick(dX, wanted[0]), pick(dY, wanted[1]), pick(dZ, wanted[2])) + (None,) * 9
 
 
 fusedmm_op.register_autograd(_fusedmm_backward, setup_context=_fusedmm_setup)
@@ -414,4 +431,6 @@ def sddmm(A, X, Y, *, heads=1, scale_by_a=True, values=None):
 def fusedmm(A, X, Y, Z, *, score="dot", edge="identity", normalize="none", aggregate="sum", heads=1, values=None):
     """spk.fusedmm as a differentiable op (gradients for X, Y, Z and A's values)."""
     name, param = parse_edge(edge)
-    return fusedmm_op(*_parts(A, values), X, Y, Z, score, name, param, normalize, aggregate, heads)[0]
+    needs_grad = torch.is_grad_enabled() and any(t is not None and t.requires_grad for t in (X, Y, Z, _parts(A, values)[2]))
+    pattern = _cached_transposed_pattern(A) if needs_grad else (None, None, None)
+    return fusedmm_op(*_parts(A, values), X, Y, Z, score, name, param, normalize, aggregate, heads, *pattern)[0]

@@ -113,10 +113,12 @@ void forward(const SparseMatrix& a, const MaybeIn& x, const MaybeIn& y, const In
     });
 }
 
+// t_col_ptr, t_row_idx, t_entry: Aᵀ's pattern kept by the caller (FusedPlan::use_transposed_pattern), or none.
 void backward(const SparseMatrix& a, const InArray& de, const MaybeIn& x, const MaybeIn& y, const InArray& z, const MaybeIn& row_max,
               const MaybeIn& row_sum, const MaybeIn& argmax, const MaybeOut& dx, const MaybeOut& dy, const MaybeOut& dz, const MaybeOut& da,
               const std::string& score, const std::string& edge, double edge_param, const std::string& normalize,
-              const std::string& aggregate, int heads, std::uintptr_t stream, int threads) {
+              const std::string& aggregate, int heads, const MaybeIn& t_col_ptr, const MaybeIn& t_row_idx, const MaybeIn& t_entry,
+              std::uintptr_t stream, int threads) {
     const FusedOptions options = make_options(score, edge, edge_param, normalize, aggregate, heads);
     Placement place;
     place.add(a.indptr(), "A");
@@ -131,9 +133,18 @@ void backward(const SparseMatrix& a, const InArray& de, const MaybeIn& x, const 
     place.add(dy, "dY");
     place.add(dz, "dZ");
     place.add(da, "dA");
+    place.add(t_col_ptr, "t_col_ptr");
+    place.add(t_row_idx, "t_row_idx");
+    place.add(t_entry, "t_entry");
+    if (t_col_ptr.has_value() != t_row_idx.has_value() || t_col_ptr.has_value() != t_entry.has_value())
+        throw nb::value_error("t_col_ptr, t_row_idx and t_entry: give all three or none");
     const Executor exec = place.executor(stream, threads);
     dispatch_all(a.value_type(), a.index_type(), [&]<class V, class I>() {
         using Stat = typename FusedSaved<V, I>::Stat;
+        FusedPlan<V, I> plan(exec, a.view<V, I>(), options);
+        if (t_col_ptr)
+            plan.use_transposed_pattern(vector_in<I>(*t_col_ptr, "t_col_ptr", a.cols() + 1), vector_in<I>(*t_row_idx, "t_row_idx", a.nnz()),
+                                        vector_in<I>(*t_entry, "t_entry", a.nnz()));
         const auto dev = dense_in<V>(de, "dE");
         const auto xv = dense_in<V>(x, "X");
         const auto yv = dense_in<V>(y, "Y");
@@ -161,7 +172,7 @@ void backward(const SparseMatrix& a, const InArray& de, const MaybeIn& x, const 
         if (max_from) saved.row_max = copy_in(exec, max_from, a.rows(), heads, place.space());
         if (sum_from) saved.row_sum = copy_in(exec, sum_from, a.rows(), heads, place.space());
         if (arg_from) saved.argmax = copy_in(exec, arg_from, a.rows(), zv.cols, place.space());
-        FusedPlan<V, I>(exec, a.view<V, I>(), options).backward(dev, saved, xv, yv, zv, dxv, dyv, dzv, dav);
+        plan.backward(dev, saved, xv, yv, zv, dxv, dyv, dzv, dav);
     });
 }
 
@@ -173,7 +184,7 @@ void bind_fusedmm(nb::module_& m) {
           "aggregate"_a, "heads"_a, "row_max"_a.none(), "row_sum"_a.none(), "argmax"_a.none(), "stream"_a, "threads"_a);
     m.def("fusedmm_backward", &backward, "a"_a, "de"_a, "x"_a.none(), "y"_a.none(), "z"_a, "row_max"_a.none(), "row_sum"_a.none(),
           "argmax"_a.none(), "dx"_a.none(), "dy"_a.none(), "dz"_a.none(), "da"_a.none(), "score"_a, "edge"_a, "edge_param"_a, "normalize"_a,
-          "aggregate"_a, "heads"_a, "stream"_a, "threads"_a);
+          "aggregate"_a, "heads"_a, "t_col_ptr"_a.none(), "t_row_idx"_a.none(), "t_entry"_a.none(), "stream"_a, "threads"_a);
 }
 
 }  // namespace spk::python

@@ -162,6 +162,7 @@ struct FusedPlan<V, I>::Impl {
     // that forward-only (inference) use pays nothing.
     mutable std::once_flag transposed_once;
     mutable std::optional<detail::TransposedPattern<I>> transposed;
+    detail::TransposedPatternView<I> given;  // the caller's (use_transposed_pattern), else none
 };
 
 template <class V, class I>
@@ -188,6 +189,13 @@ template <class V, class I>
 FusedPlan<V, I>::FusedPlan(FusedPlan&&) noexcept = default;
 template <class V, class I>
 FusedPlan<V, I>& FusedPlan<V, I>::operator=(FusedPlan&&) noexcept = default;
+
+template <class V, class I>
+void FusedPlan<V, I>::use_transposed_pattern(const I* col_ptr, const I* row_idx, const I* entry) {
+    if (!col_ptr || (impl_->a.nnz > 0 && (!row_idx || !entry)))
+        invalid_argument("FusedPlan::use_transposed_pattern: col_ptr, row_idx and entry must all be given");
+    impl_->given = {col_ptr, row_idx, entry};
+}
 
 template <class V, class I>
 std::string FusedPlan<V, I>::config() const {
@@ -255,16 +263,16 @@ void FusedPlan<V, I>::backward(DenseView<const V> de, const FusedSaved<V, I>& sa
     check_gradient(da, p.exec, p.a.nnz, 1, "dA");
 
     detail::FusedBackwardArgs<V, I> args{
-        p.a, nullptr, de, x, y,   z,   saved.row_max.view(), saved.row_sum.view(), saved.argmax.view(), saved.attention.view(), dx,
+        p.a, p.given, de, x, y,   z,   saved.row_max.view(), saved.row_sum.view(), saved.argmax.view(), saved.attention.view(), dx,
         dy,  dz,      da, o, w.d, w.dz};
     switch (p.exec.backend()) {
         case Backend::reference:
             detail::reference::fusedmm_backward(p.exec, args);
             break;
         case Backend::cpu: {
-            if (!dy.empty() || !dz.empty()) {
+            if ((!dy.empty() || !dz.empty()) && !args.at.col_ptr) {
                 std::call_once(p.transposed_once, [&] { p.transposed = detail::cpu::fusedmm_transpose(p.exec, p.a); });
-                args.at = &*p.transposed;
+                args.at = p.transposed->view();
             }
             const detail::RowMajorInput<V> des(de), xs(x), ys(y), zs(z);
             detail::RowMajorOutput<V> dxs(dx), dys(dy), dzs(dz), das(da);

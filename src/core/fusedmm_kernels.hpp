@@ -31,7 +31,7 @@ struct FusedForwardArgs {
 template <class V, class I>
 struct FusedBackwardArgs {
     CsrView<const V, I> a;
-    const TransposedPattern<I>* at;  // built by the plan for the cpu backend, null otherwise
+    TransposedPatternView<I> at;  // the caller's, or built by the plan for the cpu backend; else none
     DenseView<const V> de, x, y, z;
     DenseView<const fused_stat_t<V>> row_max, row_sum;  // softmax only
     DenseView<const I> argmax;                          // max aggregation only

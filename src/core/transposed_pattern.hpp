@@ -6,11 +6,22 @@
 
 namespace spk::detail {
 
+// The three arrays where they live (host or device, as A's): what the backward kernels read.
+// Null col_ptr: none given.
+template <class I>
+struct TransposedPatternView {
+    const I* col_ptr = nullptr;  // cols(A) + 1
+    const I* row_idx = nullptr;  // nnz: the row i of A, increasing within each column
+    const I* entry = nullptr;    // nnz: the entry p of A (A.col_idx[p] is this column)
+};
+
 template <class I>
 struct TransposedPattern {
-    std::vector<I> col_ptr;  // cols(A) + 1
-    std::vector<I> row_idx;  // nnz: the row i of A, increasing within each column
-    std::vector<I> entry;    // nnz: the entry p of A (A.col_idx[p] is this column)
+    std::vector<I> col_ptr;
+    std::vector<I> row_idx;
+    std::vector<I> entry;
+
+    TransposedPatternView<I> view() const { return {col_ptr.data(), row_idx.data(), entry.data()}; }
 };
 
 }  // namespace spk::detail

@@ -153,17 +153,17 @@ public:
           dy_(static_cast<std::size_t>(ds ? args.dy.cols : 0)) {}
 
     void run(index_t j) {
-        const TransposedPattern<I>& at = *args_.at;
+        const TransposedPatternView<I>& at = args_.at;
         const index_t d = args_.d, dz = args_.dz_width, H = o_.heads;
         const bool max_agg = o_.aggregate == Aggregate::max;
         const V* yj = ds_ ? args_.y.data + j * args_.y.ld : nullptr;
         std::fill(dz_.begin(), dz_.end(), Acc(0));
         std::fill(dy_.begin(), dy_.end(), Acc(0));
-        const index_t nnz = static_cast<index_t>(at.row_idx.size());
+        const index_t nnz = args_.a.nnz;
         for (index_t t = at.col_ptr[j]; t < at.col_ptr[j + 1]; ++t) {
             if (t + fused::kPrefetchDistance < nnz) {
-                const index_t ahead = at.row_idx[static_cast<std::size_t>(t + fused::kPrefetchDistance)];
-                const index_t ahead_p = at.entry[static_cast<std::size_t>(t + fused::kPrefetchDistance)];
+                const index_t ahead = at.row_idx[t + fused::kPrefetchDistance];
+                const index_t ahead_p = at.entry[t + fused::kPrefetchDistance];
                 if (beta_) {
                     fused::prefetch_row(args_.de.data + ahead * args_.de.ld, args_.de.cols);
                     fused::prefetch_row(beta_ + ahead_p * H, H);
@@ -174,7 +174,7 @@ public:
                     fused::prefetch_row(ds_ + ahead_p * H, H);
                 }
             }
-            const index_t i = at.row_idx[static_cast<std::size_t>(t)], p = at.entry[static_cast<std::size_t>(t)];
+            const index_t i = at.row_idx[t], p = at.entry[t];
             const V* dei = args_.de.data + i * args_.de.ld;
             const V* xi = ds_ ? args_.x.data + i * args_.x.ld : nullptr;
             for (index_t h = 0; h < H; ++h) {
@@ -249,8 +249,7 @@ void fusedmm_backward(const Executor& exec, const FusedBackwardArgs<V, I>& args)
         }
     }
     if (!want_dy && !want_dz) return;
-    const TransposedPattern<I>& at = *args.at;
-    const auto bounds = balanced_row_splits(at.col_ptr.data(), a.cols, chunk_count(a.cols, threads));
+    const auto bounds = balanced_row_splits(args.at.col_ptr, a.cols, chunk_count(a.cols, threads));
     const index_t chunks = static_cast<index_t>(bounds.size()) - 1;
     std::vector<BackwardColumns<V, I>> workers;
     workers.reserve(static_cast<std::size_t>(threads));

@@ -2,7 +2,7 @@
 // attention with 1 and 4 heads, GAT, Force2Vec, t-SNE, max aggregation), every option
 // combination, both kernel shapes and vector widths, wide rows cut into tiles, long rows cut into
 // chunks (one of 100 000 entries, R-MAT hubs), the backward pass's long rows and long columns
-// (full rows and columns, R-MAT; every score, partial gradients, bit-identical reruns), structured
+// (full rows and columns, R-MAT; every score, partial gradients, bit-identical reruns, a kept Aᵀ pattern), structured
 // and real graphs, edge cases, int64, f16/bf16 and column-major operands. Skips without a device.
 #include <algorithm>
 #include <cmath>
@@ -552,6 +552,18 @@ TEST_F(CudaFusedmm, BackwardOnRmatHubsIsDeterministic) {
             g[3] = to_doubles(da);
         }
         for (int q = 0; q < 4; ++q) EXPECT_EQ(grads[0][q], grads[1][q]) << "gradient " << q << " of the same plan and statistics";
+
+        // A plan given Aᵀ's pattern (kept by the caller, in device memory) builds none and agrees bit for bit.
+        const fused::KeptTransposed<std::int32_t> host_at = fused::kept_transposed(p.a);
+        const Array<std::int32_t> col_ptr(gpu, host_at.col_ptr), row_idx(gpu, host_at.row_idx), entry(gpu, host_at.entry);
+        FusedPlan<float, std::int32_t> kept(gpu, ad.view(), o);
+        kept.use_transposed_pattern(col_ptr.data(), row_idx.data(), entry.data());
+        Dense<float> dx(gpu, x.rows(), x.cols()), dy(gpu, y.rows(), y.cols()), dz(gpu, z.rows(), z.cols()), da(gpu, a.nnz(), 1);
+        kept.backward(ded.view(), saved, x.view(), y.view(), z.view(), dx.view(), dy.view(), dz.view(), da.view());
+        EXPECT_EQ(to_doubles(dx), grads[0][0]) << "dX with a kept pattern";
+        EXPECT_EQ(to_doubles(dy), grads[0][1]) << "dY with a kept pattern";
+        EXPECT_EQ(to_doubles(dz), grads[0][2]) << "dZ with a kept pattern";
+        EXPECT_EQ(to_doubles(da), grads[0][3]) << "dA with a kept pattern";
         k += 4;
     }
 }

@@ -109,6 +109,33 @@ TEST(FusedmmBackward, SavedAttentionAgreesWithRecomputation) {
         }
 }
 
+// A pattern of Aᵀ the caller keeps gives the very same gradients as the one the plan builds.
+TEST(FusedmmBackward, KeptTransposedPatternGivesTheSameGradients) {
+    const auto s = seed("fusedmm_backward_kept_transposed");
+    std::uint64_t k = 0;
+    for (const Executor& exec : fused::host_backends())
+        for (FusedOptions o : fused::all_combinations()) {
+            o.heads = 2;
+            const auto p = fused::random_problem<float, std::int32_t>(50, 40, 4.0, 3, 4, o, s + k++);
+            const fused::KeptTransposed<std::int32_t> at = fused::kept_transposed(p.a);
+            const auto f = fused::forward(exec, p);
+            const Dense<float> de = random_dense<float>(p.a.rows(), p.z.cols(), s + 1000 + k);
+            const fused::Grads built = fused::backward(exec, p, f, de), kept = fused::backward(exec, p, f, de, &at);
+            SCOPED_TRACE(exec.name() + " " + fused::describe(o));
+            EXPECT_TRUE(all_close(kept.dy, built.dy, 0.0, 0.0)) << "dY";
+            EXPECT_TRUE(all_close(kept.dz, built.dz, 0.0, 0.0)) << "dZ";
+            EXPECT_TRUE(all_close(kept.dx, built.dx, 0.0, 0.0)) << "dX";
+            EXPECT_TRUE(all_close(kept.da, built.da, 0.0, 0.0)) << "dA";
+        }
+}
+
+TEST(FusedmmBackward, KeptTransposedPatternMustBeWhole) {
+    const auto p = fused::random_problem<float, std::int32_t>(10, 8, 3.0, 2, 2, FusedOptions{}, seed("fusedmm_kept_transposed_missing"));
+    FusedPlan<float, std::int32_t> plan(Executor::cpu(1), p.a.view(), p.options);
+    const std::vector<std::int32_t> col_ptr(9, 0);
+    expect_error([&] { plan.use_transposed_pattern(col_ptr.data(), nullptr, nullptr); }, ErrorKind::InvalidArgument, "row_idx");
+}
+
 // Gradients not asked for are skipped; the others are the same as when all are asked for.
 TEST(FusedmmBackward, SkipsGradientsNotAskedFor) {
     const auto s = seed("fusedmm_backward_skip");

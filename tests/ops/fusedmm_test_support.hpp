@@ -90,12 +90,40 @@ struct Grads {
     std::vector<double> dx, dy, dz, da;
 };
 
+// Aᵀ's pattern as a caller of FusedPlan::use_transposed_pattern keeps it, built the plain way
+// (entries taken column by column, rows in order).
+template <class I>
+struct KeptTransposed {
+    std::vector<I> col_ptr, row_idx, entry;
+};
+
 template <class V, class I>
-Grads backward(const Executor& exec, const Problem<V, I>& p, const Forward<V, I>& f, const Dense<V>& de) {
+KeptTransposed<I> kept_transposed(const Csr<V, I>& a) {
+    const std::vector<I> ptr = a.row_ptr().to_vector(), col = a.col_idx().to_vector();
+    KeptTransposed<I> t{std::vector<I>(static_cast<std::size_t>(a.cols() + 1), 0), {}, {}};
+    for (I c : col) ++t.col_ptr[static_cast<std::size_t>(c) + 1];
+    for (std::size_t c = 0; c < static_cast<std::size_t>(a.cols()); ++c) t.col_ptr[c + 1] += t.col_ptr[c];
+    t.row_idx.resize(col.size());
+    t.entry.resize(col.size());
+    std::vector<I> next(t.col_ptr.begin(), t.col_ptr.end() - 1);
+    for (index_t i = 0; i < a.rows(); ++i)
+        for (I p = ptr[i]; p < ptr[i + 1]; ++p) {
+            const auto q = static_cast<std::size_t>(next[static_cast<std::size_t>(col[p])]++);
+            t.row_idx[q] = static_cast<I>(i);
+            t.entry[q] = p;
+        }
+    return t;
+}
+
+// Gradients from a fresh plan; `given`: Aᵀ's pattern handed to it (host backends) instead of built.
+template <class V, class I>
+Grads backward(const Executor& exec, const Problem<V, I>& p, const Forward<V, I>& f, const Dense<V>& de,
+               const KeptTransposed<I>* given = nullptr) {
     Dense<V> dx(Executor::cpu(), p.x.rows(), p.x.cols()), dy(Executor::cpu(), p.y.rows(), p.y.cols());
     Dense<V> dz(Executor::cpu(), p.z.rows(), p.z.cols()), da(Executor::cpu(), p.a.nnz(), 1);
-    FusedPlan<V, I>(exec, p.a.view(), p.options)
-        .backward(de.view(), f.saved, p.x.view(), p.y.view(), p.z.view(), dx.view(), dy.view(), dz.view(), da.view());
+    FusedPlan<V, I> plan(exec, p.a.view(), p.options);
+    if (given) plan.use_transposed_pattern(given->col_ptr.data(), given->row_idx.data(), given->entry.data());
+    plan.backward(de.view(), f.saved, p.x.view(), p.y.view(), p.z.view(), dx.view(), dy.view(), dz.view(), da.view());
     return {to_doubles(dx), to_doubles(dy), to_doubles(dz), to_doubles(da)};
 }
 

@@ -435,9 +435,13 @@ void fusedmm_backward(const Executor& exec, const FusedBackwardArgs<V, I>& args,
     chooser.require(k.dz, k.lddz);
     const fused::Shape shape = chooser.shape();
 
-    // Aᵀ's pattern, for the column kernel; ready once the stream gets there.
+    // Aᵀ's pattern, for the column kernel: the caller's, or built here (ready once the stream gets there).
     std::optional<DeviceTransposedPattern<I>> at;
-    if (run_columns) {
+    if (run_columns && args.at.col_ptr) {
+        k.col_ptr = args.at.col_ptr;
+        k.t_row = args.at.row_idx;
+        k.t_entry = args.at.entry;
+    } else if (run_columns) {
         at.emplace(transposed_pattern<I>(exec, a.row_ptr, a.col_idx, a.rows, a.cols, a.nnz));
         k.col_ptr = at->col_ptr.data();
         k.t_row = at->row_idx.data();
