@@ -51,4 +51,15 @@ private:
 // Copies bytes between any two memory spaces (host or CUDA device).
 void copy_bytes(void* dst, MemorySpace dst_space, const void* src, MemorySpace src_space, std::size_t bytes);
 
+// Device memory spk holds on a CUDA device (its arrays and its stream-ordered workspaces), for a
+// caller's own accounting (a framework's allocator does not see it): the bytes now, and the most
+// since reset_device_memory_peak. The peak adds the arrays' and the workspaces' high-water marks,
+// so it may overstate, never understate. Unsupported without CUDA.
+struct DeviceMemoryUse {
+    std::size_t current = 0;
+    std::size_t peak = 0;
+};
+DeviceMemoryUse device_memory_use(int device);
+void reset_device_memory_peak(int device);
+
 }  // namespace spk

@@ -16,10 +16,24 @@ from ._io import read_mtx, read_tns, write_mtx
 __version__ = "0.1.0"
 built_with_cuda = _core.built_with_cuda
 
+
+def device_memory_use(device=0):
+    """(current, peak): bytes of CUDA device memory spk itself holds (its plans' arrays and its
+    workspaces), which PyTorch's or CuPy's memory statistics do not see; the peak is since
+    reset_device_memory_peak, and adds two high-water marks, so it may overstate."""
+    return _core.device_memory_use(int(device))
+
+
+def reset_device_memory_peak(device=0):
+    """Restarts device_memory_use's peak from the current use."""
+    _core.reset_device_memory_peak(int(device))
+
+
 __all__ = [
     "Error", "FormatError", "csr_array", "from_scipy", "to_scipy", "from_torch", "from_cupy", "from_edge_index", "spmm", "SpmmPlan",
     "sddmm", "sddmm_backward", "fusedmm", "fusedmm_backward", "FusedSaved", "spgemm", "triangle_count", "CooTensor", "mttkrp",
     "MttkrpPlan", "ttm", "TtmResult", "read_mtx", "write_mtx", "read_tns", "set_num_threads", "get_num_threads", "built_with_cuda",
+    "device_memory_use", "reset_device_memory_peak",
 ]
 
 

@@ -79,6 +79,16 @@ NB_MODULE(_core, m) {
         .def_prop_ro("nnz", &SparseMatrix::nnz)
         .def_prop_ro("sorted", &SparseMatrix::sorted);
 
+    // spk's own device memory (arrays and workspaces), which a framework's allocator statistics miss.
+    m.def(
+        "device_memory_use",
+        [](int device) {
+            const spk::DeviceMemoryUse use = spk::device_memory_use(device);
+            return nb::make_tuple(use.current, use.peak);
+        },
+        "device"_a);
+    m.def("reset_device_memory_peak", &spk::reset_device_memory_peak, "device"_a);
+
     spk::python::bind_spmm(m);
     spk::python::bind_sddmm(m);
     spk::python::bind_fusedmm(m);

@@ -38,5 +38,11 @@ void memcpy_bytes_async(void* dst, const void* src, std::size_t bytes, int kind,
 bool host_register(void* ptr, std::size_t bytes) noexcept;
 void host_unregister(void* ptr) noexcept;
 void synchronize(int device, void* stream);
+// What spk holds on the device: cudaMalloc'd arrays and the workspace pool's use, now and at peak.
+struct MemoryUse {
+    std::size_t arrays = 0, arrays_peak = 0, pool = 0, pool_peak = 0;
+};
+MemoryUse memory_use(int device);
+void reset_memory_peaks(int device);
 
 }  // namespace spk::detail::cuda

@@ -74,4 +74,11 @@ void copy_bytes(void* dst, MemorySpace dst_space, const void* src, MemorySpace s
     detail::cuda::memcpy_bytes(dst, src, bytes, kind);
 }
 
+DeviceMemoryUse device_memory_use(int device) {
+    const detail::cuda::MemoryUse use = detail::cuda::memory_use(device);
+    return {use.arrays + use.pool, use.arrays_peak + use.pool_peak};
+}
+
+void reset_device_memory_peak(int device) { detail::cuda::reset_memory_peaks(device); }
+
 }  // namespace spk

@@ -14,6 +14,8 @@ const DeviceProperties& device_properties(int) { no_cuda(); }
 std::string device_name(int) { no_cuda(); }
 void* device_allocate(int, std::size_t) { no_cuda(); }
 void device_free(int, void*) noexcept {}
+MemoryUse memory_use(int) { no_cuda(); }
+void reset_memory_peaks(int) { no_cuda(); }
 void* stream_allocate(int, void*, std::size_t) { no_cuda(); }
 void stream_free(int, void*, void*) noexcept {}
 void memcpy_bytes(void*, const void*, std::size_t, int) { no_cuda(); }

@@ -68,3 +68,20 @@ def test_spgemm_and_triangles_match_the_host(rng):
     got = sp.csr_array((host(C.data), host(C.indices), host(C.indptr)), shape=C.shape)
     np.testing.assert_allclose(got.toarray(), (S @ S).toarray(), rtol=1e-12, atol=1e-12)
     assert spk.triangle_count(A) == spk.triangle_count(S)
+
+
+@cuda_only
+def test_device_memory_use_counts_plans_and_workspaces(rng):
+    A, _ = cuda_csr(rng, 3000, 3000)
+    spk.reset_device_memory_peak(0)
+    before, _ = spk.device_memory_use(0)
+    plan = spk.SpmmPlan(A, 64)  # keeps its row bins in a device array
+    plan.run(torch.randn(3000, 64, device="cuda"))
+    torch.cuda.synchronize()
+    current, peak = spk.device_memory_use(0)
+    assert current > before and peak >= current
+    del plan
+    after, _ = spk.device_memory_use(0)
+    assert after < current
+    spk.reset_device_memory_peak(0)
+    assert spk.device_memory_use(0)[1] == spk.device_memory_use(0)[0]

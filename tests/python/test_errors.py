@@ -116,3 +116,9 @@ def test_readonly_input_arrays_are_fine(rng):
     B = rng.standard_normal((5, 2))
     B.setflags(write=False)
     np.testing.assert_allclose(spk.spmm(spk.from_scipy(S), B), S @ B, rtol=1e-12)
+
+
+@pytest.mark.skipif(spk.built_with_cuda, reason="spk built with CUDA (tests/python/test_cuda.py covers it)")
+def test_device_memory_use_without_cuda_is_not_implemented():
+    with pytest.raises(NotImplementedError, match="without CUDA"):
+        spk.device_memory_use(0)

@@ -1,6 +1,8 @@
+#include <algorithm>
 #include <array>
 #include <cstdint>
 #include <mutex>
+#include <unordered_map>
 
 #include "core/cuda_runtime.hpp"
 #include "cuda/common/check.cuh"
@@ -16,10 +18,15 @@ struct DeviceState {
     std::once_flag once;
     DeviceProperties properties;
     cudaMemPool_t pool = nullptr;
+    // The arrays' sizes (cudaFree does not tell), for memory_use.
+    std::mutex arrays_mutex;
+    std::unordered_map<void*, std::size_t> array_sizes;
+    std::size_t array_bytes = 0, array_peak = 0;
 };
 
+std::array<DeviceState, max_devices> states;
+
 DeviceState& state_of(int device) {
-    static std::array<DeviceState, max_devices> states;
     if (device < 0 || device >= max_devices || device >= device_count())
         invalid_argument("CUDA device " + std::to_string(device) + " does not exist (" + std::to_string(device_count()) +
                          " devices)");
@@ -79,11 +86,39 @@ void* device_allocate(int device, std::size_t bytes) {
         err = cudaMalloc(&p, bytes);
     }
     if (err != cudaSuccess) allocation_failed("cudaMalloc", bytes, device, err);
+    const std::lock_guard lock(s.arrays_mutex);
+    s.array_sizes[p] = bytes;
+    s.array_bytes += bytes;
+    s.array_peak = std::max(s.array_peak, s.array_bytes);
     return p;
 }
 
 void device_free(int device, void* ptr) noexcept {
     if (cudaSetDevice(device) == cudaSuccess) (void)cudaFree(ptr);
+    if (!ptr || device < 0 || device >= max_devices) return;
+    DeviceState& s = states[static_cast<std::size_t>(device)];  // allocated here, so the state exists
+    const std::lock_guard lock(s.arrays_mutex);
+    if (const auto it = s.array_sizes.find(ptr); it != s.array_sizes.end()) {
+        s.array_bytes -= it->second;
+        s.array_sizes.erase(it);
+    }
+}
+
+MemoryUse memory_use(int device) {
+    DeviceState& s = state_of(device);
+    std::uint64_t pool = 0, pool_peak = 0;
+    SPK_CUDA_CHECK(cudaMemPoolGetAttribute(s.pool, cudaMemPoolAttrUsedMemCurrent, &pool));
+    SPK_CUDA_CHECK(cudaMemPoolGetAttribute(s.pool, cudaMemPoolAttrUsedMemHigh, &pool_peak));
+    const std::lock_guard lock(s.arrays_mutex);
+    return {s.array_bytes, s.array_peak, static_cast<std::size_t>(pool), static_cast<std::size_t>(pool_peak)};
+}
+
+void reset_memory_peaks(int device) {
+    DeviceState& s = state_of(device);
+    std::uint64_t zero = 0;  // the only value allowed: the high-water mark restarts from the current use
+    SPK_CUDA_CHECK(cudaMemPoolSetAttribute(s.pool, cudaMemPoolAttrUsedMemHigh, &zero));
+    const std::lock_guard lock(s.arrays_mutex);
+    s.array_peak = s.array_bytes;
 }
 
 void* stream_allocate(int device, void* stream, std::size_t bytes) {
