@@ -13,8 +13,8 @@ python3 -c "import torch, scipy, pytest, nanobind, scikit_build_core" 2>/dev/nul
   exit 1
 }
 target=$(mktemp -d)/site
-# build.verbose: the compile and link command lines go to the log.
-SPK_CUDA=ON CMAKE_BUILD_PARALLEL_LEVEL=$(nproc) python3 -m pip install --no-build-isolation --no-deps --break-system-packages \
+# -v and build.verbose: the compile and link command lines go to the log.
+SPK_CUDA=ON CMAKE_BUILD_PARALLEL_LEVEL=$(nproc) python3 -m pip install -v --no-build-isolation --no-deps --break-system-packages \
   --target "$target" ./python -C build.verbose=true >>"$log" 2>&1 || exit 1
 # The C++ runtime must come from libstdc++.so, shared with PyTorch: a static copy inside the module
 # has crashed in locale code on this machine's image. Say so in the log when it is not linked.
