@@ -80,8 +80,11 @@ public:
     // Gradients from dE. Any of dx, dy, dz, da (nnz x 1, for A's values) may be empty to skip it;
     // those given are overwritten (with zeros where the input does not influence E: dx and dy for
     // the value score, da for the others). x, y, z must be the forward pass's inputs, saved its result.
+    // e (optional): the forward pass's output E. Under softmax the backward needs, per row and head,
+    // σ = Σ_j α_ij dα_ij, which is <dE_i, E_i> (FlashAttention-2's D); given E, the CUDA backend takes
+    // it from there (f32 and f64) instead of a pass over the row. The host backends ignore it.
     void backward(DenseView<const V> de, const FusedSaved<V, I>& saved, DenseView<const V> x, DenseView<const V> y, DenseView<const V> z,
-                  DenseView<V> dx, DenseView<V> dy, DenseView<V> dz, DenseView<V> da = {}) const;
+                  DenseView<V> dx, DenseView<V> dy, DenseView<V> dz, DenseView<V> da = {}, DenseView<const V> e = {}) const;
     // Aᵀ's pattern for backward(), when the caller keeps one across plans (a training loop that
     // plans every step): the plan then builds none. In A's memory space: col_ptr (cols(A) + 1),
     // and per entry of Aᵀ the row of A (increasing within each column) and the entry of A it is.

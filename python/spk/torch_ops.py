@@ -335,14 +335,15 @@ def fusedmm_backward_op(indptr: Tensor, indices: Tensor, values: Tensor, rows: i
                         Y: Optional[Tensor], Z: Tensor, row_max: Tensor, row_sum: Tensor, argmax: Tensor, score: str, edge: str,
                         edge_param: float, normalize: str, aggregate: str, heads: int, t_indptr: Optional[Tensor] = None,
                         t_indices: Optional[Tensor] = None, t_entry: Optional[Tensor] = None,
-                        need: Optional[list[bool]] = None) -> tuple[Tensor, Tensor, Tensor, Tensor]:
+                        need: Optional[list[bool]] = None, E: Optional[Tensor] = None) -> tuple[Tensor, Tensor, Tensor, Tensor]:
     """(dX, dY, dZ, dA); need: which of the four to compute (None: all), the others (and dX, dY when
-    X, Y are None) come back empty. t_indptr, t_indices, t_entry: Aᵀ's pattern, or None to build it here."""
+    X, Y are None) come back empty. t_indptr, t_indices, t_entry: Aᵀ's pattern, or None to build it here.
+    E: the forward's output (FusedPlan::backward's e), or None."""
     a = _matrix(indptr, indices, values, rows, cols)
     dX, dY, dZ, dA = _fused_gradients(X, Y, Z, indices.shape[0], need)
     softmax, is_max = normalize == "softmax", aggregate == "max"
     given = lambda t: t if t.numel() > 0 else None
-    _core.fusedmm_backward(a, _dense(dE), _dense(X), _dense(Y), _dense(Z),
+    _core.fusedmm_backward(a, _dense(dE), _dense(X), _dense(Y), _dense(Z), _dense(E),
                            row_max if softmax else None, row_sum if softmax else None, argmax if is_max else None, given(dX), given(dY),
                            given(dZ), None if dA.numel() == 0 else dA.view(-1, 1), score, edge, edge_param, normalize, aggregate, heads,
                            _dense(t_indptr), _dense(t_indices), _dense(t_entry), _stream(Z), _threads())
@@ -362,25 +363,27 @@ def _fused_gradients(X, Y, Z, nnz, need):
 
 @fusedmm_backward_op.register_fake
 def _(indptr, indices, values, rows, cols, dE, X, Y, Z, row_max, row_sum, argmax, score, edge, edge_param, normalize, aggregate, heads,
-      t_indptr=None, t_indices=None, t_entry=None, need=None):
+      t_indptr=None, t_indices=None, t_entry=None, need=None, E=None):
     return _fused_gradients(X, Y, Z, indices.shape[0], need)
 
 
 def _fusedmm_setup(ctx, inputs, output):
     indptr, indices, values, rows, cols, X, Y, Z, score, edge, edge_param, normalize, aggregate, heads, t_indptr, t_indices, t_entry = inputs
-    _, row_max, row_sum, argmax = output
+    E, row_max, row_sum, argmax = output
     ctx.mark_non_differentiable(row_max, row_sum, argmax)
-    ctx.save_for_backward(indptr, indices, values, X, Y, Z, row_max, row_sum, argmax, t_indptr, t_indices, t_entry)
+    # E under softmax only: the backward takes σ from it (FusedPlan::backward's e).
+    ctx.save_for_backward(indptr, indices, values, X, Y, Z, row_max, row_sum, argmax, t_indptr, t_indices, t_entry,
+                          E if normalize == "softmax" else None)
     ctx.shape = (rows, cols)
     ctx.options = (score, edge, edge_param, normalize, aggregate, heads)
 
 
 def _fusedmm_backward(ctx, dE, _row_max, _row_sum, _argmax):
-    indptr, indices, values, X, Y, Z, row_max, row_sum, argmax, t_indptr, t_indices, t_entry = ctx.saved_tensors
+    indptr, indices, values, X, Y, Z, row_max, row_sum, argmax, t_indptr, t_indices, t_entry, E = ctx.saved_tensors
     need = ctx.needs_input_grad
     wanted = [X is not None and need[5], Y is not None and need[6], need[7], need[2]]
     dX, dY, dZ, dA = fusedmm_backward_op(indptr, indices, values, *ctx.shape, dE.contiguous(), X, Y, Z, row_max, row_sum, argmax,
-                                         *ctx.options, t_indptr, t_indices, t_entry, wanted)
+                                         *ctx.options, t_indptr, t_indices, t_entry, wanted, E)
     pick = lambda g, w: g if w else None
     return (None, None, pick(dA, wanted[3]), None, None, pick(dX, wanted[0]), pick(dY, wanted[1]), pick(dZ, wanted[2])) + (None,) * 9
 

@@ -114,7 +114,9 @@ void forward(const SparseMatrix& a, const MaybeIn& x, const MaybeIn& y, const In
 }
 
 // t_col_ptr, t_row_idx, t_entry: Aᵀ's pattern kept by the caller (FusedPlan::use_transposed_pattern), or none.
-void backward(const SparseMatrix& a, const InArray& de, const MaybeIn& x, const MaybeIn& y, const InArray& z, const MaybeIn& row_max,
+// e: the forward pass's output, or none (FusedPlan::backward).
+void backward(const SparseMatrix& a, const InArray& de, const MaybeIn& x, const MaybeIn& y, const InArray& z, const MaybeIn& e,
+              const MaybeIn& row_max,
               const MaybeIn& row_sum, const MaybeIn& argmax, const MaybeOut& dx, const MaybeOut& dy, const MaybeOut& dz, const MaybeOut& da,
               const std::string& score, const std::string& edge, double edge_param, const std::string& normalize,
               const std::string& aggregate, int heads, const MaybeIn& t_col_ptr, const MaybeIn& t_row_idx, const MaybeIn& t_entry,
@@ -126,6 +128,7 @@ void backward(const SparseMatrix& a, const InArray& de, const MaybeIn& x, const 
     place.add(x, "X");
     place.add(y, "Y");
     place.add(z, "Z");
+    place.add(e, "E");
     place.add(row_max, "row_max");
     place.add(row_sum, "row_sum");
     place.add(argmax, "argmax");
@@ -149,6 +152,7 @@ void backward(const SparseMatrix& a, const InArray& de, const MaybeIn& x, const 
         const auto xv = dense_in<V>(x, "X");
         const auto yv = dense_in<V>(y, "Y");
         const auto zv = dense_in<V>(z, "Z");
+        const auto ev = dense_in<V>(e, "E");
         const auto dxv = dense_out<V>(dx, "dX");
         const auto dyv = dense_out<V>(dy, "dY");
         const auto dzv = dense_out<V>(dz, "dZ");
@@ -172,7 +176,7 @@ void backward(const SparseMatrix& a, const InArray& de, const MaybeIn& x, const 
         if (max_from) saved.row_max = copy_in(exec, max_from, a.rows(), heads, place.space());
         if (sum_from) saved.row_sum = copy_in(exec, sum_from, a.rows(), heads, place.space());
         if (arg_from) saved.argmax = copy_in(exec, arg_from, a.rows(), zv.cols, place.space());
-        plan.backward(dev, saved, xv, yv, zv, dxv, dyv, dzv, dav);
+        plan.backward(dev, saved, xv, yv, zv, dxv, dyv, dzv, dav, ev);
     });
 }
 
@@ -182,7 +186,7 @@ void bind_fusedmm(nb::module_& m) {
     using namespace nb::literals;
     m.def("fusedmm_forward", &forward, "a"_a, "x"_a.none(), "y"_a.none(), "z"_a, "e"_a, "score"_a, "edge"_a, "edge_param"_a, "normalize"_a,
           "aggregate"_a, "heads"_a, "row_max"_a.none(), "row_sum"_a.none(), "argmax"_a.none(), "stream"_a, "threads"_a);
-    m.def("fusedmm_backward", &backward, "a"_a, "de"_a, "x"_a.none(), "y"_a.none(), "z"_a, "row_max"_a.none(), "row_sum"_a.none(),
+    m.def("fusedmm_backward", &backward, "a"_a, "de"_a, "x"_a.none(), "y"_a.none(), "z"_a, "e"_a.none(), "row_max"_a.none(), "row_sum"_a.none(),
           "argmax"_a.none(), "dx"_a.none(), "dy"_a.none(), "dz"_a.none(), "da"_a.none(), "score"_a, "edge"_a, "edge_param"_a, "normalize"_a,
           "aggregate"_a, "heads"_a, "t_col_ptr"_a.none(), "t_row_idx"_a.none(), "t_entry"_a.none(), "stream"_a, "threads"_a);
 }

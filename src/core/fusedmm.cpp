@@ -245,7 +245,8 @@ FusedSaved<V, I> FusedPlan<V, I>::forward(DenseView<const V> x, DenseView<const 
 
 template <class V, class I>
 void FusedPlan<V, I>::backward(DenseView<const V> de, const FusedSaved<V, I>& saved, DenseView<const V> x, DenseView<const V> y,
-                               DenseView<const V> z, DenseView<V> dx, DenseView<V> dy, DenseView<V> dz, DenseView<V> da) const {
+                               DenseView<const V> z, DenseView<V> dx, DenseView<V> dy, DenseView<V> dz, DenseView<V> da,
+                               DenseView<const V> e) const {
     const Impl& p = *impl_;
     const FusedOptions& o = p.options;
     const Widths w = check_inputs(p.exec, p.a, o, x, y, z);
@@ -261,10 +262,15 @@ void FusedPlan<V, I>::backward(DenseView<const V> de, const FusedSaved<V, I>& sa
     check_gradient(dy, p.exec, y.rows, y.cols, "dY");
     check_gradient(dz, p.exec, z.rows, z.cols, "dZ");
     check_gradient(da, p.exec, p.a.nnz, 1, "dA");
+    if (!e.empty()) {
+        detail::check_dense(e, p.exec, "E");
+        detail::check_shape(e, p.a.rows, z.cols, "E");
+    }
 
     detail::FusedBackwardArgs<V, I> args{
         p.a, p.given, de, x, y,   z,   saved.row_max.view(), saved.row_sum.view(), saved.argmax.view(), saved.attention.view(), dx,
-        dy,  dz,      da, o, w.d, w.dz};
+        dy,  dz,      da, o, w.d, w.dz,
+        e};
     switch (p.exec.backend()) {
         case Backend::reference:
             detail::reference::fusedmm_backward(p.exec, args);

@@ -38,7 +38,8 @@ struct FusedBackwardArgs {
     DenseView<const V> attention;                       // save_attention only
     DenseView<V> dx, dy, dz, da;                        // each may be empty
     FusedOptions options;
-    index_t d, dz_width;  // as in FusedForwardArgs (dz_width: Z.cols / heads)
+    index_t d, dz_width;     // as in FusedForwardArgs (dz_width: Z.cols / heads)
+    DenseView<const V> e{};  // the forward pass's output, when the caller gives it (FusedPlan::backward)
 };
 
 namespace reference {

@@ -40,9 +40,10 @@ struct Outcome {
 };
 
 // Forward, then backward from de, of p on exec; inputs and outputs live in exec's memory and
-// use `layout` for the dense operands and gradients.
+// use `layout` for the dense operands and gradients. give_output: the backward is given E.
 template <class V, class I>
-Outcome run(const Executor& exec, const Problem<V, I>& p, const Dense<V>& de_host, Layout layout = Layout::row_major) {
+Outcome run(const Executor& exec, const Problem<V, I>& p, const Dense<V>& de_host, Layout layout = Layout::row_major,
+            bool give_output = false) {
     const auto move = [&](const Dense<V>& d) {
         if (layout == Layout::row_major) return d.to(exec);
         std::vector<V> host(static_cast<std::size_t>(d.rows() * d.cols()));
@@ -58,7 +59,8 @@ Outcome run(const Executor& exec, const Problem<V, I>& p, const Dense<V>& de_hos
     const FusedSaved<V, I> saved = plan.forward(x.view(), y.view(), z.view(), e.view());
     Dense<V> dx(exec, x.rows(), x.cols(), layout), dy(exec, y.rows(), y.cols(), layout), dz(exec, z.rows(), z.cols(), layout);
     Dense<V> da(exec, p.a.nnz(), 1);
-    plan.backward(de.view(), saved, x.view(), y.view(), z.view(), dx.view(), dy.view(), dz.view(), da.view());
+    plan.backward(de.view(), saved, x.view(), y.view(), z.view(), dx.view(), dy.view(), dz.view(), da.view(),
+                  give_output ? DenseView<const V>(e.view()) : DenseView<const V>{});
     return {to_doubles(e),
             as_doubles(saved.row_max),
             as_doubles(saved.row_sum),
@@ -87,12 +89,12 @@ Tolerance gradient_tolerance() {
 }
 
 template <class V, class I>
-void expect_matches_reference(const Problem<V, I>& p, std::uint64_t s, Layout layout = Layout::row_major) {
+void expect_matches_reference(const Problem<V, I>& p, std::uint64_t s, Layout layout = Layout::row_major, bool give_output = false) {
     SCOPED_TRACE(fused::describe(p.options) + " rows=" + std::to_string(p.a.rows()) + " nnz=" + std::to_string(p.a.nnz()) +
-                 " dz=" + std::to_string(p.dz) + (layout == Layout::col_major ? " col-major" : ""));
+                 " dz=" + std::to_string(p.dz) + (layout == Layout::col_major ? " col-major" : "") + (give_output ? " E given" : ""));
     const Dense<V> de = random_dense<V>(p.a.rows(), p.z.cols(), s);
     const Outcome want = run(Executor::reference(), p, de);
-    const Outcome got = run(Executor::cuda(0), p, de, layout);
+    const Outcome got = run(Executor::cuda(0), p, de, layout, give_output);
     const Tolerance f = forward_tolerance<V>(), g = gradient_tolerance<V>();
     const index_t cols = std::max<index_t>(p.z.cols(), 1);
     EXPECT_TRUE(all_close(got.e, want.e, f.rtol, f.atol, cols)) << "E";
@@ -564,6 +566,39 @@ TEST_F(CudaFusedmm, BackwardOnRmatHubsIsDeterministic) {
         EXPECT_EQ(to_doubles(dy), grads[0][1]) << "dY with a kept pattern";
         EXPECT_EQ(to_doubles(dz), grads[0][2]) << "dZ with a kept pattern";
         EXPECT_EQ(to_doubles(da), grads[0][3]) << "dA with a kept pattern";
+        k += 4;
+    }
+}
+
+// Under softmax, a backward given E takes σ = <dE_i, E_i> from it; the gradients still match the
+// reference: every softmax combination, long rows cut into chunks, R-MAT hubs, f64, column-major.
+TEST_F(CudaFusedmm, BackwardGivenTheOutputTakesSigmaFromIt) {
+    const auto s = seed("cuda_fusedmm_backward_sigma_from_output");
+    std::uint64_t k = 0;
+    for (FusedOptions o : fused::all_combinations()) {
+        if (o.normalize != Normalize::softmax) continue;
+        o.heads = 2;
+        expect_matches_reference(fused::random_problem<float, std::int32_t>(120, 90, 6.0, 4, 3, o, s + k), s + k + 1, Layout::row_major, true);
+        k += 2;
+    }
+    const auto rmat = generate_rmat<float, std::int32_t>(12, 8.0, 0.57, 0.19, 0.19, 0.05, s + k);
+    for (const FusedOptions& o : {pattern(Score::dot, Edge::scale(0.25f), Normalize::softmax, Aggregate::sum, 4),
+                                  pattern(Score::add, Edge::leaky_relu(0.2f), Normalize::softmax, Aggregate::mean, 4),
+                                  pattern(Score::value, Edge::exp(), Normalize::softmax, Aggregate::max, 1)}) {
+        auto p = fused::random_problem<float, std::int32_t>(rmat.rows(), rmat.cols(), 0.0, 8, 8, o, s + k);
+        p.a = rmat.to(Executor::cpu());
+        expect_matches_reference(p, s + k + 1, Layout::row_major, true);
+        // A row of 100 000 entries among 2000: its chunks read σ too.
+        auto wide = fused::random_problem<float, std::int32_t>(2000, 100000, 0.0, 8, 8, o, s + k + 2);
+        wide.a = with_long_rows<float, std::int32_t>(2000, 100000, {{1234, 100000}}, s + k + 3);
+        expect_matches_reference(wide, s + k + 4, Layout::row_major, true);
+        k += 5;
+    }
+    for (FusedOptions o : {pattern(Score::neg_sqdist, Edge::sigmoid(), Normalize::softmax, Aggregate::sum, 2),
+                           pattern(Score::dot, Edge::tanh(), Normalize::softmax, Aggregate::max, 2)}) {
+        expect_matches_reference(fused::random_problem<double, std::int64_t>(80, 70, 5.0, 3, 4, o, s + k), s + k + 1, Layout::row_major, true);
+        expect_matches_reference(fused::random_problem<float, std::int32_t>(80, 70, 5.0, 3, 4, o, s + k + 2), s + k + 3, Layout::col_major,
+                                 true);
         k += 4;
     }
 }

@@ -73,6 +73,19 @@ TEST(FusedmmErrors, BadOptions) {
     EXPECT_NO_THROW((FusedPlan<float, std::int32_t>(Executor::cpu(1), pattern, options(Score::dot, 1))));
 }
 
+TEST(FusedmmErrors, BackwardChecksTheForwardOutputItIsGiven) {
+    FusedOptions o = options(Score::dot, 2);
+    o.normalize = Normalize::softmax;
+    const P p = problem(o);
+    const FusedPlan<float, std::int32_t> plan(Executor::cpu(1), p.a.view(), o);
+    Dense<float> e(Executor::cpu(), p.a.rows(), p.z.cols());
+    const auto saved = plan.forward(p.x.view(), p.y.view(), p.z.view(), e.view());
+    const Dense<float> de = random_dense<float>(p.a.rows(), p.z.cols(), 7);
+    Dense<float> dx(Executor::cpu(), p.x.rows(), p.x.cols()), wrong(Executor::cpu(), p.a.rows() + 1, p.z.cols());
+    expect_error([&] { plan.backward(de.view(), saved, p.x.view(), p.y.view(), p.z.view(), dx.view(), {}, {}, {}, wrong.view()); },
+                 ErrorKind::ShapeMismatch, "E");
+}
+
 TEST(FusedmmErrors, EdgeNamesCarryTheirParameterInShortestForm) {
     EXPECT_EQ(to_string(Edge::leaky_relu(0.2f)), "leaky_relu(0.2)");
     EXPECT_EQ(to_string(Edge::scale(-1.5f)), "scale(-1.5)");

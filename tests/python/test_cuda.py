@@ -58,6 +58,29 @@ def test_fusedmm_attention_matches_the_host(rng):
 
 
 @cuda_only
+@pytest.mark.parametrize("score,edge,aggregate,heads", [("dot", "identity", "sum", 2), ("add", "leaky_relu(0.2)", "sum", 4),
+                                                        ("dot", "sigmoid", "mean", 1)])
+def test_torch_fusedmm_gradients_match_the_host(rng, score, edge, aggregate, heads):
+    """The GPU backward with Aᵀ's kept pattern and σ taken from E, against the CPU backward."""
+    import spk.torch_ops as ops
+
+    S = random_csr(rng, 300, 250, dtype=np.float32)
+    width = heads if score == "add" else 8 * heads
+    host = [torch.from_numpy(rng.standard_normal(shape).astype(np.float32)) for shape in ((300, width), (250, width), (250, 4 * heads))]
+    G = torch.from_numpy(rng.standard_normal((300, 4 * heads)).astype(np.float32))
+    grads = {}
+    for device in ("cpu", "cuda"):
+        t = lambda x, dt: torch.from_numpy(np.ascontiguousarray(x)).to(device, dt)
+        A = spk.csr_array((t(S.data, torch.float32), t(S.indices, torch.int32), t(S.indptr, torch.int32)), shape=S.shape)
+        X, Y, Z = (h.to(device).requires_grad_(True) for h in host)
+        E = ops.fusedmm(A, X, Y, Z, score=score, edge=edge, normalize="softmax", aggregate=aggregate, heads=heads)
+        (E * G.to(device)).sum().backward()
+        grads[device] = [E.detach().cpu()] + [v.grad.cpu() for v in (X, Y, Z)]
+    for got, want in zip(grads["cuda"], grads["cpu"]):
+        torch.testing.assert_close(got, want, rtol=1e-4, atol=1e-4)
+
+
+@cuda_only
 def test_spgemm_and_triangles_match_the_host(rng):
     import scipy.sparse as sp
 

@@ -118,6 +118,21 @@ def test_fusedmm_backward_matches_finite_differences(rng, score, edge, normalize
         np.testing.assert_allclose(dA, numeric_grad(loss, A.data), rtol=1e-5, atol=1e-6)
 
 
+def test_fusedmm_backward_accepts_the_forward_output(rng):
+    A = random_csr(rng, 9, 8, density=0.4)
+    X, Y, Z = inputs(rng, A, "dot", 2, d=2, dz=3)
+    G = rng.standard_normal((9, Z.shape[1]))
+    opts = dict(score="dot", edge="leaky_relu(0.1)", normalize="softmax", aggregate="sum", heads=2)
+    a = spk.from_scipy(A)
+    E, saved = spk.fusedmm(a, X, Y, Z, return_saved=True, **opts)
+    plain = spk.fusedmm_backward(a, G, X, Y, Z, saved, **opts)
+    given = spk.fusedmm_backward(a, G, X, Y, Z, saved, E=E, **opts)
+    for p, g in zip(plain, given):
+        np.testing.assert_allclose(g, p, rtol=1e-12, atol=1e-12)
+    with pytest.raises(ValueError, match="E"):
+        spk.fusedmm_backward(a, G, X, Y, Z, saved, E=E[:-1], **opts)
+
+
 def test_fusedmm_saved_is_small(rng):
     A = random_csr(rng, 12, 12, density=0.5)
     X, Y, Z = inputs(rng, A, "add", 2)

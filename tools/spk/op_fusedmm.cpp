@@ -68,7 +68,8 @@ public:
     }
     void run() override {
         if (config_.backward)
-            plan_.backward(de_.view(), saved_, x_.view(), y_.view(), z_.view(), dx_.view(), dy_.view(), dz_.view(), da_.view());
+            // E given, as a training loop has it: under softmax the CUDA backward takes σ from it.
+            plan_.backward(de_.view(), saved_, x_.view(), y_.view(), z_.view(), dx_.view(), dy_.view(), dz_.view(), da_.view(), e_.view());
         else
             plan_.forward(x_.view(), y_.view(), z_.view(), e_.view());
         exec_.synchronize();

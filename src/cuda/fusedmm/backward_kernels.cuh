@@ -13,7 +13,9 @@
 // the sums (σ or dX; dZ and dY) for combine_sums; the other blocks skip those rows (columns).
 // Under softmax a row chunk's ds needs the whole row's σ, so the row kernel runs twice on the
 // chunks: the sigma pass (with the short rows, done whole) gives σ's shares, combine_sums adds
-// them into σ, then a launch of the chunks alone gives the dX shares and the chunks' dA.
+// them into σ, then a launch of the chunks alone gives the dX shares and the chunks' dA. When the
+// caller gave the forward's output E, σ_i = <dE_i, E_i> per head comes first (sigma_from_output)
+// and every row, whole or chunked, is walked once.
 #include "cuda/fusedmm/split.cuh"
 
 namespace spk::detail::cuda::fused {
@@ -163,8 +165,8 @@ __device__ __forceinline__ void backward_row_work(const BackwardArgs<T, I>& args
     for (int h = h0; h < h0 + args.row_heads; ++h) {
         const long long state = chunk_id * r.heads + h;  // a chunk's (chunk, head) share
         A sigma = 0;
-        if (r.softmax && chunk && !split.sigma_pass) {
-            sigma = args.sigma[i * r.heads + h];  // combined from the sigma pass's shares
+        if (r.softmax && (args.sigma_given || (chunk && !split.sigma_pass))) {
+            sigma = args.sigma[i * r.heads + h];  // from E, or combined from the sigma pass's shares
         } else if (r.softmax) {
             for (long long p0 = begin; p0 < end; p0 += kBatch) {
                 Batch<I> e;

@@ -378,6 +378,23 @@ void fusedmm_forward(const Executor& exec, const FusedForwardArgs<V, I>& args, c
     if (x.staged() || y.staged() || z.staged() || e.staged()) SPK_CUDA_CHECK(cudaStreamSynchronize(stream));
 }
 
+// σ_ih = <dE_i, E_i> over head h's dz columns, a warp a (row, head): under softmax this is
+// Σ_j α_ij dα_ij for every aggregation (sum and mean: E_i = c Σ_j α_ij Z_j; max: each E_ik is the
+// winner's α Z), so the row kernel needs no pass to find it.
+template <class T, class S>
+__global__ void sigma_from_output_kernel(const T* de, long long ldde, const T* e, long long lde, long long rows, int heads, long long dz,
+                                         S* sigma) {
+    const long long warps = static_cast<long long>(gridDim.x) * (blockDim.x / 32);
+    const int lane = static_cast<int>(threadIdx.x % 32);
+    for (long long w = blockIdx.x * static_cast<long long>(blockDim.x / 32) + threadIdx.x / 32; w < rows * heads; w += warps) {
+        const long long i = w / heads, h = w % heads;
+        S sum = 0;
+        for (long long k = h * dz + lane; k < (h + 1) * dz; k += 32) sum += to_accum(de[i * ldde + k]) * to_accum(e[i * lde + k]);
+        for (int offset = 16; offset > 0; offset /= 2) sum += __shfl_down_sync(0xffffffffu, sum, offset);
+        if (lane == 0) sigma[w] = sum;
+    }
+}
+
 template <class V, class I>
 void fusedmm_backward(const Executor& exec, const FusedBackwardArgs<V, I>& args, const std::string& config) {
     using T = device_t<V>;
@@ -402,9 +419,11 @@ void fusedmm_backward(const Executor& exec, const FusedBackwardArgs<V, I>& args,
     const StagedInput<V> x(exec, uses_xy ? args.x : DenseView<const V>{}), y(exec, uses_xy ? args.y : DenseView<const V>{});
     const StagedOutput<V> dx(exec, args.dx, want_dx), dy(exec, args.dy, want_dy), dz(exec, args.dz, want_dz);
     const bool softmax = o.normalize == Normalize::softmax;
+    // σ from the forward's output when the caller gave it (16-bit E would round it: those recompute).
+    const bool sigma_given = softmax && !args.e.empty() && sizeof(T) >= 4;
     // The row kernel gives dX, dA and σ (which dY needs under softmax); the column kernel dY and dZ.
     const bool want_ds = want_dx || want_da;
-    const bool run_rows = want_ds || (softmax && want_dy), run_columns = want_dy || want_dz;
+    const bool run_rows = want_ds || (softmax && want_dy && !sigma_given), run_columns = want_dy || want_dz;
 
     fused::BackwardKernelArgs<T, I, S> k;
     k.rules = rules_of(o, args.d, args.dz_width);
@@ -476,16 +495,27 @@ void fusedmm_backward(const Executor& exec, const FusedBackwardArgs<V, I>& args,
     split.partial_dz = share(want_dz, column_items, at_dz);
     split.partial_dy = share(want_dy, column_items, at_dy);
 
-    // σ_i (rows x heads): the column kernel reads it for dY, the long rows' chunks for ds.
-    Array<S> sigma;
-    if (softmax && run_rows && (want_dy || row_chunks > 0)) sigma = Array<S>(exec, static_cast<std::size_t>(a.rows * o.heads));
+    // σ_i (rows x heads): the column kernel reads it for dY, the long rows' chunks for ds; from E when given.
+    Workspace<S> sigma;
+    if (sigma_given || (softmax && run_rows && (want_dy || row_chunks > 0)))
+        sigma = Workspace<S>(exec, static_cast<std::size_t>(a.rows * o.heads));
     k.sigma = sigma.data();
+    k.sigma_given = sigma_given;
+    if (sigma_given && a.rows > 0) {
+        const StagedInput<V> e(exec, args.e);
+        const long long warps = a.rows * o.heads, per_block = 8;
+        const auto blocks = static_cast<unsigned>(std::min<long long>((warps + per_block - 1) / per_block, 1 << 20));
+        sigma_from_output_kernel<T, S><<<blocks, 32 * per_block, 0, stream>>>(de.data(), de.ld(), e.data(), e.ld(), a.rows, o.heads,
+                                                                            args.dz_width, sigma.data());
+        SPK_CUDA_CHECK_LAUNCH();
+        if (e.staged()) SPK_CUDA_CHECK(cudaStreamSynchronize(stream));  // the staged copy is freed on return
+    }
 
     if (run_rows) {
         const long long tiles = want_dx && vector_score ? ShapeChooser<T>::tiles(shape, args.d) : 1;
         const long long blocks = combine_blocks(found[0].segments * o.heads, device);
         // Under softmax the long rows' chunks give σ's shares first; dX's need the whole σ.
-        split.sigma_pass = softmax && row_chunks > 0;
+        split.sigma_pass = softmax && row_chunks > 0 && !sigma_given;
         fused::launch_backward_rows<T, I>(shape, k, false, tiles, stream);
         if (split.sigma_pass) {
             launch_combine_sums<I, S, S>(split.rows, a.row_ptr, o.heads, blocks, {split.partial_sigma, 1, k.sigma, o.heads}, {}, stream);

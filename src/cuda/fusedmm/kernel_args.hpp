@@ -114,8 +114,10 @@ struct BackwardKernelArgs {
     long long ld_argmax = 0;
     const T* attention = nullptr;
     long long ld_attention = 0;
-    // σ_ih = Σ_k α_ik dα_ik (rows x heads): the row kernel writes it, the column kernel reads it.
+    // σ_ih = Σ_k α_ik dα_ik (rows x heads): the row kernel writes it, the column kernel reads it;
+    // sigma_given: it was computed from the forward's output beforehand, and every kernel reads it.
     S* sigma = nullptr;
+    bool sigma_given = false;
     T* dx = nullptr;  // each output null when not wanted
     long long lddx = 0;
     T* dy = nullptr;
