@@ -49,10 +49,9 @@ def _accum_dtype(values):
 # --- spmm ------------------------------------------------------------------------------------
 
 
-@torch.library.custom_op("spk::spmm", mutates_args=())
-def spmm_op(indptr: Tensor, indices: Tensor, values: Tensor, rows: int, cols: int, B: Tensor, reduce: str, transpose: bool,
-            t_indptr: Optional[Tensor] = None, t_indices: Optional[Tensor] = None, t_entry: Optional[Tensor] = None, plan: int = -1,
-            backward_plan: int = -1) -> Tensor:
+def _spmm_impl(indptr: Tensor, indices: Tensor, values: Tensor, rows: int, cols: int, B: Tensor, reduce: str, transpose: bool,
+               t_indptr: Optional[Tensor] = None, t_indices: Optional[Tensor] = None, t_entry: Optional[Tensor] = None, plan: int = -1,
+               backward_plan: int = -1) -> Tensor:
     """C = reduce(A B) (or Aᵀ B). t_indptr, t_indices, t_entry: Aᵀ's pattern and, per entry of Aᵀ,
     its entry in A (transposed_pattern); with them a transposed product runs on Aᵀ directly instead
     of building Aᵀ on every call. plan, backward_plan: kept plans (_KeptPlan ids) for this product
@@ -68,6 +67,9 @@ def spmm_op(indptr: Tensor, indices: Tensor, values: Tensor, rows: int, cols: in
         a = _matrix(indptr, indices, values, rows, cols)
     _core.spmm(a, _dense(B), C, reduce, 1.0, 0.0, transpose, None, False, "", _stream(B), _threads())
     return C
+
+
+spmm_op = torch.library.custom_op("spk::spmm", _spmm_impl, mutates_args=())
 
 
 @spmm_op.register_fake
@@ -159,8 +161,11 @@ def _spmm_backward(ctx, dC):
         dC = dC / _output_counts(indptr, indices, rows, cols, ctx.transpose).to(dC.dtype).unsqueeze(1)
     dB = dvalues = None
     if ctx.needs_input_grad[5]:
-        dB = spmm_op(indptr, indices, values, rows, cols, dC.contiguous(), "sum", not ctx.transpose, t_indptr, t_indices, t_entry,
-                     ctx.backward_plan)
+        # The eager Function (ctx.eager) runs the product directly unless autograd records it (create_graph);
+        # the registered op's backward goes through the op, which tracing (torch.compile, opcheck) needs.
+        run = _spmm_impl if getattr(ctx, "eager", False) and not torch.is_grad_enabled() else spmm_op
+        dB = run(indptr, indices, values, rows, cols, dC.contiguous(), "sum", not ctx.transpose, t_indptr, t_indices, t_entry,
+                 ctx.backward_plan)
     if ctx.needs_input_grad[2]:
         # d values[p] for p = (i, j): <dC_i, B_j> (or <B_i, dC_j> when the forward pass used Aᵀ)
         x, y = (B, dC) if ctx.transpose else (dC, B)
@@ -303,10 +308,9 @@ def _fused_stat_shapes(rows, heads, z_cols, normalize, aggregate):
     return stat, arg
 
 
-@torch.library.custom_op("spk::fusedmm", mutates_args=())
-def fusedmm_op(indptr: Tensor, indices: Tensor, values: Tensor, rows: int, cols: int, X: Optional[Tensor], Y: Optional[Tensor], Z: Tensor,
-               score: str, edge: str, edge_param: float, normalize: str, aggregate: str, heads: int, t_indptr: Optional[Tensor] = None,
-               t_indices: Optional[Tensor] = None, t_entry: Optional[Tensor] = None) -> tuple[Tensor, Tensor, Tensor, Tensor]:
+def _fusedmm_impl(indptr: Tensor, indices: Tensor, values: Tensor, rows: int, cols: int, X: Optional[Tensor], Y: Optional[Tensor], Z: Tensor,
+                  score: str, edge: str, edge_param: float, normalize: str, aggregate: str, heads: int, t_indptr: Optional[Tensor] = None,
+                  t_indices: Optional[Tensor] = None, t_entry: Optional[Tensor] = None) -> tuple[Tensor, Tensor, Tensor, Tensor]:
     """(E, row_max, row_sum, argmax): the last three are what the backward pass needs (empty when
     the options need none of them). t_indptr, t_indices, t_entry: Aᵀ's pattern (transposed_pattern)
     for the backward pass, which then builds none."""
@@ -322,6 +326,9 @@ def fusedmm_op(indptr: Tensor, indices: Tensor, values: Tensor, rows: int, cols:
     return E, row_max, row_sum, argmax
 
 
+fusedmm_op = torch.library.custom_op("spk::fusedmm", _fusedmm_impl, mutates_args=())
+
+
 @fusedmm_op.register_fake
 def _(indptr, indices, values, rows, cols, X, Y, Z, score, edge, edge_param, normalize, aggregate, heads, t_indptr=None, t_indices=None,
       t_entry=None):
@@ -330,12 +337,11 @@ def _(indptr, indices, values, rows, cols, X, Y, Z, score, edge, edge_param, nor
             Z.new_empty(arg, dtype=indptr.dtype))
 
 
-@torch.library.custom_op("spk::fusedmm_backward", mutates_args=())
-def fusedmm_backward_op(indptr: Tensor, indices: Tensor, values: Tensor, rows: int, cols: int, dE: Tensor, X: Optional[Tensor],
-                        Y: Optional[Tensor], Z: Tensor, row_max: Tensor, row_sum: Tensor, argmax: Tensor, score: str, edge: str,
-                        edge_param: float, normalize: str, aggregate: str, heads: int, t_indptr: Optional[Tensor] = None,
-                        t_indices: Optional[Tensor] = None, t_entry: Optional[Tensor] = None,
-                        need: Optional[list[bool]] = None, E: Optional[Tensor] = None) -> tuple[Tensor, Tensor, Tensor, Tensor]:
+def _fusedmm_backward_impl(indptr: Tensor, indices: Tensor, values: Tensor, rows: int, cols: int, dE: Tensor, X: Optional[Tensor],
+                           Y: Optional[Tensor], Z: Tensor, row_max: Tensor, row_sum: Tensor, argmax: Tensor, score: str, edge: str,
+                           edge_param: float, normalize: str, aggregate: str, heads: int, t_indptr: Optional[Tensor] = None,
+                           t_indices: Optional[Tensor] = None, t_entry: Optional[Tensor] = None,
+                           need: Optional[list[bool]] = None, E: Optional[Tensor] = None) -> tuple[Tensor, Tensor, Tensor, Tensor]:
     """(dX, dY, dZ, dA); need: which of the four to compute (None: all), the others (and dX, dY when
     X, Y are None) come back empty. t_indptr, t_indices, t_entry: Aᵀ's pattern, or None to build it here.
     E: the forward's output (FusedPlan::backward's e), or None."""
@@ -348,6 +354,9 @@ def fusedmm_backward_op(indptr: Tensor, indices: Tensor, values: Tensor, rows: i
                            given(dZ), None if dA.numel() == 0 else dA.view(-1, 1), score, edge, edge_param, normalize, aggregate, heads,
                            _dense(t_indptr), _dense(t_indices), _dense(t_entry), _stream(Z), _threads())
     return dX, dY, dZ, dA
+
+
+fusedmm_backward_op = torch.library.custom_op("spk::fusedmm_backward", _fusedmm_backward_impl, mutates_args=())
 
 
 def _fused_gradients(X, Y, Z, nnz, need):
@@ -382,13 +391,44 @@ def _fusedmm_backward(ctx, dE, _row_max, _row_sum, _argmax):
     indptr, indices, values, X, Y, Z, row_max, row_sum, argmax, t_indptr, t_indices, t_entry, E = ctx.saved_tensors
     need = ctx.needs_input_grad
     wanted = [X is not None and need[5], Y is not None and need[6], need[7], need[2]]
-    dX, dY, dZ, dA = fusedmm_backward_op(indptr, indices, values, *ctx.shape, dE.contiguous(), X, Y, Z, row_max, row_sum, argmax,
-                                         *ctx.options, t_indptr, t_indices, t_entry, wanted, E)
+    run = _fusedmm_backward_impl if getattr(ctx, "eager", False) and not torch.is_grad_enabled() else fusedmm_backward_op  # as in spmm
+    dX, dY, dZ, dA = run(indptr, indices, values, *ctx.shape, dE.contiguous(), X, Y, Z, row_max, row_sum, argmax, *ctx.options, t_indptr,
+                         t_indices, t_entry, wanted, E)
     pick = lambda g, w: g if w else None
     return (None, None, pick(dA, wanted[3]), None, None, pick(dX, wanted[0]), pick(dY, wanted[1]), pick(dZ, wanted[2])) + (None,) * 9
 
 
 fusedmm_op.register_autograd(_fusedmm_backward, setup_context=_fusedmm_setup)
+
+
+# --- eager mode without the dispatcher ------------------------------------------------------
+
+
+def _eager(name, impl, setup, backward):
+    """An autograd.Function running a registered op's implementation, with the op's own
+    setup_context and backward formula (the Function takes the op's arguments in the op's order,
+    so its needs_input_grad and gradient tuple line up). Outside torch.compile the functions below
+    call it instead of the op: the custom-op dispatch costs about 100 us a call in Python, which is
+    most of a small graph's epoch. The gradients call the registered ops, as the op's would."""
+    def forward(ctx, *inputs):  # ctx in forward: a separate setup_context costs an inspect.signature a call
+        output = impl(*inputs)
+        setup(ctx, inputs, output)
+        ctx.eager = True
+        return output
+
+    return type(name, (torch.autograd.Function,), {
+        "forward": staticmethod(forward),
+        "backward": staticmethod(backward),
+        "__doc__": f"Eager {name}: see _eager.",
+    })
+
+
+_SpmmEager = _eager("_SpmmEager", _spmm_impl, _spmm_setup, _spmm_backward)
+_FusedmmEager = _eager("_FusedmmEager", _fusedmm_impl, _fusedmm_setup, _fusedmm_backward)
+
+
+def _call(op, eager, *args):
+    return op(*args) if torch.compiler.is_compiling() else eager.apply(*args)
 
 
 # --- the functions users call ----------------------------------------------------------------
@@ -419,11 +459,11 @@ def spmm(A, B, reduce="sum", *, transpose=False, values=None):
     needs_grad = torch.is_grad_enabled() and B.requires_grad
     pattern = _cached_transposed_pattern(A) if transpose or needs_grad else (None, None, None)
     plan = backward_plan = -1
-    if values is None and B.dim() == 2:
+    if values is None and B.dim() == 2 and not torch.compiler.is_compiling():  # a compiled graph has no use for them
         plan = _kept_plan(A, B.shape[1], reduce, transpose, B)
         if needs_grad:
             backward_plan = _kept_plan(A, B.shape[1], "sum", not transpose, B)
-    return spmm_op(*_parts(A, values), B, reduce, transpose, *pattern, plan, backward_plan)
+    return _call(spmm_op, _SpmmEager, *_parts(A, values), B, reduce, transpose, *pattern, plan, backward_plan)
 
 
 def sddmm(A, X, Y, *, heads=1, scale_by_a=True, values=None):
@@ -436,4 +476,4 @@ def fusedmm(A, X, Y, Z, *, score="dot", edge="identity", normalize="none", aggre
     name, param = parse_edge(edge)
     needs_grad = torch.is_grad_enabled() and any(t is not None and t.requires_grad for t in (X, Y, Z, _parts(A, values)[2]))
     pattern = _cached_transposed_pattern(A) if needs_grad else (None, None, None)
-    return fusedmm_op(*_parts(A, values), X, Y, Z, score, name, param, normalize, aggregate, heads, *pattern)[0]
+    return _call(fusedmm_op, _FusedmmEager, *_parts(A, values), X, Y, Z, score, name, param, normalize, aggregate, heads, *pattern)[0]

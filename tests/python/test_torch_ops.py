@@ -209,6 +209,32 @@ def test_fusedmm_gradcheck(rng, score, edge, normalize, aggregate, heads):
         torch.autograd.gradcheck(f, (X, Y, Z))
 
 
+@pytest.mark.parametrize("score,edge,normalize,aggregate,heads", FUSED)
+def test_eager_fusedmm_matches_the_registered_op(rng, score, edge, normalize, aggregate, heads):
+    """ops.fusedmm runs an autograd.Function outside torch.compile; the registered op must agree."""
+    A, _ = torch_csr(rng, 7, 6, density=0.5)
+    width = heads if score == "add" else 2 * heads
+    inputs = [rand(rng, 7, width), rand(rng, 6, width), rand(rng, 6, 2 * heads)]
+    G = rand(rng, 7, 2 * heads, grad=False)
+    results = []
+    for eager in (True, False):
+        X, Y, Z = (t.detach().clone().requires_grad_(True) for t in inputs)
+        values = A.data.clone().requires_grad_(True)
+        x, y = (None, None) if score == "value" else (X, Y)
+        if eager:
+            E = ops.fusedmm(A, x, y, Z, score=score, edge=edge, normalize=normalize, aggregate=aggregate, heads=heads, values=values)
+        else:
+            name, param = spk._ops.parse_edge(edge)
+            E = ops.fusedmm_op(A.indptr, A.indices, values, 7, 6, x, y, Z, score, name, param, normalize, aggregate, heads)[0]
+        (E * G).sum().backward()
+        results.append([E.detach()] + [t.grad for t in (X, Y, Z, values)])
+    for got, want in zip(*results):
+        if want is None:
+            assert got is None
+        else:
+            torch.testing.assert_close(got, want, rtol=1e-12, atol=1e-12)
+
+
 def test_opcheck(rng):
     A, _ = torch_csr(rng, 6, 5, density=0.5)
     ip, ix, v = A.indptr, A.indices, A.data.clone().requires_grad_(True)
