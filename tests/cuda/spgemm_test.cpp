@@ -252,8 +252,8 @@ void expect_recompute_variants_match(const Csr<V, I>& a, const Csr<V, I>& b, con
 
 // Rows of C of every bin on the reuse path: short warp rows (bins 1-5) and block rows (bin 6)
 // under every semiring (each instantiates both kernels), then, under three, block rows of bin 7,
-// the global bin's rows in one shared-memory window, and rows of about 36000 entries that take
-// several windows (16383 entries a window for 8- and 12-byte entries, 8191 for 16-byte ones).
+// the global bin's rows (which recompute through the hash kernels), and rows of about 36000
+// entries, longer than a shared-memory tree holds.
 // Few rows each: the comparisons on the host bound the sizes.
 TYPED_TEST(CudaSpgemm, RecomputeOnEveryBin) {
     using V = typename TypeParam::value;

@@ -1,24 +1,15 @@
 #pragma once
-// The numeric-reuse driver: one launch of reuse_rows per non-empty bin of C's rows (the bins the
-// symbolic phase left for the numeric phase), the semiring chosen at compile time. Bins 1-7 give
-// each group a tree of the bin's table size (rows of a bin are at most half of it); the global
-// bin takes the largest power-of-two window that shared memory holds, no larger than its longest
-// row needs, one block per row. Nothing to allocate, nothing read back.
+// The numeric-reuse driver: one launch of reuse_rows per non-empty bin of C's rows but the global
+// bin (the bins the symbolic phase left for the numeric phase; spgemm_numeric runs the global
+// bin's rows through the hash kernels), the semiring chosen at compile time. Each group gets a tree
+// of its bin's table size (rows of a bin are at most half of it). Nothing to allocate, nothing
+// read back.
 #include "core/spgemm_kernels.hpp"
 #include "core/spgemm_semiring.hpp"
 #include "cuda/spgemm/launch.cuh"
 #include "cuda/spgemm/numeric_reuse_kernels.cuh"
 
 namespace spk::detail::cuda::spgemm {
-
-// log2 of the global bin's window: tree nodes for its longest row (and the absent node), at most
-// what a block's shared memory holds.
-inline int global_window_log2(const Executor& exec, long long longest_row, long long entry_bytes) {
-    const long long fits = shared_memory_limit(exec) / entry_bytes;
-    int log2 = ceil_log2(longest_row + 1);
-    while ((1ll << log2) > fits) --log2;
-    return log2;
-}
 
 // C's values from C's sorted columns c_col (device memory, as compute() wrote them).
 template <class V, class I>
@@ -41,16 +32,11 @@ void numeric_reuse(const Executor& exec, const SpgemmProblem<V, I>& p, const Dev
     with_semiring(p.semiring, [&](auto op) {
         using Op = decltype(op);
         for_each_bin(bins, state.numeric_rows.data(), args, [&](int bin, long long count, ReuseArgs<V, I> a) {
-            long long blocks = 0, smem = 0;
-            if (bin == kGlobalBin) {
-                a.log2_capacity = global_window_log2(exec, bins.max_need, entry_bytes);
-                smem = entry_bytes << a.log2_capacity;
-                blocks = std::min<long long>(count, 1ll << 30);
-            }
+            if (bin == kGlobalBin) return;
             if (kBinShapes[bin].warp)
-                launch_bin(reuse_rows<Op, V, I, true>, a, bin, count, entry_bytes, blocks, smem, stream);
+                launch_bin(reuse_rows<Op, V, I, true>, a, bin, count, entry_bytes, 0, 0, stream);
             else
-                launch_bin(reuse_rows<Op, V, I, false>, a, bin, count, entry_bytes, blocks, smem, stream);
+                launch_bin(reuse_rows<Op, V, I, false>, a, bin, count, entry_bytes, 0, 0, stream);
         });
     });
 }

@@ -13,9 +13,9 @@
 // 32 lookups of random columns of the row: 13.7 shared-memory wavefronts a descent for rows of
 // 375 (depth 9), 51.5 for the sorted array; 17 vs 85 for rows of 1000. (An XOR swizzle of the
 // deep levels did not lower the count.)
-// Rows whose tree does not fit in shared memory (the global bin) go in windows of consecutive
-// columns, one tree per window; each window runs over the row's products and keeps those in its
-// column range. No pool, no global atomics, any number of columns.
+// Rows whose tree would not fit in shared memory (the global bin) are not for this kernel: in
+// windows of C's columns each window scans all the row's products again, and the hash kernels'
+// accumulators (numeric_kernels.cuh), which scan them once, recompute those rows instead.
 #include <cuda_runtime.h>
 
 #include <type_traits>
@@ -37,7 +37,7 @@ struct ReuseArgs {
     V* c_val;
     const I* rows;  // the bin's rows
     long long num_rows;
-    int log2_capacity;  // tree nodes (and accumulators) per group, log2; the global bin: a window's
+    int log2_capacity;  // tree nodes (and accumulators) per group, log2
     bool masked;        // products may miss C's row: each descent checks the node it found
     int width;          // threads per entry of A (a power of two, at most 32)
 };
@@ -89,58 +89,57 @@ __global__ void reuse_rows(ReuseArgs<V, I> p) {
         const long long row = p.rows[r];
         const long long start = p.c_ptr[row], len = p.c_ptr[row + 1] - start;
         const long long a_begin = p.a_ptr[row], a_end = p.a_ptr[row + 1];
-        for (long long w0 = 0; w0 < len; w0 += capacity - 1) {  // one window unless the row outgrows shared memory
-            const long long count = len - w0 < capacity - 1 ? len - w0 : capacity - 1;
-            const I* cols = p.c_col + start + w0;
-            const int depth = ceil_log2(count + 1);
-            const unsigned size = 1u << depth;
-            const unsigned filled = static_cast<unsigned>(count);
-            const I lo = cols[0], hi = cols[count - 1];
-            // Sub-groups of `width` lanes take A's entries; every warp runs the same rounds and
-            // meets at the end of each (see numeric_kernels.cuh). Each round's next entry (the
-            // first one: before the tree is built) and each product's next operands load before
-            // the current product's descent.
-            EntryOfA<V, I> e = entry_of_a(p, a_begin + sub, a_end);
-            for (unsigned t = static_cast<unsigned>(G::rank()); t < size; t += static_cast<unsigned>(G::size())) {
-                const unsigned node = t == 0 ? 0u : tree_node(t, size);  // node 0: "absent"
-                tree[node] = t >= 1 && t <= filled ? cols[t - 1] : kAbsent;
-                values[node] = initial_value<Op, V>();
-            }
-            G::sync();
-            for (long long round = a_begin; round < a_end; round += subs) {
-                const EntryOfA<V, I> next = entry_of_a(p, round + subs + sub, a_end);
-                long long q = e.b_begin + lane;
-                I j = 0;
-                V b = V(0);
-                if (q < e.b_end) {
-                    j = p.b_col[q];
-                    b = p.b_val[q];
-                }
-                while (q < e.b_end) {
-                    const long long q_next = q + p.width;
-                    I j_next = 0;
-                    V b_next = V(0);
-                    if (q_next < e.b_end) {
-                        j_next = p.b_col[q_next];
-                        b_next = p.b_val[q_next];
-                    }
-                    if (j >= lo && j <= hi) {
-                        const unsigned node = find_node(tree, depth, j);
-                        if (!p.masked || tree[node] == j) atomic_combine<Op>(values + node, Op::multiply(e.value, b));
-                    }
-                    q = q_next;
-                    j = j_next;
-                    b = b_next;
-                }
-                __syncwarp();
-                e = next;
-            }
-            G::sync();
-
-            for (unsigned t = static_cast<unsigned>(G::rank()) + 1; t <= filled; t += static_cast<unsigned>(G::size()))
-                p.c_val[start + w0 + t - 1] = values[tree_node(t, size)];
-            G::sync();  // the next tree overwrites what was read above
+        if (len == 0) continue;  // the group's lanes agree on it: no sync is skipped by part of the group
+        const long long count = len;  // at most half the group's capacity (the bins' rule)
+        const I* cols = p.c_col + start;
+        const int depth = ceil_log2(count + 1);
+        const unsigned size = 1u << depth;
+        const unsigned filled = static_cast<unsigned>(count);
+        const I lo = cols[0], hi = cols[count - 1];
+        // Sub-groups of `width` lanes take A's entries; every warp runs the same rounds and
+        // meets at the end of each (see numeric_kernels.cuh). Each round's next entry (the
+        // first one: before the tree is built) and each product's next operands load before
+        // the current product's descent.
+        EntryOfA<V, I> e = entry_of_a(p, a_begin + sub, a_end);
+        for (unsigned t = static_cast<unsigned>(G::rank()); t < size; t += static_cast<unsigned>(G::size())) {
+            const unsigned node = t == 0 ? 0u : tree_node(t, size);  // node 0: "absent"
+            tree[node] = t >= 1 && t <= filled ? cols[t - 1] : kAbsent;
+            values[node] = initial_value<Op, V>();
         }
+        G::sync();
+        for (long long round = a_begin; round < a_end; round += subs) {
+            const EntryOfA<V, I> next = entry_of_a(p, round + subs + sub, a_end);
+            long long q = e.b_begin + lane;
+            I j = 0;
+            V b = V(0);
+            if (q < e.b_end) {
+                j = p.b_col[q];
+                b = p.b_val[q];
+            }
+            while (q < e.b_end) {
+                const long long q_next = q + p.width;
+                I j_next = 0;
+                V b_next = V(0);
+                if (q_next < e.b_end) {
+                    j_next = p.b_col[q_next];
+                    b_next = p.b_val[q_next];
+                }
+                if (j >= lo && j <= hi) {
+                    const unsigned node = find_node(tree, depth, j);
+                    if (!p.masked || tree[node] == j) atomic_combine<Op>(values + node, Op::multiply(e.value, b));
+                }
+                q = q_next;
+                j = j_next;
+                b = b_next;
+            }
+            __syncwarp();
+            e = next;
+        }
+        G::sync();
+
+        for (unsigned t = static_cast<unsigned>(G::rank()) + 1; t <= filled; t += static_cast<unsigned>(G::size()))
+            p.c_val[start + t - 1] = values[tree_node(t, size)];
+        G::sync();  // the next tree overwrites what was read above
     }
 }
 
