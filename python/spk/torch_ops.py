@@ -12,16 +12,14 @@ Gradients: spmm for every reduction (max/min: each output element's gradient flo
 entry of A whose product won it, none through empty rows), sddmm and fusedmm for every option spk
 supports.
 """
-import itertools
-import weakref
 from typing import Optional
 
 import torch
 from torch import Tensor
 
 from . import _backend, _core
-from ._ops import SpmmPlan, parse_edge
-from ._sparse import csr_array
+from ._ops import parse_edge
+from ._torch_kept import cached_transposed_pattern, kept_plan, kept_plans, transposed_pattern  # noqa: F401 (transposed_pattern: API)
 
 
 def _matrix(indptr, indices, values, rows, cols):
@@ -54,9 +52,9 @@ def _spmm_impl(indptr: Tensor, indices: Tensor, values: Tensor, rows: int, cols:
                backward_plan: int = -1) -> Tensor:
     """C = reduce(A B) (or Aᵀ B). t_indptr, t_indices, t_entry: Aᵀ's pattern and, per entry of Aᵀ,
     its entry in A (transposed_pattern); with them a transposed product runs on Aᵀ directly instead
-    of building Aᵀ on every call. plan, backward_plan: kept plans (_KeptPlan ids) for this product
+    of building Aᵀ on every call. plan, backward_plan: kept plans (KeptPlan ids) for this product
     and for B's gradient, or -1; a plan that is gone, or made for other values, is not used."""
-    kept = _kept_plans.get(plan) if plan >= 0 else None
+    kept = kept_plans.get(plan) if plan >= 0 else None
     if kept is not None and kept.serves(values, B):
         return kept.run(values, B)
     C = B.new_empty((cols if transpose else rows, B.shape[1]))
@@ -75,62 +73,6 @@ spmm_op = torch.library.custom_op("spk::spmm", _spmm_impl, mutates_args=())
 @spmm_op.register_fake
 def _(indptr, indices, values, rows, cols, B, reduce, transpose, t_indptr=None, t_indices=None, t_entry=None, plan=-1, backward_plan=-1):
     return B.new_empty((cols if transpose else rows, B.shape[1]))
-
-
-class _KeptPlan:
-    """A SpmmPlan over A (or over Aᵀ, whose values it gathers from A's before each run), made once
-    and kept on A's csr_array, so that repeated products (a GNN layer's, epoch after epoch) skip the
-    analysis, its wait for the device and its allocations. It serves calls whose values are the
-    array it was made for and whose B has its width, dtype, device and current stream."""
-
-    def __init__(self, A, n, reduce, transposed, B):
-        self.values_ptr = A.data.data_ptr()
-        self.key = _plan_key(n, reduce, transposed, B)
-        self.t_entry = None
-        target = A
-        if transposed:
-            t_indptr, t_indices, self.t_entry = _cached_transposed_pattern(A)
-            self.t_values = torch.empty_like(A.data)
-            target = csr_array._trusted(self.t_values, t_indices, t_indptr, (A.shape[1], A.shape[0]), True)
-        self.plan = SpmmPlan(target, n, reduce)
-        self.id = next(_plan_ids)
-        _kept_plans[self.id] = self
-
-    def serves(self, values, B):
-        return values.data_ptr() == self.values_ptr and _plan_key(B.shape[1], self.key[1], self.key[2], B) == self.key
-
-    def run(self, values, B):
-        if self.t_entry is not None:  # Aᵀ's values, gathered afresh: A's may have changed in place
-            torch.index_select(values.detach(), 0, self.t_entry, out=self.t_values)
-        return self.plan.run(_dense(B))
-
-
-_kept_plans = weakref.WeakValueDictionary()  # id -> _KeptPlan; each lives as long as its csr_array
-_plan_ids = itertools.count()
-
-
-def _plan_key(n, reduce, transposed, B):
-    return (int(n), reduce, bool(transposed), B.dtype, B.device, _stream(B))
-
-
-def _kept_plan(A, n, reduce, transposed, B):
-    """The id of A's kept plan for this product, made on first use."""
-    plans = A.__dict__.setdefault("_torch_kept_plans", {})
-    key = _plan_key(n, reduce, transposed, B)
-    if key not in plans:
-        plans[key] = _KeptPlan(A, n, reduce, transposed, B)
-    return plans[key].id
-
-
-def transposed_pattern(indptr, indices, rows, cols):
-    """(t_indptr, t_indices, t_entry): Aᵀ's CSR pattern and, for each of its entries, the entry of A
-    it comes from (rows stay in increasing order within each column)."""
-    entry = torch.argsort(indices, stable=True)
-    lengths = (indptr[1:] - indptr[:-1]).to(torch.int64)
-    entry_rows = torch.repeat_interleave(torch.arange(rows, device=indptr.device, dtype=indices.dtype), lengths, output_size=indices.shape[0])
-    t_indptr = torch.zeros(cols + 1, dtype=indptr.dtype, device=indptr.device)
-    t_indptr[1:] = torch.cumsum(torch.bincount(indices, minlength=cols), 0)
-    return t_indptr, entry_rows[entry].contiguous(), entry.to(indices.dtype)
 
 
 def _output_counts(indptr, indices, rows, cols, transpose):
@@ -439,30 +381,21 @@ def _parts(A, values):
     return A.indptr, A.indices, v, A.shape[0], A.shape[1]
 
 
-def _cached_transposed_pattern(A):
-    """A's transposed_pattern, computed once per csr_array (its index arrays never change)."""
-    cached = getattr(A, "_torch_transposed_pattern", None)
-    if cached is None:
-        cached = transposed_pattern(A.indptr, A.indices, *A.shape)
-        A._torch_transposed_pattern = cached
-    return cached
-
-
 def spmm(A, B, reduce="sum", *, transpose=False, values=None):
     """C = reduce(A B) (or Aᵀ B), differentiable in B and in A's values (A.data, or `values`).
     For max and min the forward pass keeps the winners (spk::spmm_arg) for the backward pass.
     Products with Aᵀ (the forward pass with transpose, or B's gradient without) use Aᵀ's pattern,
     built once per A and kept on it. With A's own values, the plans of the product and of B's
-    gradient are kept on A too (see _KeptPlan)."""
+    gradient are kept on A too (see spk._torch_kept.KeptPlan)."""
     if reduce in ("max", "min"):
         return spmm_arg_op(*_parts(A, values), B, reduce, transpose)[0]
     needs_grad = torch.is_grad_enabled() and B.requires_grad
-    pattern = _cached_transposed_pattern(A) if transpose or needs_grad else (None, None, None)
+    pattern = cached_transposed_pattern(A) if transpose or needs_grad else (None, None, None)
     plan = backward_plan = -1
     if values is None and B.dim() == 2 and not torch.compiler.is_compiling():  # a compiled graph has no use for them
-        plan = _kept_plan(A, B.shape[1], reduce, transpose, B)
+        plan = kept_plan(A, B.shape[1], reduce, transpose, B)
         if needs_grad:
-            backward_plan = _kept_plan(A, B.shape[1], "sum", not transpose, B)
+            backward_plan = kept_plan(A, B.shape[1], "sum", not transpose, B)
     return _call(spmm_op, _SpmmEager, *_parts(A, values), B, reduce, transpose, *pattern, plan, backward_plan)
 
 
@@ -475,5 +408,5 @@ def fusedmm(A, X, Y, Z, *, score="dot", edge="identity", normalize="none", aggre
     """spk.fusedmm as a differentiable op (gradients for X, Y, Z and A's values)."""
     name, param = parse_edge(edge)
     needs_grad = torch.is_grad_enabled() and any(t is not None and t.requires_grad for t in (X, Y, Z, _parts(A, values)[2]))
-    pattern = _cached_transposed_pattern(A) if needs_grad else (None, None, None)
+    pattern = cached_transposed_pattern(A) if needs_grad else (None, None, None)
     return _call(fusedmm_op, _FusedmmEager, *_parts(A, values), X, Y, Z, score, name, param, normalize, aggregate, heads, *pattern)[0]

@@ -1,0 +1,76 @@
+"""What the torch ops keep on a spk.csr_array across calls, because a training loop multiplies by the
+same adjacency every step: Aᵀ's pattern (with each entry's place in A) and SpMM plans."""
+import itertools
+import weakref
+
+import torch
+
+from . import _backend
+from ._ops import SpmmPlan
+from ._sparse import csr_array
+
+
+def transposed_pattern(indptr, indices, rows, cols):
+    """(t_indptr, t_indices, t_entry): Aᵀ's CSR pattern and, for each of its entries, the entry of A
+    it comes from (rows stay in increasing order within each column)."""
+    entry = torch.argsort(indices, stable=True)
+    lengths = (indptr[1:] - indptr[:-1]).to(torch.int64)
+    entry_rows = torch.repeat_interleave(torch.arange(rows, device=indptr.device, dtype=indices.dtype), lengths, output_size=indices.shape[0])
+    t_indptr = torch.zeros(cols + 1, dtype=indptr.dtype, device=indptr.device)
+    t_indptr[1:] = torch.cumsum(torch.bincount(indices, minlength=cols), 0)
+    return t_indptr, entry_rows[entry].contiguous(), entry.to(indices.dtype)
+
+
+def cached_transposed_pattern(A):
+    """A's transposed_pattern, computed once per csr_array (its index arrays never change)."""
+    cached = getattr(A, "_torch_transposed_pattern", None)
+    if cached is None:
+        cached = transposed_pattern(A.indptr, A.indices, *A.shape)
+        A._torch_transposed_pattern = cached
+    return cached
+
+
+class KeptPlan:
+    """A SpmmPlan over A (or over Aᵀ, whose values it gathers from A's before each run), made once
+    and kept on A's csr_array, so that repeated products (a GNN layer's, epoch after epoch) skip the
+    analysis, its wait for the device and its allocations. It serves calls whose values are the
+    array it was made for and whose B has its width, dtype, device and current stream. The ops find
+    it by its id (an op's arguments are tensors and scalars)."""
+
+    def __init__(self, A, n, reduce, transposed, B):
+        self.values_ptr = A.data.data_ptr()
+        self.key = plan_key(n, reduce, transposed, B)
+        self.t_entry = None
+        target = A
+        if transposed:
+            t_indptr, t_indices, self.t_entry = cached_transposed_pattern(A)
+            self.t_values = torch.empty_like(A.data)
+            target = csr_array._trusted(self.t_values, t_indices, t_indptr, (A.shape[1], A.shape[0]), True)
+        self.plan = SpmmPlan(target, n, reduce)
+        self.id = next(_plan_ids)
+        kept_plans[self.id] = self
+
+    def serves(self, values, B):
+        return values.data_ptr() == self.values_ptr and plan_key(B.shape[1], self.key[1], self.key[2], B) == self.key
+
+    def run(self, values, B):
+        if self.t_entry is not None:  # Aᵀ's values, gathered afresh: A's may have changed in place
+            torch.index_select(values.detach(), 0, self.t_entry, out=self.t_values)
+        return self.plan.run(B.detach().contiguous())
+
+
+kept_plans = weakref.WeakValueDictionary()  # id -> KeptPlan; each lives as long as its csr_array
+_plan_ids = itertools.count()
+
+
+def plan_key(n, reduce, transposed, B):
+    return (int(n), reduce, bool(transposed), B.dtype, B.device, _backend.stream_of(B))
+
+
+def kept_plan(A, n, reduce, transposed, B):
+    """The id of A's kept plan for this product, made on first use."""
+    plans = A.__dict__.setdefault("_torch_kept_plans", {})
+    key = plan_key(n, reduce, transposed, B)
+    if key not in plans:
+        plans[key] = KeptPlan(A, n, reduce, transposed, B)
+    return plans[key].id
