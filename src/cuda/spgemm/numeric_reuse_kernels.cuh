@@ -90,12 +90,11 @@ __global__ void reuse_rows(ReuseArgs<V, I> p) {
         const long long start = p.c_ptr[row], len = p.c_ptr[row + 1] - start;
         const long long a_begin = p.a_ptr[row], a_end = p.a_ptr[row + 1];
         if (len == 0) continue;  // the group's lanes agree on it: no sync is skipped by part of the group
-        const long long count = len;  // at most half the group's capacity (the bins' rule)
-        const I* cols = p.c_col + start;
-        const int depth = ceil_log2(count + 1);
+        const I* cols = p.c_col + start;  // len of them, at most half the group's capacity (the bins' rule)
+        const int depth = ceil_log2(len + 1);
         const unsigned size = 1u << depth;
-        const unsigned filled = static_cast<unsigned>(count);
-        const I lo = cols[0], hi = cols[count - 1];
+        const unsigned filled = static_cast<unsigned>(len);
+        const I lo = cols[0], hi = cols[len - 1];
         // Sub-groups of `width` lanes take A's entries; every warp runs the same rounds and
         // meets at the end of each (see numeric_kernels.cuh). Each round's next entry (the
         // first one: before the tree is built) and each product's next operands load before
