@@ -56,9 +56,9 @@ template <class I>
 void chunk_long_rows(const Executor& exec, const I* row_ptr, SpmmState& state) {
     const cudaStream_t stream = stream_of(exec);
     const index_t count = state.num_long, chunk = state.config.long_threshold;
-    state.chunk_first = Array<long long>(exec, static_cast<std::size_t>(count + 1));
-    state.chunk_rows = Array<std::byte>(exec, sizeof(I) * static_cast<std::size_t>(state.num_chunks));
-    state.chunk_begin = Array<long long>(exec, static_cast<std::size_t>(state.num_chunks));
+    state.chunk_first = Workspace<long long>(exec, static_cast<std::size_t>(count + 1));
+    state.chunk_rows = Workspace<std::byte>(exec, sizeof(I) * static_cast<std::size_t>(state.num_chunks));
+    state.chunk_begin = Workspace<long long>(exec, static_cast<std::size_t>(state.num_chunks));
     SPK_CUDA_CHECK(cudaMemsetAsync(state.chunk_first.data(), 0, sizeof(long long), stream));
     if (count == 0) return;
     Workspace<long long> counts(exec, static_cast<std::size_t>(count));
@@ -126,7 +126,7 @@ std::shared_ptr<const SpmmState> spmm_analyse(const Executor& exec, CsrView<cons
     f.value_bytes = static_cast<int>(sizeof(V));
     f.split_allowed = (options.reduce == Reduce::sum || options.reduce == Reduce::mean) && sizeof(V) >= 4;
     state->deterministic = options.deterministic;
-    state->row_lists = Array<std::byte>(exec, sizeof(I) * static_cast<std::size_t>(a.rows));
+    state->row_lists = Workspace<std::byte>(exec, sizeof(I) * static_cast<std::size_t>(a.rows));
     // The bins are cut where the selector will cut them (the threshold depends on rows and nnz
     // only), so one pass serves both; an explicit configuration with another threshold re-cuts.
     const index_t threshold = long_row_threshold(f);

@@ -1,10 +1,12 @@
 #pragma once
 // What a CUDA SpMM plan keeps: the configuration and, when long rows get their own kernel, the
-// two row bins on the device.
+// two row bins on the device. The arrays come from the stream-ordered pool like workspaces: a plan
+// made per call (as the Python functions do) then costs no cudaMalloc, and freeing it no device-wide
+// wait. They go back to the pool on the plan's stream, which must outlive the plan.
 #include <cstddef>
 
 #include "core/spmm_kernels.hpp"
-#include "spk/array.hpp"
+#include "cuda/common/workspace.hpp"
 #include "tune/spmm_config.hpp"
 
 namespace spk::detail::cuda {
@@ -15,12 +17,12 @@ struct SpmmState {
     bool deterministic = false;  // split rows meet through ordered partial sums, not atomics
     // The row bins in one array of the matrix's index type (raw bytes: the state is not
     // templated): num_short short rows at the front, num_long long rows at the back.
-    Array<std::byte> row_lists;
+    Workspace<std::byte> row_lists;
     index_t num_short = 0, num_long = 0;
     // Split long rows: chunk k is row chunk_rows[k] (index type), non-zeros from chunk_begin[k];
     // long row t owns chunks chunk_first[t] .. chunk_first[t + 1] - 1.
-    Array<std::byte> chunk_rows;
-    Array<long long> chunk_begin, chunk_first;
+    Workspace<std::byte> chunk_rows;
+    Workspace<long long> chunk_begin, chunk_first;
     index_t num_chunks = 0;
 
     template <class I>
