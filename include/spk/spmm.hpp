@@ -26,6 +26,8 @@ struct SpmmOptions {
 
 // Analyses A once (transposes it if asked, bins rows, picks a kernel) and runs many times.
 // The plan keeps a view of A: A's arrays must outlive it. Values of A may change between runs.
+// On CUDA it runs on the executor's stream and keeps device memory freed on that stream: the
+// stream must outlive the plan.
 template <class V, class I>
 class SpmmPlan {
 public:
