@@ -1,7 +1,8 @@
 // Aᵀ's pattern: the entry numbers 0 .. nnz-1 sorted by column with a stable radix sort (so each
-// column keeps its rows in order), then each column's start and each entry's row found by
-// binary search in the sorted columns and in A's row offsets. No atomics: the result does not
-// depend on timing.
+// column keeps its rows in order), then each column's start found by binary search in the sorted
+// columns, and each entry's row by binary search in A's row offsets, done in entry order (a warp's
+// 32 searches share their path and hit L1; in column order each would walk its own) and then
+// gathered into column order. No atomics: the result does not depend on timing.
 #include <cstddef>
 #include <cstdint>
 #include <cub/device/device_radix_sort.cuh>
@@ -42,12 +43,11 @@ __global__ void column_starts_kernel(const I* sorted_cols, long long nnz, long l
     }
 }
 
-// row_idx[t] = the row i of entry[t]: the last i with row_ptr[i] <= entry (empty rows skipped).
+// row_of[p] = the row i of entry p: the last i with row_ptr[i] <= p (empty rows skipped).
 template <class I>
-__global__ void entry_rows_kernel(const I* row_ptr, long long rows, const I* entry, long long nnz, I* row_idx) {
-    for (long long t = blockIdx.x * static_cast<long long>(blockDim.x) + threadIdx.x; t < nnz;
-         t += static_cast<long long>(gridDim.x) * blockDim.x) {
-        const long long p = entry[t];
+__global__ void entry_rows_kernel(const I* row_ptr, long long rows, long long nnz, I* row_of) {
+    for (long long p = blockIdx.x * static_cast<long long>(blockDim.x) + threadIdx.x; p < nnz;
+         p += static_cast<long long>(gridDim.x) * blockDim.x) {
         long long lo = 0, hi = rows;  // answer in [0, rows)
         while (lo < hi) {
             const long long mid = (lo + hi + 1) / 2;
@@ -56,8 +56,16 @@ __global__ void entry_rows_kernel(const I* row_ptr, long long rows, const I* ent
             else
                 hi = mid - 1;
         }
-        row_idx[t] = static_cast<I>(lo);
+        row_of[p] = static_cast<I>(lo);
     }
+}
+
+// out[t] = values[index[t]].
+template <class I>
+__global__ void gather_kernel(const I* values, const I* index, long long n, I* out) {
+    for (long long t = blockIdx.x * static_cast<long long>(blockDim.x) + threadIdx.x; t < n;
+         t += static_cast<long long>(gridDim.x) * blockDim.x)
+        out[t] = values[index[t]];
 }
 
 }  // namespace
@@ -86,7 +94,10 @@ DeviceTransposedPattern<I> transposed_pattern(const Executor& exec, const I* row
                                                    static_cast<long long>(nnz), 0, end_bit, stream));
     column_starts_kernel<I><<<blocks_for(cols + 1), kThreads, 0, stream>>>(sorted_cols.data(), nnz, cols, t.col_ptr.data());
     SPK_CUDA_CHECK_LAUNCH();
-    entry_rows_kernel<I><<<blocks_for(nnz), kThreads, 0, stream>>>(row_ptr, rows, t.entry.data(), nnz, t.row_idx.data());
+    I* const row_of = sorted_cols.data();  // free once the column starts are found: each entry's row, in entry order
+    entry_rows_kernel<I><<<blocks_for(nnz), kThreads, 0, stream>>>(row_ptr, rows, nnz, row_of);
+    SPK_CUDA_CHECK_LAUNCH();
+    gather_kernel<I><<<blocks_for(nnz), kThreads, 0, stream>>>(row_of, t.entry.data(), nnz, t.row_idx.data());
     SPK_CUDA_CHECK_LAUNCH();
     return t;  // the scratch workspaces go back to the pool on this stream, after these kernels
 }
