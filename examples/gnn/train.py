@@ -9,7 +9,8 @@ random features, and its accuracy means nothing). --graph FILE takes any Matrix 
 `spk gen rmat:scale=20,edge_factor=16 -o rmat20.mtx`) with random features and labels, for timing.
 
 Per model and implementation it prints test accuracy (at the best validation epoch), the median time per
-training epoch (forward + backward + step) and the peak device memory above the inputs: PyTorch's allocator
+training epoch (forward + backward + step), the median time of the evaluation's forward pass (no gradients), and
+the peak device memory above the inputs: PyTorch's allocator
 peak plus, for both, the peak of what spk holds itself (spk.device_memory_use; zero for PyG). spk's GAT runs
 as one FusedMM per layer (scores, leaky ReLU, softmax and aggregation in one pass), so it never holds a
 per-edge attention array; PyG's GATConv does.
@@ -216,7 +217,7 @@ def run(model_name, impl, adj, features, labels, split, epochs, device, width):
         base = torch.cuda.memory_allocated()
         spk.reset_device_memory_peak(device.index or 0)
         spk_base = spk.device_memory_use(device.index or 0)[0]
-    times, best_val, test_at_best = [], -1.0, 0.0
+    times, inference, best_val, test_at_best = [], [], -1.0, 0.0
     for _ in range(epochs):
         model.train()
         t0 = time.perf_counter()
@@ -230,14 +231,20 @@ def run(model_name, impl, adj, features, labels, split, epochs, device, width):
         times.append(time.perf_counter() - t0)
         model.eval()
         with torch.no_grad():
-            pred = model(x).argmax(1)
+            t0 = time.perf_counter()
+            logits = model(x)
+            if cuda:
+                torch.cuda.synchronize()
+            inference.append(time.perf_counter() - t0)
+            pred = logits.argmax(1)
             acc = {s: (pred[m] == y[m]).float().mean().item() if m.any() else 0.0 for s, m in masks.items()}
         if acc["val"] > best_val:
             best_val, test_at_best = acc["val"], acc["test"]
     peak = float("nan")
     if cuda:
         peak = (torch.cuda.max_memory_allocated() - base + spk.device_memory_use(device.index or 0)[1] - spk_base) / 2**20
-    return test_at_best, float(np.median(times[1:] if len(times) > 1 else times)) * 1e3, peak
+    median_ms = lambda t: float(np.median(t[1:] if len(t) > 1 else t)) * 1e3
+    return test_at_best, median_ms(times), median_ms(inference), peak
 
 
 def main():
@@ -266,13 +273,13 @@ def main():
     labels = np.where(keep, labels, 0)
     print(f"{name}: {adj.shape[0]} nodes, {adj.nnz} entries (with self loops), {features.shape[1]} features, device {device}")
     warm_up(device)
-    print("| graph | model | impl | test acc | ms / epoch | peak MiB |")
-    print("|---|---|---|---|---|---|")
+    print("| graph | model | impl | test acc | ms / epoch | inference ms | peak MiB |")
+    print("|---|---|---|---|---|---|---|")
     for model in args.model:
         for impl in args.impl:
             width = (args.hidden or (16 if model == "gcn" else 64), args.heads)
-            acc, ms, peak = run(model, impl, adj, features, labels, split, args.epochs, device, width)
-            print(f"| {name} | {model} | {impl} | {acc:.3f} | {ms:.2f} | {peak:.0f} |", flush=True)
+            acc, ms, inference_ms, peak = run(model, impl, adj, features, labels, split, args.epochs, device, width)
+            print(f"| {name} | {model} | {impl} | {acc:.3f} | {ms:.2f} | {inference_ms:.2f} | {peak:.0f} |", flush=True)
 
 
 if __name__ == "__main__":
