@@ -158,10 +158,12 @@ struct FusedPlan<V, I>::Impl {
     CsrView<const V, I> a;
     FusedOptions options;
     std::string config;
-    // Aᵀ's pattern for the cpu backward pass, built on the first backward call that needs it so
-    // that forward-only (inference) use pays nothing.
+    // Aᵀ's pattern for the backward pass (host or device, as the backend's), built on the first
+    // backward call that needs it, so that forward-only (inference) use pays nothing and a plan
+    // reused across training steps sorts once.
     mutable std::once_flag transposed_once;
     mutable std::optional<detail::TransposedPattern<I>> transposed;
+    mutable std::optional<detail::cuda::DeviceTransposedPattern<I>> device_transposed;
     detail::TransposedPatternView<I> given;  // the caller's (use_transposed_pattern), else none
 };
 
@@ -298,6 +300,12 @@ void FusedPlan<V, I>::backward(DenseView<const V> de, const FusedSaved<V, I>& sa
             break;
         }
         case Backend::cuda:
+            if ((!dy.empty() || !dz.empty()) && !args.at.col_ptr) {
+                std::call_once(p.transposed_once, [&] {
+                    p.device_transposed = detail::cuda::transposed_pattern<I>(p.exec, p.a.row_ptr, p.a.col_idx, p.a.rows, p.a.cols, p.a.nnz);
+                });
+                args.at = p.device_transposed->view();
+            }
             detail::cuda::fusedmm_backward(p.exec, args, p.config);
             break;
     }

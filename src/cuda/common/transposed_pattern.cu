@@ -8,7 +8,7 @@
 #include <cub/device/device_radix_sort.cuh>
 
 #include "cuda/common/check.cuh"
-#include "cuda/common/transposed_pattern.hpp"
+#include "core/transposed_pattern.hpp"
 #include "cuda/common/workspace.hpp"
 
 namespace spk::detail::cuda {

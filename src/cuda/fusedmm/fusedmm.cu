@@ -27,7 +27,7 @@
 #include "core/instantiate.hpp"
 #include "cuda/common/check.cuh"
 #include "cuda/common/transpose.cuh"
-#include "cuda/common/transposed_pattern.hpp"
+#include "core/transposed_pattern.hpp"
 #include "cuda/common/values.cuh"
 #include "cuda/common/workspace.hpp"
 #include "cuda/common/zero_fill.cuh"
@@ -454,17 +454,12 @@ void fusedmm_backward(const Executor& exec, const FusedBackwardArgs<V, I>& args,
     chooser.require(k.dz, k.lddz);
     const fused::Shape shape = chooser.shape();
 
-    // Aᵀ's pattern, for the column kernel: the caller's, or built here (ready once the stream gets there).
-    std::optional<DeviceTransposedPattern<I>> at;
-    if (run_columns && args.at.col_ptr) {
+    // Aᵀ's pattern, for the column kernel: the plan's (built once per plan) or its caller's.
+    if (run_columns) {
+        if (!args.at.col_ptr) invalid_argument("fusedmm backward: no pattern of Aᵀ for the column gradients (FusedPlan gives one)");
         k.col_ptr = args.at.col_ptr;
         k.t_row = args.at.row_idx;
         k.t_entry = args.at.entry;
-    } else if (run_columns) {
-        at.emplace(transposed_pattern<I>(exec, a.row_ptr, a.col_idx, a.rows, a.cols, a.nnz));
-        k.col_ptr = at->col_ptr.data();
-        k.t_row = at->row_idx.data();
-        k.t_entry = at->entry.data();
     }
 
     // Long rows and long columns (split.cuh): found together, with one wait for their counts.
@@ -538,7 +533,7 @@ void fusedmm_backward(const Executor& exec, const FusedBackwardArgs<V, I>& args,
     dx.write_back(stream);
     dy.write_back(stream);
     dz.write_back(stream);
-    // Aᵀ's pattern, σ and the staged copies are freed on return: wait for the kernels that read them.
+    // The staged copies are freed on return: wait for the kernels that read them.
     SPK_CUDA_CHECK(cudaStreamSynchronize(stream));
 }
 

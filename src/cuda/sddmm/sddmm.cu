@@ -15,7 +15,7 @@
 #include "core/sddmm_kernels.hpp"
 #include "cuda/common/check.cuh"
 #include "cuda/common/transpose.cuh"
-#include "cuda/common/transposed_pattern.hpp"
+#include "core/transposed_pattern.hpp"
 #include "cuda/common/values.cuh"
 #include "cuda/sddmm/args.cuh"
 #include "cuda/sddmm/dot_mode.hpp"

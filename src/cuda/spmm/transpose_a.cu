@@ -4,7 +4,7 @@
 #include "core/instantiate.hpp"
 #include "core/spmm_kernels.hpp"
 #include "cuda/common/check.cuh"
-#include "cuda/common/transposed_pattern.hpp"
+#include "core/transposed_pattern.hpp"
 
 namespace spk::detail::cuda {
 
