@@ -106,8 +106,9 @@ def sddmm_backward(A, X, Y, d_out, *, heads=1, scale_by_a=True, need=("X", "Y", 
     return dx, dy, (da.reshape(-1) if da is not None else None)
 
 
-FusedSaved = namedtuple("FusedSaved", ["row_max", "row_sum", "argmax"])
-FusedSaved.__doc__ = "What fusedmm's forward pass keeps for the backward pass (O(rows x heads), never O(nnz))."
+FusedSaved = namedtuple("FusedSaved", ["row_max", "row_sum", "argmax", "attention"], defaults=[None])
+FusedSaved.__doc__ = ("What fusedmm's forward pass keeps for the backward pass: O(rows x heads), and the nnz x heads "
+                      "attention only with save_attention=True.")
 
 
 def parse_edge(edge):
@@ -132,10 +133,12 @@ def _fused_args(score, edge, normalize, aggregate, heads):
     return dict(score=score, edge=name, edge_param=param, normalize=normalize, aggregate=aggregate, heads=int(heads))
 
 
-def fusedmm(A, X, Y, Z, *, score="dot", edge="identity", normalize="none", aggregate="sum", heads=1, return_saved=False):
+def fusedmm(A, X, Y, Z, *, score="dot", edge="identity", normalize="none", aggregate="sum", heads=1, return_saved=False,
+            save_attention=False):
     """E[i, h] = aggregate_j alpha_ij Z[j, h-block] with alpha = normalize(edge(score(X_i, Y_j, A_ij)))
     in one pass over A (no per-edge array). X, Y may be None for score='value'.
-    return_saved=True also returns the FusedSaved that fusedmm_backward needs.
+    return_saved=True also returns the FusedSaved that fusedmm_backward needs; save_attention=True
+    keeps alpha in it too (nnz x heads), so that the backward pass reads it instead of recomputing.
     """
     A = as_csr(A)
     Z = _dense(Z, "Z")
@@ -147,9 +150,10 @@ def fusedmm(A, X, Y, Z, *, score="dot", edge="identity", normalize="none", aggre
     row_max = _backend.empty(Z, (A.shape[0], int(heads)), _accum_dtype(A)) if softmax else None
     row_sum = _backend.empty(Z, (A.shape[0], int(heads)), _accum_dtype(A)) if softmax else None
     argmax = _backend.empty(Z, (A.shape[0], Z.shape[1]), A.index_dtype) if aggregate == "max" else None
-    _core.fusedmm_forward(A._handle, X, Y, Z, E, row_max=row_max, row_sum=row_sum, argmax=argmax, stream=_backend.stream_of(Z),
-                          threads=_backend.get_num_threads(), **opts)
-    return (E, FusedSaved(row_max, row_sum, argmax)) if return_saved else E
+    attention = _backend.empty(Z, (A.nnz, int(heads))) if save_attention else None
+    _core.fusedmm_forward(A._handle, X, Y, Z, E, row_max=row_max, row_sum=row_sum, argmax=argmax, attention=attention,
+                          stream=_backend.stream_of(Z), threads=_backend.get_num_threads(), **opts)
+    return (E, FusedSaved(row_max, row_sum, argmax, attention)) if return_saved else E
 
 
 def fusedmm_backward(A, dE, X, Y, Z, saved, *, score="dot", edge="identity", normalize="none", aggregate="sum", heads=1,
@@ -169,7 +173,7 @@ def fusedmm_backward(A, dE, X, Y, Z, saved, *, score="dot", edge="identity", nor
     dz = _backend.empty(Z, Z.shape) if "Z" in need else None
     da = _backend.empty(Z, (A.nnz, 1)) if "A" in need else None
     E = _dense(E, "E") if E is not None else None
-    _core.fusedmm_backward(A._handle, dE, X, Y, Z, E, saved.row_max, saved.row_sum, saved.argmax, dx, dy, dz, da, t_col_ptr=None,
+    _core.fusedmm_backward(A._handle, dE, X, Y, Z, E, saved.row_max, saved.row_sum, saved.argmax, saved.attention, dx, dy, dz, da, t_col_ptr=None,
                            t_row_idx=None, t_entry=None, stream=_backend.stream_of(Z), threads=_backend.get_num_threads(), **opts)
     return dx, dy, dz, (da.reshape(-1) if da is not None else None)
 

@@ -1,6 +1,7 @@
 // FusedMM forward and backward. Stateless across calls: the forward pass copies the O(rows x
-// heads) statistics it saved into caller arrays (so PyTorch can keep them as tensors), and the
-// backward pass copies them back into a FusedSaved.
+// heads) statistics it saved (and the nnz x heads attention, when the caller asks to keep it) into
+// caller arrays (so PyTorch can keep them as tensors), and the backward pass copies them back into
+// a FusedSaved.
 #include <nanobind/stl/optional.h>
 #include <nanobind/stl/string.h>
 
@@ -70,10 +71,13 @@ Dense<T> copy_in(const Executor& exec, const T* from, std::int64_t rows, std::in
     return d;
 }
 
+// attention (nnz x heads): where to keep α for a faster backward (FusedOptions::save_attention), or none.
 void forward(const SparseMatrix& a, const MaybeIn& x, const MaybeIn& y, const InArray& z, const OutArray& e, const std::string& score,
              const std::string& edge, double edge_param, const std::string& normalize, const std::string& aggregate, int heads,
-             const MaybeOut& row_max, const MaybeOut& row_sum, const MaybeOut& argmax, std::uintptr_t stream, int threads) {
-    const FusedOptions options = make_options(score, edge, edge_param, normalize, aggregate, heads);
+             const MaybeOut& row_max, const MaybeOut& row_sum, const MaybeOut& argmax, const MaybeOut& attention, std::uintptr_t stream,
+             int threads) {
+    FusedOptions options = make_options(score, edge, edge_param, normalize, aggregate, heads);
+    options.save_attention = attention.has_value();
     Placement place;
     place.add(a.indptr(), "A");
     place.add(x, "X");
@@ -83,6 +87,7 @@ void forward(const SparseMatrix& a, const MaybeIn& x, const MaybeIn& y, const In
     place.add(row_max, "row_max");
     place.add(row_sum, "row_sum");
     place.add(argmax, "argmax");
+    place.add(attention, "attention");
     const Executor exec = place.executor(stream, threads);
     dispatch_all(a.value_type(), a.index_type(), [&]<class V, class I>() {
         using Stat = typename FusedSaved<V, I>::Stat;
@@ -103,25 +108,28 @@ void forward(const SparseMatrix& a, const MaybeIn& x, const MaybeIn& y, const In
             if (!argmax) throw nb::value_error("argmax is needed for aggregate='max'");
             arg_to = tight_out<I>(*argmax, "argmax", a.rows(), zv.cols);
         }
+        V* attention_to = attention ? tight_out<V>(*attention, "attention", a.nnz(), heads) : nullptr;
         nb::gil_scoped_release nogil;
         const FusedSaved<V, I> saved = FusedPlan<V, I>(exec, a.view<V, I>(), options).forward(xv, yv, zv, ev);
         // copy_bytes does not order itself after the caller's stream: wait for the kernels first.
-        if (max_to || arg_to) exec.synchronize();
+        if (max_to || arg_to || attention_to) exec.synchronize();
         if (max_to) copy_out(saved.row_max, max_to, place.space());
         if (sum_to) copy_out(saved.row_sum, sum_to, place.space());
         if (arg_to) copy_out(saved.argmax, arg_to, place.space());
+        if (attention_to) copy_out(saved.attention, attention_to, place.space());
     });
 }
 
 // t_col_ptr, t_row_idx, t_entry: Aᵀ's pattern kept by the caller (FusedPlan::use_transposed_pattern), or none.
 // e: the forward pass's output, or none (FusedPlan::backward).
+// attention: what the forward pass kept (its attention argument), or none.
 void backward(const SparseMatrix& a, const InArray& de, const MaybeIn& x, const MaybeIn& y, const InArray& z, const MaybeIn& e,
-              const MaybeIn& row_max,
-              const MaybeIn& row_sum, const MaybeIn& argmax, const MaybeOut& dx, const MaybeOut& dy, const MaybeOut& dz, const MaybeOut& da,
-              const std::string& score, const std::string& edge, double edge_param, const std::string& normalize,
-              const std::string& aggregate, int heads, const MaybeIn& t_col_ptr, const MaybeIn& t_row_idx, const MaybeIn& t_entry,
-              std::uintptr_t stream, int threads) {
-    const FusedOptions options = make_options(score, edge, edge_param, normalize, aggregate, heads);
+              const MaybeIn& row_max, const MaybeIn& row_sum, const MaybeIn& argmax, const MaybeIn& attention, const MaybeOut& dx,
+              const MaybeOut& dy, const MaybeOut& dz, const MaybeOut& da, const std::string& score, const std::string& edge,
+              double edge_param, const std::string& normalize, const std::string& aggregate, int heads, const MaybeIn& t_col_ptr,
+              const MaybeIn& t_row_idx, const MaybeIn& t_entry, std::uintptr_t stream, int threads) {
+    FusedOptions options = make_options(score, edge, edge_param, normalize, aggregate, heads);
+    options.save_attention = attention.has_value();
     Placement place;
     place.add(a.indptr(), "A");
     place.add(de, "dE");
@@ -132,6 +140,7 @@ void backward(const SparseMatrix& a, const InArray& de, const MaybeIn& x, const 
     place.add(row_max, "row_max");
     place.add(row_sum, "row_sum");
     place.add(argmax, "argmax");
+    place.add(attention, "attention");
     place.add(dx, "dX");
     place.add(dy, "dY");
     place.add(dz, "dZ");
@@ -170,12 +179,15 @@ void backward(const SparseMatrix& a, const InArray& de, const MaybeIn& x, const 
             if (!argmax) throw nb::value_error("argmax (from the forward pass) is needed for aggregate='max'");
             arg_from = tight_in<I>(*argmax, "argmax", a.rows(), zv.cols);
         }
+        const V* attention_from = attention ? tight_in<V>(*attention, "attention", a.nnz(), heads) : nullptr;
         nb::gil_scoped_release nogil;
         FusedSaved<V, I> saved;
-        if (max_from || arg_from) exec.synchronize();  // the statistics may still be in flight on the caller's stream
+        // The saved arrays may still be in flight on the caller's stream.
+        if (max_from || arg_from || attention_from) exec.synchronize();
         if (max_from) saved.row_max = copy_in(exec, max_from, a.rows(), heads, place.space());
         if (sum_from) saved.row_sum = copy_in(exec, sum_from, a.rows(), heads, place.space());
         if (arg_from) saved.argmax = copy_in(exec, arg_from, a.rows(), zv.cols, place.space());
+        if (attention_from) saved.attention = copy_in(exec, attention_from, a.nnz(), heads, place.space());
         plan.backward(dev, saved, xv, yv, zv, dxv, dyv, dzv, dav, ev);
     });
 }
@@ -185,9 +197,10 @@ void backward(const SparseMatrix& a, const InArray& de, const MaybeIn& x, const 
 void bind_fusedmm(nb::module_& m) {
     using namespace nb::literals;
     m.def("fusedmm_forward", &forward, "a"_a, "x"_a.none(), "y"_a.none(), "z"_a, "e"_a, "score"_a, "edge"_a, "edge_param"_a, "normalize"_a,
-          "aggregate"_a, "heads"_a, "row_max"_a.none(), "row_sum"_a.none(), "argmax"_a.none(), "stream"_a, "threads"_a);
+          "aggregate"_a, "heads"_a, "row_max"_a.none(), "row_sum"_a.none(), "argmax"_a.none(), "attention"_a.none(), "stream"_a,
+          "threads"_a);
     m.def("fusedmm_backward", &backward, "a"_a, "de"_a, "x"_a.none(), "y"_a.none(), "z"_a, "e"_a.none(), "row_max"_a.none(), "row_sum"_a.none(),
-          "argmax"_a.none(), "dx"_a.none(), "dy"_a.none(), "dz"_a.none(), "da"_a.none(), "score"_a, "edge"_a, "edge_param"_a, "normalize"_a,
+          "argmax"_a.none(), "attention"_a.none(), "dx"_a.none(), "dy"_a.none(), "dz"_a.none(), "da"_a.none(), "score"_a, "edge"_a, "edge_param"_a, "normalize"_a,
           "aggregate"_a, "heads"_a, "t_col_ptr"_a.none(), "t_row_idx"_a.none(), "t_entry"_a.none(), "stream"_a, "threads"_a);
 }
 

@@ -133,6 +133,23 @@ def test_fusedmm_backward_accepts_the_forward_output(rng):
         spk.fusedmm_backward(a, G, X, Y, Z, saved, E=E[:-1], **opts)
 
 
+def test_fusedmm_saved_attention_gives_the_same_gradients(rng):
+    A = random_csr(rng, 9, 8, density=0.4)
+    X, Y, Z = inputs(rng, A, "add", 2, d=1, dz=3)
+    G = rng.standard_normal((9, Z.shape[1]))
+    opts = dict(score="add", edge="leaky_relu", normalize="softmax", aggregate="sum", heads=2)
+    a = spk.from_scipy(A)
+    E, plain = spk.fusedmm(a, X, Y, Z, return_saved=True, **opts)
+    E2, kept = spk.fusedmm(a, X, Y, Z, return_saved=True, save_attention=True, **opts)
+    np.testing.assert_array_equal(E2, E)
+    assert plain.attention is None and kept.attention.shape == (A.nnz, 2)
+    # alpha sums to one over each non-empty row, per head
+    sums = np.add.reduceat(kept.attention, A.indptr[:-1][np.diff(A.indptr) > 0], axis=0)
+    np.testing.assert_allclose(sums, 1.0, rtol=1e-12)
+    for p, k in zip(spk.fusedmm_backward(a, G, X, Y, Z, plain, **opts), spk.fusedmm_backward(a, G, X, Y, Z, kept, **opts)):
+        np.testing.assert_allclose(k, p, rtol=1e-10, atol=1e-12)
+
+
 def test_fusedmm_saved_is_small(rng):
     A = random_csr(rng, 12, 12, density=0.5)
     X, Y, Z = inputs(rng, A, "add", 2)

@@ -195,17 +195,20 @@ FUSED = [
 ]
 
 
+@pytest.mark.parametrize("save_attention", [False, True])
 @pytest.mark.parametrize("score,edge,normalize,aggregate,heads", FUSED)
-def test_fusedmm_gradcheck(rng, score, edge, normalize, aggregate, heads):
+def test_fusedmm_gradcheck(rng, score, edge, normalize, aggregate, heads, save_attention):
     A, _ = torch_csr(rng, 6, 5, density=0.5)
     values = A.data.clone().requires_grad_(True)
     width = heads if score == "add" else 2 * heads
     X, Y, Z = rand(rng, 6, width), rand(rng, 5, width), rand(rng, 5, 2 * heads)
     if score == "value":
-        f = lambda v, z: ops.fusedmm(A, None, None, z, score=score, edge=edge, normalize=normalize, aggregate=aggregate, heads=heads, values=v)
+        f = lambda v, z: ops.fusedmm(A, None, None, z, score=score, edge=edge, normalize=normalize, aggregate=aggregate, heads=heads, values=v,
+                                     save_attention=save_attention)
         torch.autograd.gradcheck(f, (values, Z))
     else:
-        f = lambda x, y, z: ops.fusedmm(A, x, y, z, score=score, edge=edge, normalize=normalize, aggregate=aggregate, heads=heads)
+        f = lambda x, y, z: ops.fusedmm(A, x, y, z, score=score, edge=edge, normalize=normalize, aggregate=aggregate, heads=heads,
+                                        save_attention=save_attention)
         torch.autograd.gradcheck(f, (X, Y, Z))
 
 
@@ -258,10 +261,17 @@ def test_opcheck(rng):
         z = rand(rng, 5, 2 * heads)
         args = (ip, ix, v, 6, 5, x, y, z, score, *spk._ops.parse_edge(edge), normalize, aggregate, heads)
         torch.library.opcheck(ops.fusedmm_op, args)
-        E, rm, rs, am = ops.fusedmm_op(*args)
+        E, rm, rs, am, _ = ops.fusedmm_op(*args)
         de = torch.ones_like(E)
         torch.library.opcheck(ops.fusedmm_backward_op, (ip, ix, v.detach(), 6, 5, de, None if x is None else x.detach(),
                                                         None if y is None else y.detach(), z.detach(), rm, rs, am, *args[8:]))
+        # With the attention kept: the forward returns it, the backward reads it.
+        kept = args + (None, None, None, True)
+        torch.library.opcheck(ops.fusedmm_op, kept)
+        E, rm, rs, am, att = ops.fusedmm_op(*kept)
+        backward_args = (ip, ix, v.detach(), 6, 5, de, None if x is None else x.detach(), None if y is None else y.detach(), z.detach(),
+                         rm, rs, am, *args[8:])
+        torch.library.opcheck(ops.fusedmm_backward_op, backward_args + (None, None, None, None, None, att))
 
 
 def test_from_edge_index_and_torch_sparse(rng):
