@@ -118,12 +118,16 @@ def test_fusedmm_backward_matches_finite_differences(rng, score, edge, normalize
         np.testing.assert_allclose(dA, numeric_grad(loss, A.data), rtol=1e-5, atol=1e-6)
 
 
-def test_fusedmm_backward_accepts_the_forward_output(rng):
+def softmax_case(rng, score, edge, d):
+    """A 9 x 8 problem with 2 heads under softmax: (A, its csr_array, X, Y, Z, dE, options)."""
     A = random_csr(rng, 9, 8, density=0.4)
-    X, Y, Z = inputs(rng, A, "dot", 2, d=2, dz=3)
+    X, Y, Z = inputs(rng, A, score, 2, d=d, dz=3)
     G = rng.standard_normal((9, Z.shape[1]))
-    opts = dict(score="dot", edge="leaky_relu(0.1)", normalize="softmax", aggregate="sum", heads=2)
-    a = spk.from_scipy(A)
+    return A, spk.from_scipy(A), X, Y, Z, G, dict(score=score, edge=edge, normalize="softmax", aggregate="sum", heads=2)
+
+
+def test_fusedmm_backward_accepts_the_forward_output(rng):
+    _, a, X, Y, Z, G, opts = softmax_case(rng, "dot", "leaky_relu(0.1)", 2)
     E, saved = spk.fusedmm(a, X, Y, Z, return_saved=True, **opts)
     plain = spk.fusedmm_backward(a, G, X, Y, Z, saved, **opts)
     given = spk.fusedmm_backward(a, G, X, Y, Z, saved, E=E, **opts)
@@ -134,11 +138,7 @@ def test_fusedmm_backward_accepts_the_forward_output(rng):
 
 
 def test_fusedmm_saved_attention_gives_the_same_gradients(rng):
-    A = random_csr(rng, 9, 8, density=0.4)
-    X, Y, Z = inputs(rng, A, "add", 2, d=1, dz=3)
-    G = rng.standard_normal((9, Z.shape[1]))
-    opts = dict(score="add", edge="leaky_relu", normalize="softmax", aggregate="sum", heads=2)
-    a = spk.from_scipy(A)
+    A, a, X, Y, Z, G, opts = softmax_case(rng, "add", "leaky_relu", 1)
     E, plain = spk.fusedmm(a, X, Y, Z, return_saved=True, **opts)
     E2, kept = spk.fusedmm(a, X, Y, Z, return_saved=True, save_attention=True, **opts)
     np.testing.assert_array_equal(E2, E)
