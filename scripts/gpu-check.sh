@@ -75,6 +75,7 @@ spk_bench() {  # name, then spk bench arguments
   timeout 300 build-gpu/bin/spk bench --backend cuda --suite bench/suites/gpu-quick.txt --json "$LOG/bench-$name.json" "$@" \
     >"$LOG/bench-$name.txt" 2>&1 || status=1
   grep -E "^geomean|error" "$LOG/bench-$name.txt"
+  pack  # a device call's time limit may cut the next step short: keep this one's results
 }
 if [ -x build-gpu/bin/spk ]; then
   for b in $benches; do

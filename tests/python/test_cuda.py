@@ -72,7 +72,7 @@ def test_torch_fusedmm_gradients_match_the_host(rng, score, edge, aggregate, hea
     for device in ("cpu", "cuda"):
         t = lambda x, dt: torch.from_numpy(np.ascontiguousarray(x)).to(device, dt)
         A = spk.csr_array((t(S.data, torch.float32), t(S.indices, torch.int32), t(S.indptr, torch.int32)), shape=S.shape)
-        X, Y, Z = (h.to(device).requires_grad_(True) for h in host)
+        X, Y, Z = (h.detach().to(device).requires_grad_(True) for h in host)  # leaves on both devices
         E = ops.fusedmm(A, X, Y, Z, score=score, edge=edge, normalize="softmax", aggregate=aggregate, heads=heads)
         (E * G.to(device)).sum().backward()
         grads[device] = [E.detach().cpu()] + [v.grad.cpu() for v in (X, Y, Z)]

@@ -16,136 +16,11 @@
 // them into σ, then a launch of the chunks alone gives the dX shares and the chunks' dA. When the
 // caller gave the forward's output E, σ_i = <dE_i, E_i> per head comes first (sigma_from_output)
 // and every row, whole or chunked, is walked once.
-#include "cuda/fusedmm/split.cuh"
+// When one chunk covers a head's widths the kernels run the resident path instead
+// (backward_resident.cuh): the same terms, each row loaded once into registers.
+#include "cuda/fusedmm/backward_resident.cuh"
 
 namespace spk::detail::cuda::fused {
-
-template <class T, class I>
-using BackwardArgs = BackwardKernelArgs<T, I, accum_t<T>>;
-
-// A batch of entries of A: row i, column j, entry number p; invalid slots repeat slot 0.
-template <class I>
-struct Batch {
-    long long i[kBatch], p[kBatch];
-    I j[kBatch];
-    bool valid[kBatch];
-};
-
-// What both kernels need of every entry of a batch, for head h.
-template <class A>
-struct Terms {
-    A s[kBatch], w[kBatch], alpha[kBatch], dalpha[kBatch], c[kBatch];
-};
-
-// The score's gradient with respect to one side of the batch's entries, for this lane's C chunks
-// of the head's d features: d_self += ds_b * other_b (dot) or -2 ds_b (self - other_b) (negative
-// squared distance), where `self` is the side the group owns (X_i in the row kernel, for dX; Y_j
-// in the column kernel, for dY) and other_b the row of the batch's other side (Y_j, X_i), found at
-// others + index[b] * ld (the head's offset included in both pointers).
-template <class T, int G, int VEC, int C, class K>
-__device__ __forceinline__ void add_score_gradient(const Rules& r, accum_t<T> (&d)[C][VEC], const accum_t<T> (&ds)[kBatch],
-                                                   const bool (&valid)[kBatch], const T* self, const T* others, long long ld,
-                                                   const K (&index)[kBatch], long long tile0, int lane) {
-    using A = accum_t<T>;
-#pragma unroll
-    for (int c = 0; c < C; ++c) {
-        const long long f = chunk_start<G, VEC>(tile0 + c, lane);
-        if (f >= r.d) break;
-        A ov[kBatch][VEC], sv[VEC];
-#pragma unroll
-        for (int b = 0; b < kBatch; ++b) load_vec<T, VEC>(others + static_cast<long long>(index[b]) * ld + f, ov[b]);
-        load_or_zero<T, VEC>(self, f, r.score == Score::neg_sqdist, sv);
-#pragma unroll
-        for (int b = 0; b < kBatch; ++b) {
-            if (!valid[b]) continue;
-#pragma unroll
-            for (int k = 0; k < VEC; ++k) d[c][k] += r.score == Score::dot ? ds[b] * ov[b][k] : A(-2) * ds[b] * (sv[k] - ov[b][k]);
-        }
-    }
-}
-
-template <class T, class I, int G, int VEC>
-__device__ __forceinline__ void entry_terms(const BackwardArgs<T, I>& args, int h, const Batch<I>& e, Terms<accum_t<T>>& t, int lane,
-                                            unsigned mask) {
-    using A = accum_t<T>;
-    const Rules& r = args.rules;
-#pragma unroll
-    for (int b = 0; b < kBatch; ++b) t.s[b] = 0;
-    if (args.recompute) {
-        switch (r.score) {
-            case Score::value:
-#pragma unroll
-                for (int b = 0; b < kBatch; ++b) t.s[b] = to_accum(args.a_values[e.p[b]]);
-                break;
-            case Score::add:
-#pragma unroll
-                for (int b = 0; b < kBatch; ++b) t.s[b] = to_accum(args.x[e.i[b] * args.ldx + h]) + to_accum(args.y[e.j[b] * args.ldy + h]);
-                break;
-            case Score::dot:
-            case Score::neg_sqdist: {
-                A part[kBatch];
-#pragma unroll
-                for (int b = 0; b < kBatch; ++b) part[b] = 0;
-                for (long long c = 0; c * G * VEC < r.d; ++c) {
-                    const long long f = chunk_start<G, VEC>(c, lane);
-                    if (f >= r.d) break;
-                    A xv[kBatch][VEC], yv[kBatch][VEC];
-#pragma unroll
-                    for (int b = 0; b < kBatch; ++b) {
-                        load_vec<T, VEC>(args.x + e.i[b] * args.ldx + h * r.d + f, xv[b]);
-                        load_vec<T, VEC>(args.y + e.j[b] * args.ldy + h * r.d + f, yv[b]);
-                    }
-#pragma unroll
-                    for (int b = 0; b < kBatch; ++b) part[b] += score_terms(r.score, xv[b], yv[b]);
-                }
-#pragma unroll
-                for (int b = 0; b < kBatch; ++b) t.s[b] = finish_score<G>(r.score, part[b], mask);
-                break;
-            }
-        }
-    }
-    const bool max_agg = r.aggregate == Aggregate::max;
-#pragma unroll
-    for (int b = 0; b < kBatch; ++b) {
-        t.w[b] = args.recompute ? edge_apply(r.edge, t.s[b]) : A(0);
-        if (args.use_saved)
-            t.alpha[b] = to_accum(args.attention[e.p[b] * args.ld_attention + h]);
-        else if (r.softmax)
-            t.alpha[b] = exp(t.w[b] - args.row_max[e.i[b] * r.heads + h]) / args.row_sum[e.i[b] * r.heads + h];
-        else
-            t.alpha[b] = t.w[b];
-        if (!args.recompute) t.w[b] = t.alpha[b];  // α = w without softmax; unused when f' is constant
-        const long long len = static_cast<long long>(args.row_ptr[e.i[b] + 1]) - static_cast<long long>(args.row_ptr[e.i[b]]);
-        t.c[b] = r.aggregate == Aggregate::mean && len > 0 ? A(1) / static_cast<A>(len) : A(1);
-    }
-    A part[kBatch];
-#pragma unroll
-    for (int b = 0; b < kBatch; ++b) part[b] = 0;
-    for (long long c = 0; c * G * VEC < r.dz; ++c) {
-        const long long f = chunk_start<G, VEC>(c, lane);
-        if (f >= r.dz) break;
-        A gv[kBatch][VEC], zv[kBatch][VEC];
-#pragma unroll
-        for (int b = 0; b < kBatch; ++b) {
-            load_vec<T, VEC>(args.de + e.i[b] * args.ldde + h * r.dz + f, gv[b]);
-            load_vec<T, VEC>(args.z + e.j[b] * args.ldz + h * r.dz + f, zv[b]);
-        }
-#pragma unroll
-        for (int b = 0; b < kBatch; ++b)
-#pragma unroll
-            for (int k = 0; k < VEC; ++k)
-                if (!max_agg || args.argmax[e.i[b] * args.ld_argmax + h * r.dz + f + k] == e.j[b]) part[b] += gv[b][k] * zv[b][k];
-    }
-#pragma unroll
-    for (int b = 0; b < kBatch; ++b) t.dalpha[b] = t.c[b] * group_sum<G>(part[b], mask);
-}
-
-// ds = dw f'(s), dw = α (dα - σ) under softmax, else dα.
-template <class A>
-__device__ __forceinline__ A score_gradient(const Rules& r, const Terms<A>& t, int b, A sigma) {
-    const A dw = r.softmax ? t.alpha[b] * (t.dalpha[b] - sigma) : t.dalpha[b];
-    return dw * edge_derivative(r.edge, t.s[b], t.w[b]);
-}
 
 // Entries begin .. end-1 of row i, heads h0 .. h0 + row_heads - 1, this block's tile: a whole row
 // (chunk_id < 0), whose σ, dX and dA it writes, or chunk chunk_id of a long row, whose share of σ
@@ -253,8 +128,9 @@ __device__ __forceinline__ void backward_row_work(const BackwardArgs<T, I>& args
 // Blocks 0 .. split.rows.blocks-1 take the chunks of long rows, a group a (chunk, head group)
 // item; the others a group a (row, head group), skipping long rows. A launch for the chunks alone
 // has no row blocks.
-template <class T, class I, int G, int VEC>
-__global__ void __launch_bounds__(kBlockThreads) backward_rows_kernel(const BackwardArgs<T, I> args) {
+// RESIDENT: one chunk covers the head's widths (one tile), and the resident path walks the entries.
+template <class T, class I, int G, int VEC, bool RESIDENT>
+__global__ void __launch_bounds__(kBlockThreads, RESIDENT ? resident_min_blocks<T> : 1) backward_rows_kernel(const BackwardArgs<T, I> args) {
     constexpr int kGroups = kBlockThreads / G;
     const ChunkList<I>& list = args.split.rows;
     const int head_groups = args.rules.heads / args.row_heads;
@@ -281,7 +157,10 @@ __global__ void __launch_bounds__(kBlockThreads) backward_rows_kernel(const Back
         end = args.row_ptr[i + 1];
         if (end - begin > list.threshold) return;  // a long row: the chunk blocks walk it
     }
-    backward_row_work<T, I, G, VEC>(args, i, h0, begin, end, k, group_lane<G>(), group_mask<G>());
+    if constexpr (RESIDENT)
+        resident_row_work<T, I, G, VEC>(args, i, h0, begin, end, k, group_lane<G>(), group_mask<G>());
+    else
+        backward_row_work<T, I, G, VEC>(args, i, h0, begin, end, k, group_lane<G>(), group_mask<G>());
 }
 
 // Entries begin .. end-1 of Aᵀ's row j (A's column j), head h, this block's tile: a whole column
@@ -375,8 +254,8 @@ __device__ __forceinline__ void backward_column_work(const BackwardArgs<T, I>& a
 
 // Blocks 0 .. split.columns.blocks-1 take the chunks of long columns, a group a (chunk, head)
 // item; the others a group a (column, head), skipping long columns.
-template <class T, class I, int G, int VEC>
-__global__ void __launch_bounds__(kBlockThreads) backward_columns_kernel(const BackwardArgs<T, I> args) {
+template <class T, class I, int G, int VEC, bool RESIDENT>
+__global__ void __launch_bounds__(kBlockThreads, RESIDENT ? resident_min_blocks<T> : 1) backward_columns_kernel(const BackwardArgs<T, I> args) {
     constexpr int kGroups = kBlockThreads / G;
     const ChunkList<I>& list = args.split.columns;
     const int heads = args.rules.heads;
@@ -402,7 +281,10 @@ __global__ void __launch_bounds__(kBlockThreads) backward_columns_kernel(const B
         end = args.col_ptr[j + 1];
         if (end - begin > list.threshold) return;  // a long column: the chunk blocks walk it
     }
-    backward_column_work<T, I, G, VEC>(args, j, h, begin, end, k, group_lane<G>(), group_mask<G>());
+    if constexpr (RESIDENT)
+        resident_column_work<T, I, G, VEC>(args, j, h, begin, end, k, group_lane<G>(), group_mask<G>());
+    else
+        backward_column_work<T, I, G, VEC>(args, j, h, begin, end, k, group_lane<G>(), group_mask<G>());
 }
 
 }  // namespace spk::detail::cuda::fused

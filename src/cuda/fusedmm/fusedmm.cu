@@ -42,9 +42,9 @@ void launch_forward(const Shape&, bool, const ForwardKernelArgs<T, I, accum_t<T>
 template <class T, class I>
 void launch_combine_chunks(const ForwardKernelArgs<T, I, accum_t<T>>&, long long, cudaStream_t);
 template <class T, class I>
-void launch_backward_rows(const Shape&, const BackwardKernelArgs<T, I, accum_t<T>>&, bool, long long, cudaStream_t);
+void launch_backward_rows(const Shape&, const BackwardKernelArgs<T, I, accum_t<T>>&, bool, long long, bool, cudaStream_t);
 template <class T, class I>
-void launch_backward_columns(const Shape&, const BackwardKernelArgs<T, I, accum_t<T>>&, long long, cudaStream_t);
+void launch_backward_columns(const Shape&, const BackwardKernelArgs<T, I, accum_t<T>>&, long long, bool, cudaStream_t);
 
 }  // namespace fused
 
@@ -378,19 +378,23 @@ void fusedmm_forward(const Executor& exec, const FusedForwardArgs<V, I>& args, c
     if (x.staged() || y.staged() || z.staged() || e.staged()) SPK_CUDA_CHECK(cudaStreamSynchronize(stream));
 }
 
-// σ_ih = <dE_i, E_i> over head h's dz columns, a warp a (row, head): under softmax this is
-// Σ_j α_ij dα_ij for every aggregation (sum and mean: E_i = c Σ_j α_ij Z_j; max: each E_ik is the
-// winner's α Z), so the row kernel needs no pass to find it.
+// σ_ih = <dE_i, E_i> over head h's dz columns, a group of kSigmaLanes lanes a (row, head): under
+// softmax this is Σ_j α_ij dα_ij for every aggregation (sum and mean: E_i = c Σ_j α_ij Z_j; max:
+// each E_ik is the winner's α Z), so the row kernel needs no pass to find it. (A warp a (row,
+// head) read 1.3 TB/s for heads of 32 values: most of its lanes waited.)
+constexpr int kSigmaLanes = 8;
+
 template <class T, class S>
 __global__ void sigma_from_output_kernel(const T* de, long long ldde, const T* e, long long lde, long long rows, int heads, long long dz,
                                          S* sigma) {
-    const long long warps = static_cast<long long>(gridDim.x) * (blockDim.x / 32);
-    const int lane = static_cast<int>(threadIdx.x % 32);
-    for (long long w = blockIdx.x * static_cast<long long>(blockDim.x / 32) + threadIdx.x / 32; w < rows * heads; w += warps) {
+    const long long groups = static_cast<long long>(gridDim.x) * (blockDim.x / kSigmaLanes);
+    const int lane = group_lane<kSigmaLanes>();
+    const unsigned mask = group_mask<kSigmaLanes>();
+    for (long long w = (static_cast<long long>(blockIdx.x) * blockDim.x + threadIdx.x) / kSigmaLanes; w < rows * heads; w += groups) {
         const long long i = w / heads, h = w % heads;
         S sum = 0;
-        for (long long k = h * dz + lane; k < (h + 1) * dz; k += 32) sum += to_accum(de[i * ldde + k]) * to_accum(e[i * lde + k]);
-        for (int offset = 16; offset > 0; offset /= 2) sum += __shfl_down_sync(0xffffffffu, sum, offset);
+        for (long long k = h * dz + lane; k < (h + 1) * dz; k += kSigmaLanes) sum += to_accum(de[i * ldde + k]) * to_accum(e[i * lde + k]);
+        sum = group_sum<kSigmaLanes>(sum, mask);
         if (lane == 0) sigma[w] = sum;
     }
 }
@@ -453,6 +457,8 @@ void fusedmm_backward(const Executor& exec, const FusedBackwardArgs<V, I>& args,
     chooser.require(k.z, k.ldz);
     chooser.require(k.dz, k.lddz);
     const fused::Shape shape = chooser.shape();
+    // The resident path (backward_resident.cuh) when one chunk of the shape covers a head's widths.
+    const bool resident = std::max<long long>(vector_score ? args.d : 0, args.dz_width) <= static_cast<long long>(shape.g) * shape.vec;
 
     // Aᵀ's pattern, for the column kernel: the plan's (built once per plan) or its caller's.
     if (run_columns) {
@@ -498,10 +504,10 @@ void fusedmm_backward(const Executor& exec, const FusedBackwardArgs<V, I>& args,
     k.sigma_given = sigma_given;
     if (sigma_given && a.rows > 0) {
         const StagedInput<V> e(exec, args.e);
-        const long long warps = a.rows * o.heads, per_block = 8;
-        const auto blocks = static_cast<unsigned>(std::min<long long>((warps + per_block - 1) / per_block, 1 << 20));
-        sigma_from_output_kernel<T, S><<<blocks, 32 * per_block, 0, stream>>>(de.data(), de.ld(), e.data(), e.ld(), a.rows, o.heads,
-                                                                            args.dz_width, sigma.data());
+        const long long items = a.rows * o.heads, per_block = 256 / kSigmaLanes;
+        const auto blocks = static_cast<unsigned>(std::min<long long>((items + per_block - 1) / per_block, 1 << 20));
+        sigma_from_output_kernel<T, S><<<blocks, 256, 0, stream>>>(de.data(), de.ld(), e.data(), e.ld(), a.rows, o.heads, args.dz_width,
+                                                                   sigma.data());
         SPK_CUDA_CHECK_LAUNCH();
         if (e.staged()) SPK_CUDA_CHECK(cudaStreamSynchronize(stream));  // the staged copy is freed on return
     }
@@ -511,11 +517,11 @@ void fusedmm_backward(const Executor& exec, const FusedBackwardArgs<V, I>& args,
         const long long blocks = combine_blocks(found[0].segments * o.heads, device);
         // Under softmax the long rows' chunks give σ's shares first; dX's need the whole σ.
         split.sigma_pass = softmax && row_chunks > 0 && !sigma_given;
-        fused::launch_backward_rows<T, I>(shape, k, false, tiles, stream);
+        fused::launch_backward_rows<T, I>(shape, k, false, tiles, resident, stream);
         if (split.sigma_pass) {
             launch_combine_sums<I, S, S>(split.rows, a.row_ptr, o.heads, blocks, {split.partial_sigma, 1, k.sigma, o.heads}, {}, stream);
             split.sigma_pass = false;
-            if (want_ds) fused::launch_backward_rows<T, I>(shape, k, true, tiles, stream);
+            if (want_ds) fused::launch_backward_rows<T, I>(shape, k, true, tiles, resident, stream);
         }
         if (want_dx && row_chunks > 0)
             launch_combine_sums<I, S, T>(split.rows, a.row_ptr, o.heads, blocks, {split.partial_dx, split.dx_width, k.dx, k.lddx}, {},
@@ -524,7 +530,7 @@ void fusedmm_backward(const Executor& exec, const FusedBackwardArgs<V, I>& args,
     if (run_columns) {
         const long long tiles = std::max(want_dz ? ShapeChooser<T>::tiles(shape, args.dz_width) : 1,
                                          want_dy && vector_score ? ShapeChooser<T>::tiles(shape, args.d) : 1);
-        fused::launch_backward_columns<T, I>(shape, k, tiles, stream);
+        fused::launch_backward_columns<T, I>(shape, k, tiles, resident, stream);
         if (column_chunks > 0)
             launch_combine_sums<I, S, T>(split.columns, k.col_ptr, o.heads, combine_blocks(found[1].segments * o.heads, device),
                                          {split.partial_dz, args.dz_width, k.dz, k.lddz}, {split.partial_dy, split.dx_width, k.dy, k.lddy},

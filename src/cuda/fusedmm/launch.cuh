@@ -63,9 +63,11 @@ void launch_combine_chunks(const ForwardArgs<T, I>& args, long long blocks, cuda
 }
 
 // The row kernel's grid: first the chunk blocks, one group a (chunk, head group) item of the long
-// rows found, then, unless `chunks_only`, one group a (row, head group); tiles along y.
+// rows found, then, unless `chunks_only`, one group a (row, head group); tiles along y. `resident`
+// (one chunk covers the head's widths, one tile) picks the resident path's kernel.
 template <class T, class I>
-void launch_backward_rows(const Shape& s, const BackwardArgs<T, I>& args, bool chunks_only, long long tiles, cudaStream_t stream) {
+void launch_backward_rows(const Shape& s, const BackwardArgs<T, I>& args, bool chunks_only, long long tiles, bool resident,
+                          cudaStream_t stream) {
     with_shape<T>(s, [&]<int G, int VEC>() {
         constexpr long long groups = kBlockThreads / G;
         BackwardArgs<T, I> a = args;
@@ -74,16 +76,19 @@ void launch_backward_rows(const Shape& s, const BackwardArgs<T, I>& args, bool c
         const long long blocks = a.split.rows.blocks + (chunks_only ? 0 : (a.rows * head_groups + groups - 1) / groups);
         if (blocks == 0 || tiles == 0) return;
         check_grid(blocks, tiles);
-        const dim3 grid(static_cast<unsigned>(blocks), static_cast<unsigned>(tiles));
-        backward_rows_kernel<T, I, G, VEC><<<grid, kBlockThreads, 0, stream>>>(a);
+        const dim3 grid(static_cast<unsigned>(blocks), static_cast<unsigned>(resident ? 1 : tiles));
+        if (resident)
+            backward_rows_kernel<T, I, G, VEC, true><<<grid, kBlockThreads, 0, stream>>>(a);
+        else
+            backward_rows_kernel<T, I, G, VEC, false><<<grid, kBlockThreads, 0, stream>>>(a);
         SPK_CUDA_CHECK_LAUNCH();
     });
 }
 
 // The column kernel's grid: first the chunk blocks of the long columns, then one group a
-// (column, head); tiles along y.
+// (column, head); tiles along y, or the resident path's kernel.
 template <class T, class I>
-void launch_backward_columns(const Shape& s, const BackwardArgs<T, I>& args, long long tiles, cudaStream_t stream) {
+void launch_backward_columns(const Shape& s, const BackwardArgs<T, I>& args, long long tiles, bool resident, cudaStream_t stream) {
     with_shape<T>(s, [&]<int G, int VEC>() {
         constexpr long long groups = kBlockThreads / G;
         BackwardArgs<T, I> a = args;
@@ -91,8 +96,11 @@ void launch_backward_columns(const Shape& s, const BackwardArgs<T, I>& args, lon
         const long long blocks = a.split.columns.blocks + (a.cols * a.rules.heads + groups - 1) / groups;
         if (blocks == 0 || tiles == 0) return;
         check_grid(blocks, tiles);
-        const dim3 grid(static_cast<unsigned>(blocks), static_cast<unsigned>(tiles));
-        backward_columns_kernel<T, I, G, VEC><<<grid, kBlockThreads, 0, stream>>>(a);
+        const dim3 grid(static_cast<unsigned>(blocks), static_cast<unsigned>(resident ? 1 : tiles));
+        if (resident)
+            backward_columns_kernel<T, I, G, VEC, true><<<grid, kBlockThreads, 0, stream>>>(a);
+        else
+            backward_columns_kernel<T, I, G, VEC, false><<<grid, kBlockThreads, 0, stream>>>(a);
         SPK_CUDA_CHECK_LAUNCH();
     });
 }
@@ -103,5 +111,5 @@ void launch_backward_columns(const Shape& s, const BackwardArgs<T, I>& args, lon
 #define SPK_FUSED_LAUNCHES(T, I)                                                                                      \
     template void launch_forward<T, I>(const Shape&, bool, const ForwardArgs<T, I>&, long long, cudaStream_t);        \
     template void launch_combine_chunks<T, I>(const ForwardArgs<T, I>&, long long, cudaStream_t);                     \
-    template void launch_backward_rows<T, I>(const Shape&, const BackwardArgs<T, I>&, bool, long long, cudaStream_t); \
-    template void launch_backward_columns<T, I>(const Shape&, const BackwardArgs<T, I>&, long long, cudaStream_t);
+    template void launch_backward_rows<T, I>(const Shape&, const BackwardArgs<T, I>&, bool, long long, bool, cudaStream_t); \
+    template void launch_backward_columns<T, I>(const Shape&, const BackwardArgs<T, I>&, long long, bool, cudaStream_t);

@@ -1,0 +1,271 @@
+#pragma once
+// The FusedMM backward when one chunk of G*VEC values covers a head's score width d and output
+// width dz (every f32 head up to 128 wide with 16-byte vectors): the resident path. A lane holds
+// VEC values of each row it touches; the group's own rows (X_i and dE_i in the row kernel, Y_j
+// and Z_j in the column kernel) are loaded once, and a batch's other rows (Y_j and Z_j; X_i and
+// dE_i) are loaded together, once, and serve the score, dα and the gradient sums from registers.
+// The general path (backward_kernels.cuh) re-reads rows per use and keeps kLaneElements
+// accumulators a lane for wide heads; on the H200 (uniform 1M x 16, 4 heads of 32) its row and
+// column kernels held 125 and 110 registers, a quarter of the threads an SM can hold, and the
+// column kernel moved 0.8 TB/s against the forward kernel's 3.7.
+#include "cuda/fusedmm/backward_terms.cuh"
+
+namespace spk::detail::cuda::fused {
+
+// f32's resident kernels ask for 3 blocks of 256 threads an SM: at most 80 registers a thread,
+// with a few hundred bytes of spills where they would take 124-128 unbounded. On the H200 (4 heads
+// of 32, k = 32) that took the backward from 26.5 to 23.3 ms on uniform 1M x 16, 13.8 to 12.3 on
+// elasticity 40^3 x 3 and 7.7 to 5.9 on R-MAT 18 over 2 blocks an SM. The other types (wider
+// accumulators or more values a vector) spill twice that at 80 and keep 2 blocks (f16 and
+// bf16, 8 values a vector, still spill 260-420 bytes at 128).
+template <class T>
+constexpr int resident_min_blocks = sizeof(T) == 4 ? 3 : 2;
+
+// The batch's scores from the two sides' rows in registers: `mine` the group's own row, `theirs`
+// the batch's (the score is symmetric in X_i and Y_j); x_scalar + y_scalar for add.
+template <class T, class I, int G, int VEC>
+__device__ __forceinline__ void resident_scores(const BackwardArgs<T, I>& args, int h, const Batch<I>& e, const accum_t<T> (&mine)[VEC],
+                                                const accum_t<T> (&theirs)[kBatch][VEC], Terms<accum_t<T>>& t, unsigned mask) {
+    using A = accum_t<T>;
+    const Rules& r = args.rules;
+#pragma unroll
+    for (int b = 0; b < kBatch; ++b) t.s[b] = 0;
+    if (!args.recompute) return;
+#pragma unroll
+    for (int b = 0; b < kBatch; ++b) {
+        switch (r.score) {
+            case Score::value:
+                t.s[b] = to_accum(args.a_values[e.p[b]]);
+                break;
+            case Score::add:
+                t.s[b] = to_accum(args.x[e.i[b] * args.ldx + h]) + to_accum(args.y[static_cast<long long>(e.j[b]) * args.ldy + h]);
+                break;
+            default:
+                t.s[b] = finish_score<G>(r.score, score_terms(r.score, mine, theirs[b]), mask);
+        }
+    }
+}
+
+// dα_b = c_b Σ_k [won(b, k)] g_bk z_bk over the head's dz values, where won(b, k) (max
+// aggregation only, else true) says entry b's column won output value k of its row. A predicate,
+// not an array: a [kBatch][VEC] array of flags cost the kernels their spill-free 80 registers.
+template <class A, int G, int VEC, class Won>
+__device__ __forceinline__ void resident_dalpha(Terms<A>& t, const A (&g)[kBatch][VEC], const A (&z)[kBatch][VEC], Won&& won,
+                                                unsigned mask) {
+#pragma unroll
+    for (int b = 0; b < kBatch; ++b) {
+        A part = 0;
+#pragma unroll
+        for (int k = 0; k < VEC; ++k)
+            if (won(b, k)) part += g[b][k] * z[b][k];
+        t.dalpha[b] = t.c[b] * group_sum<G>(part, mask);
+    }
+}
+
+// d_self += ds_b * other_b (dot) or -2 ds_b (self - other_b) (negative squared distance).
+template <class A, int VEC>
+__device__ __forceinline__ void resident_score_gradient(Score score, A (&d)[VEC], const A (&ds)[kBatch], const A (&self)[VEC],
+                                                        const A (&others)[kBatch][VEC]) {
+#pragma unroll
+    for (int b = 0; b < kBatch; ++b)
+#pragma unroll
+        for (int k = 0; k < VEC; ++k) d[k] += score == Score::dot ? ds[b] * others[b][k] : A(-2) * ds[b] * (self[k] - others[b][k]);
+}
+
+// Row i's entries begin .. end-1, heads h0 .. h0 + row_heads - 1: a whole row (chunk_id < 0),
+// whose σ, dX and dA it writes, or chunk chunk_id of a long row, whose share of σ (sigma pass) or
+// of dX (with dA for its entries, from the combined σ) it writes. As backward_row_work, one tile.
+template <class T, class I, int G, int VEC>
+__device__ __forceinline__ void resident_row_work(const BackwardArgs<T, I>& args, long long i, int h0, long long begin, long long end,
+                                                  long long chunk_id, int lane, unsigned mask) {
+    using A = accum_t<T>;
+    const Rules& r = args.rules;
+    const BackwardSplit<I, A>& split = args.split;
+    const bool chunk = chunk_id >= 0, want_ds = args.dx != nullptr || args.da != nullptr;
+    const long long f = chunk_start<G, VEC>(0, lane);
+    const bool vector = vector_score(r.score), max_agg = r.aggregate == Aggregate::max;
+    const bool has_d = vector && f < r.d, has_dz = f < r.dz;
+
+    for (int h = h0; h < h0 + args.row_heads; ++h) {
+        const long long state = chunk_id * r.heads + h;  // a chunk's (chunk, head) share
+        A xi[VEC], gi[VEC];
+        load_or_zero<T, VEC>(args.x + i * args.ldx + h * r.d, f, has_d && (args.recompute || args.dx != nullptr), xi);
+        load_or_zero<T, VEC>(args.de + i * args.ldde + h * r.dz, f, has_dz, gi);
+        I winner[VEC];  // under max: the column that won each of row i's output values
+#pragma unroll
+        for (int k = 0; k < VEC; ++k) winner[k] = max_agg && has_dz ? args.argmax[i * args.ld_argmax + h * r.dz + f + k] : I(0);
+
+        // One sweep over the entries: each batch's terms, then visit(e, t, Y_j rows).
+        const auto sweep = [&](auto&& visit) {
+            for (long long p0 = begin; p0 < end; p0 += kBatch) {
+                Batch<I> e;
+#pragma unroll
+                for (int b = 0; b < kBatch; ++b) {
+                    e.valid[b] = p0 + b < end;
+                    e.i[b] = i;
+                    e.p[b] = e.valid[b] ? p0 + b : p0;
+                    e.j[b] = args.col_idx[e.p[b]];
+                }
+                A yv[kBatch][VEC], zv[kBatch][VEC], gv[kBatch][VEC];
+#pragma unroll
+                for (int b = 0; b < kBatch; ++b) {
+                    const long long j = static_cast<long long>(e.j[b]);
+                    load_or_zero<T, VEC>(args.y + j * args.ldy + h * r.d, f, has_d && (args.recompute || args.dx != nullptr), yv[b]);
+                    load_or_zero<T, VEC>(args.z + j * args.ldz + h * r.dz, f, has_dz, zv[b]);
+#pragma unroll
+                    for (int k = 0; k < VEC; ++k) gv[b][k] = gi[k];
+                }
+                Terms<A> t;
+                resident_scores<T, I, G, VEC>(args, h, e, xi, yv, t, mask);
+                entry_weights(args, h, e, t);
+                resident_dalpha<A, G, VEC>(t, gv, zv, [&](int b, int k) { return !max_agg || winner[k] == e.j[b]; }, mask);
+                visit(e, t, yv);
+            }
+        };
+
+        A sigma = 0;
+        if (r.softmax && (args.sigma_given || (chunk && !split.sigma_pass))) {
+            sigma = args.sigma[i * r.heads + h];  // from E, or combined from the sigma pass's shares
+        } else if (r.softmax) {
+            sweep([&](const Batch<I>& e, const Terms<A>& t, const A (&)[kBatch][VEC]) {
+#pragma unroll
+                for (int b = 0; b < kBatch; ++b)
+                    if (e.valid[b]) sigma += t.alpha[b] * t.dalpha[b];
+            });
+            if (lane == 0) {
+                if (chunk)
+                    split.partial_sigma[state] = sigma;
+                else if (args.sigma != nullptr)
+                    args.sigma[i * r.heads + h] = sigma;
+            }
+            if (chunk) continue;  // the sigma pass gives σ's share alone
+        }
+        if (!want_ds) continue;
+
+        A dx[VEC];
+        zero<T, VEC>(dx);
+        A dx_add = 0;  // the add score's dX(i, h)
+        sweep([&](const Batch<I>& e, const Terms<A>& t, const A (&yv)[kBatch][VEC]) {
+            A ds[kBatch];
+#pragma unroll
+            for (int b = 0; b < kBatch; ++b) ds[b] = e.valid[b] ? score_gradient(r, t, b, sigma) : A(0);
+            // dA sums over the heads: this group walks them all, adding to what earlier heads wrote.
+            if (args.da != nullptr && lane == 0)
+#pragma unroll
+                for (int b = 0; b < kBatch; ++b) {
+                    if (!e.valid[b]) continue;
+                    T* out = args.da + e.p[b] * args.da_stride;
+                    *out = from_accum<T>((h == h0 ? A(0) : to_accum(*out)) + ds[b]);
+                }
+            if (r.score == Score::add) {
+#pragma unroll
+                for (int b = 0; b < kBatch; ++b) dx_add += ds[b];
+            } else if (vector) {
+                resident_score_gradient<A, VEC>(r.score, dx, ds, xi, yv);
+            }
+        });
+        if (args.dx == nullptr) continue;
+        if (r.score == Score::add) {
+            if (lane == 0) {
+                if (chunk)
+                    split.partial_dx[state] = dx_add;
+                else
+                    args.dx[i * args.lddx + h] = from_accum<T>(dx_add);
+            }
+        } else if (has_d) {
+            if (chunk)
+                store_vec<A, VEC>(split.partial_dx + state * r.d + f, dx);
+            else
+                store_vec<T, VEC>(args.dx + i * args.lddx + h * r.d + f, dx);
+        }
+    }
+}
+
+// Column j's entries begin .. end-1 over Aᵀ's pattern, head h: a whole column (chunk_id < 0),
+// whose dZ_j and dY_j it writes, or chunk chunk_id of a long column, whose shares it writes.
+template <class T, class I, int G, int VEC>
+__device__ __forceinline__ void resident_column_work(const BackwardArgs<T, I>& args, long long j, int h, long long begin, long long end,
+                                                     long long chunk_id, int lane, unsigned mask) {
+    using A = accum_t<T>;
+    const Rules& r = args.rules;
+    const BackwardSplit<I, A>& split = args.split;
+    const bool chunk = chunk_id >= 0;
+    const long long state = chunk_id * r.heads + h;
+    const long long f = chunk_start<G, VEC>(0, lane);
+    const bool vector = vector_score(r.score), max_agg = r.aggregate == Aggregate::max;
+    const bool has_d = vector && f < r.d, has_dz = f < r.dz;
+
+    A yj[VEC], zj[VEC];
+    load_or_zero<T, VEC>(args.y + j * args.ldy + h * r.d, f, has_d && (args.recompute || r.score == Score::neg_sqdist), yj);
+    load_or_zero<T, VEC>(args.z + j * args.ldz + h * r.dz, f, has_dz, zj);
+    A dz[VEC], dy[VEC];
+    zero<T, VEC>(dz);
+    zero<T, VEC>(dy);
+    A dy_add = 0;
+    for (long long t0 = begin; t0 < end; t0 += kBatch) {
+        Batch<I> e;
+#pragma unroll
+        for (int b = 0; b < kBatch; ++b) {
+            e.valid[b] = t0 + b < end;
+            const long long t = e.valid[b] ? t0 + b : t0;
+            e.i[b] = args.t_row[t];
+            e.p[b] = args.t_entry[t];
+            e.j[b] = static_cast<I>(j);
+        }
+        A xv[kBatch][VEC], gv[kBatch][VEC], zv[kBatch][VEC];
+#pragma unroll
+        for (int b = 0; b < kBatch; ++b) {
+            load_or_zero<T, VEC>(args.x + e.i[b] * args.ldx + h * r.d, f, has_d && (args.recompute || args.dy != nullptr), xv[b]);
+            load_or_zero<T, VEC>(args.de + e.i[b] * args.ldde + h * r.dz, f, has_dz, gv[b]);
+#pragma unroll
+            for (int k = 0; k < VEC; ++k) zv[b][k] = zj[k];
+        }
+        // Under max, whether row i_b's output value k was won by this column (re-read from L1 by the dZ sum).
+        const auto won = [&](int b, int k) { return !max_agg || (has_dz && args.argmax[e.i[b] * args.ld_argmax + h * r.dz + f + k] == e.j[b]); };
+        Terms<A> t;
+        resident_scores<T, I, G, VEC>(args, h, e, yj, xv, t, mask);
+        entry_weights(args, h, e, t);
+        resident_dalpha<A, G, VEC>(t, gv, zv, won, mask);
+        if (args.dz != nullptr) {
+#pragma unroll
+            for (int b = 0; b < kBatch; ++b) {
+                if (!e.valid[b]) continue;
+                const A beta = t.c[b] * t.alpha[b];
+#pragma unroll
+                for (int k = 0; k < VEC; ++k)
+                    if (won(b, k)) dz[k] += beta * gv[b][k];
+            }
+        }
+        if (args.dy == nullptr) continue;
+        A ds[kBatch];
+#pragma unroll
+        for (int b = 0; b < kBatch; ++b)
+            ds[b] = e.valid[b] ? score_gradient(r, t, b, r.softmax ? args.sigma[e.i[b] * r.heads + h] : A(0)) : A(0);
+        if (r.score == Score::add) {
+#pragma unroll
+            for (int b = 0; b < kBatch; ++b) dy_add += ds[b];
+        } else if (vector) {
+            resident_score_gradient<A, VEC>(r.score, dy, ds, yj, xv);
+        }
+    }
+    if (args.dz != nullptr && has_dz) {
+        if (chunk)
+            store_vec<A, VEC>(split.partial_dz + state * r.dz + f, dz);
+        else
+            store_vec<T, VEC>(args.dz + j * args.lddz + h * r.dz + f, dz);
+    }
+    if (args.dy != nullptr && has_d) {
+        if (chunk)
+            store_vec<A, VEC>(split.partial_dy + state * r.d + f, dy);
+        else
+            store_vec<T, VEC>(args.dy + j * args.lddy + h * r.d + f, dy);
+    }
+    if (args.dy != nullptr && r.score == Score::add && lane == 0) {
+        if (chunk)
+            split.partial_dy[state] = dy_add;
+        else
+            args.dy[j * args.lddy + h] = from_accum<T>(dy_add);
+    }
+}
+
+}  // namespace spk::detail::cuda::fused
