@@ -69,6 +69,11 @@ void spgemm_row_ptr(const Executor& exec, const SpgemmAnalysis& s, I* row_ptr);
 // As cpu::count_triangles, with row_ptr and col_idx in the executor's device memory.
 template <class I>
 std::uint64_t count_triangles(const Executor& exec, index_t n, const I* row_ptr, const I* col_idx);
+// Triangles of the undirected simple graph under G's pattern (n x n, nnz entries in device memory;
+// any order, repeats and self loops allowed): L built on the device (triangle_lower.cu), then
+// count_triangles.
+template <class I>
+std::uint64_t count_graph_triangles(const Executor& exec, index_t n, index_t nnz, const I* row_ptr, const I* col_idx);
 }  // namespace cuda
 
 }  // namespace spk::detail

@@ -18,7 +18,7 @@ void spgemm_row_ptr(const Executor&, const SpgemmAnalysis&, I*) {
     missing_kernel("spgemm");
 }
 template <class I>
-std::uint64_t count_triangles(const Executor&, index_t, const I*, const I*) {
+std::uint64_t count_graph_triangles(const Executor&, index_t, index_t, const I*, const I*) {
     missing_kernel("triangle_count");
 }
 
@@ -29,7 +29,7 @@ SPK_FOR_FLOAT_VALUES_AND_INDICES(SPK_INSTANTIATE)
 #undef SPK_INSTANTIATE
 template void spgemm_row_ptr(const Executor&, const SpgemmAnalysis&, std::int32_t*);
 template void spgemm_row_ptr(const Executor&, const SpgemmAnalysis&, std::int64_t*);
-template std::uint64_t count_triangles(const Executor&, index_t, const std::int32_t*, const std::int32_t*);
-template std::uint64_t count_triangles(const Executor&, index_t, const std::int64_t*, const std::int64_t*);
+template std::uint64_t count_graph_triangles(const Executor&, index_t, index_t, const std::int32_t*, const std::int32_t*);
+template std::uint64_t count_graph_triangles(const Executor&, index_t, index_t, const std::int64_t*, const std::int64_t*);
 
 }  // namespace spk::detail::cuda
