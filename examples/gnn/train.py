@@ -98,6 +98,14 @@ class SpkGCN(torch.nn.Module):
         return spk_ops.spmm(self.a_hat, self.lin2(x))
 
 
+def glorot_(t):
+    """Uniform in ±sqrt(6 / (fan_in + fan_out)) over the last two dimensions, as PyG initialises GATConv's attention
+    vectors (torch's xavier_uniform_ counts a (1, heads, d) tensor's fans as heads x d and d: a narrower start)."""
+    bound = (6.0 / (t.size(-2) + t.size(-1))) ** 0.5
+    with torch.no_grad():
+        t.uniform_(-bound, bound)
+
+
 class SpkGATLayer(torch.nn.Module):
     """GAT attention in one FusedMM: e_ij = leaky_relu(a_dst.h_i + a_src.h_j), softmax over row i,
     out_i = sum_j alpha_ij h_j per head."""
@@ -110,8 +118,8 @@ class SpkGATLayer(torch.nn.Module):
         self.att_dst = torch.nn.Parameter(torch.empty(1, heads, d_out))
         self.bias = torch.nn.Parameter(torch.zeros(heads * d_out if concat else d_out))
         torch.nn.init.xavier_uniform_(self.lin.weight)
-        torch.nn.init.xavier_uniform_(self.att_src)
-        torch.nn.init.xavier_uniform_(self.att_dst)
+        glorot_(self.att_src)
+        glorot_(self.att_dst)
 
     def forward(self, x):
         h = self.lin(x)
