@@ -210,7 +210,25 @@ def warm_up(device):
     lin(torch.ones(4, 8, device=device, requires_grad=True)).sum().backward()
 
 
-def run(model_name, impl, adj, features, labels, split, epochs, device, width):
+def profile_steps(model, x, y, mask, opt, steps, device):
+    """Prints where `steps` training steps spend their time (torch.profiler: operators and kernels, sorted by device
+    time on CUDA, by CPU time otherwise), after the training loop has warmed everything up."""
+    from torch.profiler import ProfilerActivity, profile
+
+    activities = [ProfilerActivity.CPU] + ([ProfilerActivity.CUDA] if device.type == "cuda" else [])
+    model.train()
+    with profile(activities=activities) as prof:
+        for _ in range(steps):
+            opt.zero_grad()
+            F.cross_entropy(model(x)[mask], y[mask]).backward()
+            opt.step()
+        if device.type == "cuda":
+            torch.cuda.synchronize()
+    key = "self_cuda_time_total" if device.type == "cuda" else "self_cpu_time_total"
+    print(prof.key_averages().table(sort_by=key, row_limit=25), flush=True)
+
+
+def run(model_name, impl, adj, features, labels, split, epochs, device, width, profile=0):
     torch.manual_seed(0)
     x = torch.from_numpy(features).to(device)
     y = torch.from_numpy(labels).to(device)
@@ -248,6 +266,8 @@ def run(model_name, impl, adj, features, labels, split, epochs, device, width):
             acc = {s: (pred[m] == y[m]).float().mean().item() if m.any() else 0.0 for s, m in masks.items()}
         if acc["val"] > best_val:
             best_val, test_at_best = acc["val"], acc["test"]
+    if profile:
+        profile_steps(model, x, y, masks["train"], opt, profile, device)
     peak = float("nan")
     if cuda:
         peak = (torch.cuda.max_memory_allocated() - base + spk.device_memory_use(device.index or 0)[1] - spk_base) / 2**20
@@ -266,6 +286,8 @@ def main():
     p.add_argument("--hidden", type=int, help="hidden width (default 16 for the GCN, 64 for the GAT: 8 heads of 8)")
     p.add_argument("--heads", type=int, default=8, help="the GAT's attention heads in its first layer")
     p.add_argument("--device", default="cuda" if torch.cuda.is_available() else "cpu")
+    p.add_argument("--profile", type=int, default=0, metavar="STEPS",
+                   help="after training, profile this many training steps and print the top operators and kernels")
     args = p.parse_args()
     rng = np.random.default_rng(0)
     device = torch.device(args.device)
@@ -286,7 +308,7 @@ def main():
     for model in args.model:
         for impl in args.impl:
             width = (args.hidden or (16 if model == "gcn" else 64), args.heads)
-            acc, ms, inference_ms, peak = run(model, impl, adj, features, labels, split, args.epochs, device, width)
+            acc, ms, inference_ms, peak = run(model, impl, adj, features, labels, split, args.epochs, device, width, args.profile)
             print(f"| {name} | {model} | {impl} | {acc:.3f} | {ms:.2f} | {inference_ms:.2f} | {peak:.0f} |", flush=True)
 
 
