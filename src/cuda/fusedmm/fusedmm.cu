@@ -539,8 +539,10 @@ void fusedmm_backward(const Executor& exec, const FusedBackwardArgs<V, I>& args,
     dx.write_back(stream);
     dy.write_back(stream);
     dz.write_back(stream);
-    // The staged copies are freed on return: wait for the kernels that read them.
-    SPK_CUDA_CHECK(cudaStreamSynchronize(stream));
+    // Staged copies (column-major operands) are freed on return: wait for the kernels that read them. The workspaces
+    // are stream-ordered, so without staging the call returns while its kernels run, as the forward pass does.
+    if (de.staged() || z.staged() || x.staged() || y.staged() || dx.staged() || dy.staged() || dz.staged())
+        SPK_CUDA_CHECK(cudaStreamSynchronize(stream));
 }
 
 #define SPK_INSTANTIATE(V, I)                                                                          \
