@@ -13,6 +13,7 @@
 #include <memory>
 #include <string>
 #include <string_view>
+#include <type_traits>
 
 #include "spk/executor.hpp"
 #include "spk/matrix.hpp"
@@ -49,6 +50,23 @@ struct FusedOptions {
     bool save_attention = false;  // keep the nnz x heads weights α for a faster backward
 };
 
+// Views of what the forward pass keeps (FusedSaved's arrays, or the caller's own, e.g. a framework's
+// tensors): the same shapes, row-major and tight (ld = cols), each empty where the options need
+// none. FusedSavedOut is what forward() can write into, FusedSavedIn what backward() reads.
+template <class V, class I, bool Writable>
+struct FusedSavedViews {
+    using Stat = typename value_traits<V>::accum;
+    template <class T>
+    using View = DenseView<std::conditional_t<Writable, T, const T>>;
+    View<Stat> row_max, row_sum;
+    View<I> argmax;
+    View<V> attention;
+};
+template <class V, class I>
+using FusedSavedOut = FusedSavedViews<V, I, true>;
+template <class V, class I>
+using FusedSavedIn = FusedSavedViews<V, I, false>;
+
 // What the forward pass keeps for the backward pass: O(rows x heads) softmax statistics,
 // the winners of a max aggregation (rows x heads*dz) and, only if asked, the attention.
 // The statistics use the accumulation type (float; double for f64) so f64 gradients stay exact.
@@ -60,6 +78,9 @@ struct FusedSaved {
     Dense<I> argmax;      // rows x heads*dz (max aggregation only): column j of A, -1 if none
     Dense<V> attention;   // nnz x heads (save_attention only): α_ij, the weight after normalisation
                           // (before the 1/length of mean); row p is entry p of A
+
+    FusedSavedIn<V, I> view() const { return {row_max.view(), row_sum.view(), argmax.view(), attention.view()}; }
+    FusedSavedOut<V, I> out() { return {row_max.view(), row_sum.view(), argmax.view(), attention.view()}; }
 };
 
 // Shapes (d: feature width per head, dz: output width per head):
@@ -77,6 +98,8 @@ public:
     FusedPlan& operator=(FusedPlan&&) noexcept;
 
     FusedSaved<V, I> forward(DenseView<const V> x, DenseView<const V> y, DenseView<const V> z, DenseView<V> e) const;
+    // The same, keeping what the backward pass needs in the caller's arrays (nothing allocated for them).
+    void forward(DenseView<const V> x, DenseView<const V> y, DenseView<const V> z, DenseView<V> e, const FusedSavedOut<V, I>& saved) const;
     // Gradients from dE. Any of dx, dy, dz, da (nnz x 1, for A's values) may be empty to skip it;
     // those given are overwritten (with zeros where the input does not influence E: dx and dy for
     // the value score, da for the others). x, y, z must be the forward pass's inputs, saved its result.
@@ -84,6 +107,9 @@ public:
     // σ = Σ_j α_ij dα_ij, which is <dE_i, E_i> (FlashAttention-2's D); given E, the CUDA backend takes
     // it from there (f32 and f64) instead of a pass over the row. The host backends ignore it.
     void backward(DenseView<const V> de, const FusedSaved<V, I>& saved, DenseView<const V> x, DenseView<const V> y, DenseView<const V> z,
+                  DenseView<V> dx, DenseView<V> dy, DenseView<V> dz, DenseView<V> da = {}, DenseView<const V> e = {}) const;
+    // The same, reading what the forward pass kept from the caller's arrays.
+    void backward(DenseView<const V> de, const FusedSavedIn<V, I>& saved, DenseView<const V> x, DenseView<const V> y, DenseView<const V> z,
                   DenseView<V> dx, DenseView<V> dy, DenseView<V> dz, DenseView<V> da = {}, DenseView<const V> e = {}) const;
     // Aᵀ's pattern for backward(), when the caller keeps one across plans (a training loop that
     // plans every step): the plan then builds none. In A's memory space: col_ptr (cols(A) + 1),

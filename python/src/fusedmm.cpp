@@ -1,7 +1,7 @@
-// FusedMM forward and backward. Stateless across calls: the forward pass copies the O(rows x
-// heads) statistics it saved (and the nnz x heads attention, when the caller asks to keep it) into
-// caller arrays (so PyTorch can keep them as tensors), and the backward pass copies them back into
-// a FusedSaved.
+// FusedMM forward and backward. Stateless across calls: the forward pass writes the O(rows x heads)
+// statistics it keeps (and the nnz x heads attention, when the caller asks to keep it) straight into
+// caller arrays (so PyTorch can keep them as tensors), and the backward pass reads them there: no
+// copies and no wait for the device (FusedSavedOut, FusedSavedIn).
 #include <nanobind/stl/optional.h>
 #include <nanobind/stl/string.h>
 
@@ -58,17 +58,12 @@ FusedOptions make_options(const std::string& score, const std::string& edge, dou
     return o;
 }
 
-// Device-or-host copy of a tight rows x cols block between spk memory and a caller array.
+// A caller array of rows x cols values, row-major and tight (tight_in / tight_out checked it), as a view; empty
+// when there is none.
 template <class T>
-void copy_out(const Dense<T>& from, T* to, MemorySpace space) {
-    if (!from.values().empty()) copy_bytes(to, space, from.values().data(), from.values().space(), from.values().size() * sizeof(T));
-}
-template <class T>
-Dense<T> copy_in(const Executor& exec, const T* from, std::int64_t rows, std::int64_t cols, MemorySpace space) {
-    Dense<T> d(exec, rows, cols);
-    if (rows > 0 && cols > 0)
-        copy_bytes(d.values().data(), d.values().space(), from, space, static_cast<std::size_t>(rows * cols) * sizeof(T));
-    return d;
+DenseView<T> tight_view(T* data, std::int64_t rows, std::int64_t cols, MemorySpace space) {
+    if (data == nullptr) return {};
+    return {data, rows, cols, cols, Layout::row_major, space};
 }
 
 // attention (nnz x heads): where to keep α for a faster backward (FusedOptions::save_attention), or none.
@@ -109,14 +104,11 @@ void forward(const SparseMatrix& a, const MaybeIn& x, const MaybeIn& y, const In
             arg_to = tight_out<I>(*argmax, "argmax", a.rows(), zv.cols);
         }
         V* attention_to = attention ? tight_out<V>(*attention, "attention", a.nnz(), heads) : nullptr;
+        const MemorySpace space = place.space();
+        const FusedSavedOut<V, I> saved{tight_view(max_to, a.rows(), heads, space), tight_view(sum_to, a.rows(), heads, space),
+                                        tight_view(arg_to, a.rows(), zv.cols, space), tight_view(attention_to, a.nnz(), heads, space)};
         nb::gil_scoped_release nogil;
-        const FusedSaved<V, I> saved = FusedPlan<V, I>(exec, a.view<V, I>(), options).forward(xv, yv, zv, ev);
-        // copy_bytes does not order itself after the caller's stream: wait for the kernels first.
-        if (max_to || arg_to || attention_to) exec.synchronize();
-        if (max_to) copy_out(saved.row_max, max_to, place.space());
-        if (sum_to) copy_out(saved.row_sum, sum_to, place.space());
-        if (arg_to) copy_out(saved.argmax, arg_to, place.space());
-        if (attention_to) copy_out(saved.attention, attention_to, place.space());
+        FusedPlan<V, I>(exec, a.view<V, I>(), options).forward(xv, yv, zv, ev, saved);
     });
 }
 
@@ -180,14 +172,10 @@ void backward(const SparseMatrix& a, const InArray& de, const MaybeIn& x, const 
             arg_from = tight_in<I>(*argmax, "argmax", a.rows(), zv.cols);
         }
         const V* attention_from = attention ? tight_in<V>(*attention, "attention", a.nnz(), heads) : nullptr;
+        const MemorySpace space = place.space();
+        const FusedSavedIn<V, I> saved{tight_view(max_from, a.rows(), heads, space), tight_view(sum_from, a.rows(), heads, space),
+                                       tight_view(arg_from, a.rows(), zv.cols, space), tight_view(attention_from, a.nnz(), heads, space)};
         nb::gil_scoped_release nogil;
-        FusedSaved<V, I> saved;
-        // The saved arrays may still be in flight on the caller's stream.
-        if (max_from || arg_from || attention_from) exec.synchronize();
-        if (max_from) saved.row_max = copy_in(exec, max_from, a.rows(), heads, place.space());
-        if (sum_from) saved.row_sum = copy_in(exec, sum_from, a.rows(), heads, place.space());
-        if (arg_from) saved.argmax = copy_in(exec, arg_from, a.rows(), zv.cols, place.space());
-        if (attention_from) saved.attention = copy_in(exec, attention_from, a.nnz(), heads, place.space());
         plan.backward(dev, saved, xv, yv, zv, dxv, dyv, dzv, dav, ev);
     });
 }

@@ -135,10 +135,26 @@ Widths check_inputs(const Executor& exec, CsrView<const V, I> a, const FusedOpti
     return w;
 }
 
+// A saved array: the kernels index it as row-major and tight.
 template <class T>
-void check_saved(const Dense<T>& d, const Executor& exec, index_t rows, index_t cols, std::string_view name) {
-    detail::check_dense(d.view(), exec, name);
-    detail::check_shape(d.view(), rows, cols, name);
+void check_saved(DenseView<T> d, const Executor& exec, index_t rows, index_t cols, std::string_view name) {
+    detail::check_dense(d, exec, name);
+    detail::check_shape(d, rows, cols, name);
+    if (rows > 0 && cols > 0 && (d.layout != Layout::row_major || d.ld != cols))
+        invalid_argument(std::string(name) + ": must be row-major with ld = cols (" + std::to_string(cols) + "), got " +
+                         (d.layout == Layout::row_major ? "ld " + std::to_string(d.ld) : std::string("column-major")));
+}
+
+// The saved arrays the options call for.
+template <class V, class I, bool Writable>
+void check_saved(const FusedSavedViews<V, I, Writable>& s, const Executor& exec, const FusedOptions& o, index_t rows, index_t nnz,
+                 index_t z_cols) {
+    if (o.normalize == Normalize::softmax) {
+        check_saved(s.row_max, exec, rows, o.heads, "saved.row_max");
+        check_saved(s.row_sum, exec, rows, o.heads, "saved.row_sum");
+    }
+    if (o.aggregate == Aggregate::max) check_saved(s.argmax, exec, rows, z_cols, "saved.argmax");
+    if (o.save_attention) check_saved(s.attention, exec, nnz, o.heads, "saved.attention");
 }
 
 // A gradient output: skipped when empty, else it must have the shape of what it differentiates.
@@ -208,10 +224,7 @@ template <class V, class I>
 FusedSaved<V, I> FusedPlan<V, I>::forward(DenseView<const V> x, DenseView<const V> y, DenseView<const V> z, DenseView<V> e) const {
     const Impl& p = *impl_;
     const FusedOptions& o = p.options;
-    const Widths w = check_inputs(p.exec, p.a, o, x, y, z);
-    detail::check_dense(e, p.exec, "E");
-    detail::check_shape(e, p.a.rows, z.cols, "E");
-
+    check_inputs(p.exec, p.a, o, x, y, z);
     FusedSaved<V, I> saved;
     if (o.normalize == Normalize::softmax) {
         saved.row_max = Dense<detail::fused_stat_t<V>>(p.exec, p.a.rows, o.heads);
@@ -219,9 +232,21 @@ FusedSaved<V, I> FusedPlan<V, I>::forward(DenseView<const V> x, DenseView<const 
     }
     if (o.aggregate == Aggregate::max) saved.argmax = Dense<I>(p.exec, p.a.rows, z.cols);
     if (o.save_attention) saved.attention = Dense<V>(p.exec, p.a.nnz, o.heads);
+    forward(x, y, z, e, saved.out());
+    return saved;
+}
 
-    detail::FusedForwardArgs<V, I> args{
-        p.a, x, y, z, e, o, w.d, w.dz, saved.row_max.view(), saved.row_sum.view(), saved.argmax.view(), saved.attention.view()};
+template <class V, class I>
+void FusedPlan<V, I>::forward(DenseView<const V> x, DenseView<const V> y, DenseView<const V> z, DenseView<V> e,
+                              const FusedSavedOut<V, I>& saved) const {
+    const Impl& p = *impl_;
+    const FusedOptions& o = p.options;
+    const Widths w = check_inputs(p.exec, p.a, o, x, y, z);
+    detail::check_dense(e, p.exec, "E");
+    detail::check_shape(e, p.a.rows, z.cols, "E");
+    check_saved(saved, p.exec, o, p.a.rows, p.a.nnz, z.cols);
+
+    detail::FusedForwardArgs<V, I> args{p.a, x, y, z, e, o, w.d, w.dz, saved.row_max, saved.row_sum, saved.argmax, saved.attention};
     switch (p.exec.backend()) {
         case Backend::reference:
             detail::reference::fusedmm_forward(p.exec, args);
@@ -242,11 +267,17 @@ FusedSaved<V, I> FusedPlan<V, I>::forward(DenseView<const V> x, DenseView<const 
             detail::cuda::fusedmm_forward(p.exec, args, p.config);
             break;
     }
-    return saved;
 }
 
 template <class V, class I>
 void FusedPlan<V, I>::backward(DenseView<const V> de, const FusedSaved<V, I>& saved, DenseView<const V> x, DenseView<const V> y,
+                               DenseView<const V> z, DenseView<V> dx, DenseView<V> dy, DenseView<V> dz, DenseView<V> da,
+                               DenseView<const V> e) const {
+    backward(de, saved.view(), x, y, z, dx, dy, dz, da, e);
+}
+
+template <class V, class I>
+void FusedPlan<V, I>::backward(DenseView<const V> de, const FusedSavedIn<V, I>& saved, DenseView<const V> x, DenseView<const V> y,
                                DenseView<const V> z, DenseView<V> dx, DenseView<V> dy, DenseView<V> dz, DenseView<V> da,
                                DenseView<const V> e) const {
     const Impl& p = *impl_;
@@ -254,12 +285,7 @@ void FusedPlan<V, I>::backward(DenseView<const V> de, const FusedSaved<V, I>& sa
     const Widths w = check_inputs(p.exec, p.a, o, x, y, z);
     detail::check_dense(de, p.exec, "dE");
     detail::check_shape(de, p.a.rows, z.cols, "dE");
-    if (o.normalize == Normalize::softmax) {
-        check_saved(saved.row_max, p.exec, p.a.rows, o.heads, "saved.row_max");
-        check_saved(saved.row_sum, p.exec, p.a.rows, o.heads, "saved.row_sum");
-    }
-    if (o.aggregate == Aggregate::max) check_saved(saved.argmax, p.exec, p.a.rows, z.cols, "saved.argmax");
-    if (o.save_attention) check_saved(saved.attention, p.exec, p.a.nnz, o.heads, "saved.attention");
+    check_saved(saved, p.exec, o, p.a.rows, p.a.nnz, z.cols);
     check_gradient(dx, p.exec, x.rows, x.cols, "dX");
     check_gradient(dy, p.exec, y.rows, y.cols, "dY");
     check_gradient(dz, p.exec, z.rows, z.cols, "dZ");
@@ -270,7 +296,7 @@ void FusedPlan<V, I>::backward(DenseView<const V> de, const FusedSaved<V, I>& sa
     }
 
     detail::FusedBackwardArgs<V, I> args{
-        p.a, p.given, de, x, y,   z,   saved.row_max.view(), saved.row_sum.view(), saved.argmax.view(), saved.attention.view(), dx,
+        p.a, p.given, de, x, y,   z,   saved.row_max, saved.row_sum, saved.argmax, saved.attention, dx,
         dy,  dz,      da, o, w.d, w.dz,
         e};
     switch (p.exec.backend()) {

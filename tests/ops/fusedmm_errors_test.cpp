@@ -125,5 +125,46 @@ TEST(FusedmmErrors, BackwardShapesNameTheArgument) {
     }
 }
 
+// forward() into the caller's arrays keeps what the allocating forward keeps, and backward() reads
+// it there; saved arrays the kernels cannot index (not tight, column-major) are refused by name.
+TEST(FusedmmErrors, SavedArraysMayBeTheCallers) {
+    using Saved = FusedSaved<float, std::int32_t>;
+    FusedOptions o = options(Score::dot, 2, Normalize::softmax, Aggregate::max);
+    o.save_attention = true;
+    const P p = problem(o);
+    const FusedPlan<float, std::int32_t> plan(Executor::cpu(1), p.a.view(), o);
+    Dense<float> e(Executor::cpu(), 6, 4), e_own(Executor::cpu(), 6, 4);
+    const Saved allocated = plan.forward(p.x.view(), p.y.view(), p.z.view(), e.view());
+    Saved own;  // the caller's arrays, filled by the view overload
+    own.row_max = zeros(6, 2);
+    own.row_sum = zeros(6, 2);
+    own.argmax = Dense<std::int32_t>(Executor::cpu(), 6, 4);
+    own.attention = zeros(p.a.nnz(), 2);
+    plan.forward(p.x.view(), p.y.view(), p.z.view(), e_own.view(), own.out());
+    EXPECT_EQ(e_own.values().to_vector(), e.values().to_vector());
+    EXPECT_EQ(own.row_max.values().to_vector(), allocated.row_max.values().to_vector());
+    EXPECT_EQ(own.row_sum.values().to_vector(), allocated.row_sum.values().to_vector());
+    EXPECT_EQ(own.argmax.values().to_vector(), allocated.argmax.values().to_vector());
+    EXPECT_EQ(own.attention.values().to_vector(), allocated.attention.values().to_vector());
+
+    const Dense<float> de = random_dense<float>(6, 4, 3);
+    Dense<float> dx = zeros(6, 6), dx_own = zeros(6, 6);
+    plan.backward(de.view(), allocated, p.x.view(), p.y.view(), p.z.view(), dx.view(), {}, {});
+    plan.backward(de.view(), own.view(), p.x.view(), p.y.view(), p.z.view(), dx_own.view(), {}, {});
+    EXPECT_EQ(dx_own.values().to_vector(), dx.values().to_vector());
+
+    FusedSavedOut<float, std::int32_t> wide = own.out();
+    Dense<float> padded = zeros(6, 3);
+    wide.row_max = padded.view();
+    wide.row_max.cols = 2;  // 6 x 2 inside a 6 x 3 array: ld 3
+    expect_error([&] { plan.forward(p.x.view(), p.y.view(), p.z.view(), e_own.view(), wide); }, ErrorKind::InvalidArgument,
+                 "saved.row_max: must be row-major with ld = cols (2), got ld 3");
+    Dense<float> column_major(Executor::cpu(), 6, 2, Layout::col_major);
+    FusedSavedIn<float, std::int32_t> transposed = own.view();
+    transposed.row_sum = column_major.view();
+    expect_error([&] { plan.backward(de.view(), transposed, p.x.view(), p.y.view(), p.z.view(), dx.view(), {}, {}); },
+                 ErrorKind::InvalidArgument, "saved.row_sum: must be row-major with ld = cols (2), got column-major");
+}
+
 }  // namespace
 }  // namespace spk::test
