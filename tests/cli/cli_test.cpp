@@ -250,9 +250,12 @@ TEST_F(Cli, BenchExpandsRangesAndWritesJson) {
     for (const char* n : {"  4  ", "  8  ", "  16  "}) EXPECT_NE(r.out.find(n), std::string::npos) << n << " in\n" << r.out;
     EXPECT_NE(r.out.find("geomean spmm n=16"), std::string::npos) << r.out;
     EXPECT_NE(r.out.find("geomean tc"), std::string::npos) << r.out;
+    EXPECT_NE(r.out.find("Medges/s over 1 graphs"), std::string::npos) << r.out;
     const std::string j = read_file(json);
     EXPECT_NE(j.find("\"results\""), std::string::npos) << j;
     EXPECT_NE(j.find("\"op\": \"tc\""), std::string::npos) << j;
+    // banded n=200, half width 3: 200 x 3 - (1 + 2 + 3) undirected edges
+    EXPECT_NE(j.find("\"edges\": 594"), std::string::npos) << j;
 }
 
 TEST_F(Cli, BenchSuiteResolvesSharedMatrices) {

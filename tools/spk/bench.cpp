@@ -28,7 +28,8 @@ const CommandSpec& spec() {
                 "operation's compute step (plans and inputs are built before timing; spgemm times both phases). GFLOP/s\n"
                 "counts 2 nnz n for spmm, 2 nnz k heads for sddmm, 2 x the scalar products for spgemm; GB/s divides the\n"
                 "minimum bytes (inputs read once, outputs written once) by the time. Geometric means per (op, n) close the\n"
-                "table. --op read times the Matrix Market reader on one core (MB/s of uncompressed text).\n"
+                "table. --op read times the Matrix Market reader on one core (MB/s of uncompressed text). tc adds\n"
+                "Medges/s: the graph's distinct undirected edges (self loops and repeats dropped) by the time.\n"
                 "--backward times fusedmm's backward pass instead, and its forward pass on the same inputs beside it: the\n"
                 "table adds the forward's time and backward / forward, and 'geomean fusedmm k=K backward over forward'\n"
                 "lines (the geomean and the largest ratio) close it.\n"
@@ -66,7 +67,7 @@ struct Measurement {
     index_t rows = 0, cols = 0, nnz = 0;
     std::int64_t n = 0;  // 0: the op has no width
     std::vector<double> times = {};
-    double median = 0, flops = 0, bytes = 0;
+    double median = 0, flops = 0, bytes = 0, edges = 0;  // edges: graph operations (tc) only
     double checksum = 0;                        // of the result (the count for tc), to compare with other tools
     index_t result_nnz = -1;                    // sparse results only
     std::optional<BaselineTime> baseline = {};  // the vendor's fastest, same inputs, same process
@@ -162,6 +163,7 @@ void bench_op(const Executor& exec, const OpConfig& base, const MatrixSource& sr
         }
         m.flops = op->flops();
         m.bytes = op->bytes();  // after the runs: spgemm knows its output's size only then
+        m.edges = op->edges();
         const OpOutput result = op->output();
         m.checksum = result.checksum();
         if (result.sparse) m.result_nnz = static_cast<index_t>(result.values.size());
@@ -240,6 +242,7 @@ Json to_json(const std::vector<Measurement>& ms, const Executor& exec, const Set
             for (const auto& [label, ratio] : m.baseline->ratios) ratios.set(label, ratio);
             r.set("ratios", std::move(ratios));
         }
+        if (m.edges > 0) r.set("edges", m.edges).set("edges_per_s", rate(m.edges, m.median));
         if (m.op == "read")
             r.set("mb_per_s", rate(m.bytes, m.median) / 1e6);
         else
@@ -310,6 +313,8 @@ int run_bench(std::span<const std::string> args) {
     const bool with_forward = std::any_of(ms.begin(), ms.end(), [](const Measurement& m) { return m.backward; });
     std::vector<std::string> columns{"op", "matrix", "rows", "nnz", "n", "median ms", "GFLOP/s", "GB/s"};
     if (bandwidth > 0) columns.push_back("of floor");
+    const bool with_edges = std::any_of(ms.begin(), ms.end(), [](const Measurement& m) { return m.edges > 0; });
+    if (with_edges) columns.push_back("Medges/s");
     if (with_forward) columns.insert(columns.end(), {"forward ms", "bwd/fwd"});
     if (with_baseline) columns.insert(columns.end(), {"vendor best", "vendor ms", "speedup"});
     Table table(columns);
@@ -326,6 +331,7 @@ int run_bench(std::span<const std::string> args) {
                                      read || m.flops == 0 ? "-" : fixed(rate(m.flops, m.median) / 1e9, 2),
                                      read ? fixed(rate(m.bytes, m.median) / 1e6, 1) + " MB/s" : fixed(rate(m.bytes, m.median) / 1e9, 2)};
         if (bandwidth > 0) row.push_back(read ? "-" : fixed(100.0 * m.bytes / bandwidth / m.median, 1) + "%");
+        if (with_edges) row.push_back(m.edges > 0 ? fixed(rate(m.edges, m.median) / 1e6, 1) : "-");
         if (with_forward) {
             if (m.backward)
                 row.insert(row.end(), {millis(m.forward_seconds), fixed(rate(m.median, m.forward_seconds), 2) + "x"});
@@ -366,6 +372,12 @@ int run_bench(std::span<const std::string> args) {
         else
             std::printf("geomean %s: %s GFLOP/s, %s GB/s over %zu matrices\n", key.c_str(), with_flops ? fixed(gf, 2).c_str() : "-",
                         fixed(gb, 2).c_str(), g.size());
+        if (g.front()->edges > 0) {  // graph operations: every measurement of the group has its edges
+            double log_edges = 0;
+            for (const auto* m : g) log_edges += std::log(rate(m->edges, m->median));
+            std::printf("geomean %s: %s Medges/s over %zu graphs\n", key.c_str(), fixed(std::exp(log_edges / static_cast<double>(g.size())) / 1e6, 1).c_str(),
+                        g.size());
+        }
         // The goal lines the results files end with: geomean <op> <case> vs <baseline>: <ratio>x
         double log_ratio = 0, worst = 0;
         int with_vendor = 0;

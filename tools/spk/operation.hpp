@@ -80,6 +80,9 @@ public:
     // minimum bytes one run must read and write (inputs once, outputs once).
     virtual double flops() const = 0;
     virtual double bytes() const = 0;
+    // Undirected edges of the graph a graph operation walks (tc; 0 otherwise): bench reports edges
+    // a second, the figure published triangle counts are compared by.
+    virtual double edges() const { return 0; }
 };
 
 std::unique_ptr<Operation> make_operation(const Executor& exec, const OpConfig& config, const OpInputs& inputs);
