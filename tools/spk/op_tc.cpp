@@ -10,8 +10,7 @@ namespace spk::cli {
 
 namespace {
 
-// Distinct undirected edges {r, c}, r != c, of the pattern (host memory): what triangle counting
-// walks, counted once before the timed runs.
+// Distinct undirected edges {r, c}, r != c, of the pattern (host memory): what triangle counting walks.
 double undirected_edges(const Matrix& host) {
     std::vector<std::uint64_t> pairs;
     pairs.reserve(static_cast<std::size_t>(host.nnz()));
@@ -26,7 +25,7 @@ double undirected_edges(const Matrix& host) {
 
 class TcOp final : public Operation {
 public:
-    TcOp(const Executor& exec, const Matrix& a) : exec_(exec), a_(a.to(exec)), edges_(undirected_edges(a.to(Executor::cpu()))) {}
+    TcOp(const Executor& exec, const Matrix& a) : exec_(exec), a_(a.to(exec)) {}
 
     std::string describe() const override { return "tc"; }
     void run() override {
@@ -44,14 +43,17 @@ public:
         invalid_argument("-o '" + path + "': tc has a single number as its result; it is printed, not written");
     }
     double flops() const override { return 0; }
-    double edges() const override { return edges_; }
+    double edges() const override {  // counted on first use: only bench asks, after its timed runs
+        if (edges_ < 0) edges_ = undirected_edges(a_.to(Executor::cpu()));
+        return edges_;
+    }
     double bytes() const override { return csr_bytes(a_.rows(), a_.nnz()) - 4.0 * static_cast<double>(a_.nnz()); }  // pattern only
 
 private:
     Executor exec_;
     Matrix a_;
     std::uint64_t count_ = 0;
-    double edges_ = 0;
+    mutable double edges_ = -1;  // not yet counted
 };
 
 }  // namespace
