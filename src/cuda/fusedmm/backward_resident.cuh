@@ -171,7 +171,7 @@ __device__ __forceinline__ void resident_row_work(const BackwardArgs<T, I>& args
             if (r.score == Score::add) {
 #pragma unroll
                 for (int b = 0; b < kBatch; ++b) dx_add += ds[b];
-            } else if (vector) {
+            } else if (vector && args.dx != nullptr) {
                 resident_score_gradient<A, VEC>(r.score, dx, ds, xi, yv);
             }
         });
