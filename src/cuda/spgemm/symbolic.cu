@@ -12,6 +12,7 @@
 #include "core/instantiate.hpp"
 #include "core/spgemm_kernels.hpp"
 #include "cuda/spgemm/binning.cuh"
+#include "cuda/spgemm/prefix_sum.cuh"
 #include "cuda/spgemm/symbolic_kernels.cuh"
 
 namespace spk::detail::cuda {
@@ -19,15 +20,6 @@ namespace spk::detail::cuda {
 namespace {
 
 using namespace spgemm;
-
-// A row pointer from per-row counts: out[0] = 0, out[i + 1] = Σ counts[0..i]. The caller makes
-// sure Σ counts fits T (then every partial sum does too, whatever type cub accumulates in).
-template <class T>
-void prefix_sum(const Executor& exec, const long long* counts, long long rows, T* out) {
-    SPK_CUDA_CHECK(cudaMemsetAsync(out, 0, sizeof(T), stream_of(exec)));
-    if (rows == 0) return;
-    run_cub(exec, [&](void* temp, std::size_t& bytes) { return cub::DeviceScan::InclusiveSum(temp, bytes, counts, out + 1, rows, stream_of(exec)); });
-}
 
 unsigned grid_for(long long items, int per_block) { return static_cast<unsigned>(std::max<long long>(1, (items + per_block - 1) / per_block)); }
 

@@ -16,11 +16,13 @@
 #include "core/spgemm_kernels.hpp"
 #include "cuda/common/workspace.hpp"
 #include "cuda/spgemm/launch.cuh"
+#include "cuda/spgemm/prefix_sum.cuh"
 
 namespace spk::detail::cuda {
 
 namespace {
 
+using spgemm::prefix_sum;
 using spgemm::run_cub;
 using spgemm::stream_of;
 
@@ -108,14 +110,6 @@ __global__ void compact_distinct(long long n, const long long* start, const I* s
     }
 }
 
-// out[0] = 0, out[k + 1] = Σ counts[0..k].
-template <class T>
-void scan_into_pointer(const Executor& exec, const unsigned long long* counts, long long n, T* out) {
-    SPK_CUDA_CHECK(cudaMemsetAsync(out, 0, sizeof(T), stream_of(exec)));
-    if (n == 0) return;
-    run_cub(exec, [&](void* temp, std::size_t& bytes) { return cub::DeviceScan::InclusiveSum(temp, bytes, counts, out + 1, n, stream_of(exec)); });
-}
-
 }  // namespace
 
 template <class I>
@@ -147,7 +141,7 @@ std::uint64_t count_graph_triangles(const Executor& exec, index_t n, index_t nnz
     count_lower_rows<I><<<warp_grid(n), kThreads, 0, stream>>>(n, row_ptr, col_idx, rank.data(), counts.data());
     SPK_CUDA_CHECK_LAUNCH();
     Workspace<long long> start(exec, static_cast<std::size_t>(n) + 1);
-    scan_into_pointer(exec, counts.data(), n, start.data());
+    prefix_sum(exec, counts.data(), n, start.data());
     const long long total = spgemm::read_back(exec, start.data() + n, 1)[0];  // nnz less the diagonal's entries
     if (total == 0) return 0;
     SPK_CUDA_CHECK(cudaMemsetAsync(counts.data(), 0, sizeof(unsigned long long) * static_cast<std::size_t>(n), stream));  // the cursors
@@ -163,7 +157,7 @@ std::uint64_t count_graph_triangles(const Executor& exec, index_t n, index_t nnz
     count_distinct<I><<<warp_grid(n), kThreads, 0, stream>>>(n, start.data(), sorted.data(), counts.data());
     SPK_CUDA_CHECK_LAUNCH();
     Workspace<I> lower_ptr(exec, static_cast<std::size_t>(n) + 1), lower_col(exec, static_cast<std::size_t>(total));
-    scan_into_pointer(exec, counts.data(), n, lower_ptr.data());
+    prefix_sum(exec, counts.data(), n, lower_ptr.data());
     compact_distinct<I><<<warp_grid(n), kThreads, 0, stream>>>(n, start.data(), sorted.data(), lower_ptr.data(), lower_col.data());
     SPK_CUDA_CHECK_LAUNCH();
     return count_triangles(exec, n, lower_ptr.data(), lower_col.data());
