@@ -25,6 +25,11 @@ void run_cub(const Executor& exec, F&& f) {
     SPK_CUDA_CHECK(f(temp.data(), bytes));
 }
 
+// Blocks for `items` work items, `per_block` a block (at least one block).
+inline unsigned grid_for(long long items, int per_block) {
+    return static_cast<unsigned>(std::max<long long>(1, (items + per_block - 1) / per_block));
+}
+
 // n values from device memory, after the work queued before them.
 template <class T>
 std::vector<T> read_back(const Executor& exec, const T* device, std::size_t n) {

@@ -21,8 +21,6 @@ namespace {
 
 using namespace spgemm;
 
-unsigned grid_for(long long items, int per_block) { return static_cast<unsigned>(std::max<long long>(1, (items + per_block - 1) / per_block)); }
-
 // B's rows as (column block, bit mask) pairs.
 struct CompressedB {
     Workspace<long long> ptr;

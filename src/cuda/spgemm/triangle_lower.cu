@@ -29,8 +29,8 @@ using spgemm::stream_of;
 constexpr int kThreads = 256;
 constexpr int kWarps = kThreads / 32;
 
-unsigned warp_grid(long long rows) { return static_cast<unsigned>(std::max<long long>(1, (rows + kWarps - 1) / kWarps)); }
-unsigned thread_grid(long long items) { return static_cast<unsigned>(std::max<long long>(1, (items + kThreads - 1) / kThreads)); }
+unsigned warp_grid(long long rows) { return spgemm::grid_for(rows, kWarps); }  // a warp a row
+unsigned thread_grid(long long items) { return spgemm::grid_for(items, kThreads); }
 
 // Calls visit(r, c) for each off-diagonal entry (r, c) of G, a warp a row.
 template <class I, class F>
