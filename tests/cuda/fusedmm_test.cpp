@@ -662,5 +662,39 @@ TEST_F(CudaFusedmm, PartialGradients) {
     EXPECT_TRUE(all_close(to_doubles(dy), want.grads.dy, 1e-9, 1e-11, 16));
 }
 
+// The saved arrays in the caller's device memory (FusedSavedOut / FusedSavedIn, what the Python
+// binding hands over: PyTorch's tensors) give what the plan's own arrays give, bit for bit.
+TEST_F(CudaFusedmm, SavedArraysInTheCallersMemory) {
+    const Executor gpu = Executor::cuda(0);
+    const auto s = seed("cuda_fusedmm_saved_views");
+    for (const FusedOptions& o : {pattern(Score::dot, Edge::identity(), Normalize::softmax, Aggregate::max, 2, true),
+                                  pattern(Score::add, Edge::leaky_relu(0.2f), Normalize::softmax, Aggregate::sum, 4)}) {
+        const auto p = fused::random_problem<float, std::int32_t>(300, 250, 6.0, o.score == Score::add ? 1 : 8, 8, o, s);
+        const auto a = p.a.to(gpu);
+        const Dense<float> x = p.x.to(gpu), y = p.y.to(gpu), z = p.z.to(gpu);
+        const FusedPlan<float, std::int32_t> plan(gpu, a.view(), o);
+        Dense<float> e(gpu, 300, z.cols()), e_own(gpu, 300, z.cols());
+        const FusedSaved<float, std::int32_t> allocated = plan.forward(x.view(), y.view(), z.view(), e.view());
+        FusedSaved<float, std::int32_t> own;
+        own.row_max = Dense<float>(gpu, 300, o.heads);
+        own.row_sum = Dense<float>(gpu, 300, o.heads);
+        if (o.aggregate == Aggregate::max) own.argmax = Dense<std::int32_t>(gpu, 300, z.cols());
+        if (o.save_attention) own.attention = Dense<float>(gpu, p.a.nnz(), o.heads);
+        plan.forward(x.view(), y.view(), z.view(), e_own.view(), own.out());
+        EXPECT_EQ(as_doubles(e_own.to(Executor::cpu())), as_doubles(e.to(Executor::cpu())));
+        EXPECT_EQ(as_doubles(own.row_max.to(Executor::cpu())), as_doubles(allocated.row_max.to(Executor::cpu())));
+        EXPECT_EQ(as_doubles(own.row_sum.to(Executor::cpu())), as_doubles(allocated.row_sum.to(Executor::cpu())));
+        if (o.aggregate == Aggregate::max) {
+            EXPECT_EQ(own.argmax.to(Executor::cpu()).values().to_vector(), allocated.argmax.to(Executor::cpu()).values().to_vector());
+        }
+
+        const Dense<float> de = random_dense<float>(300, z.cols(), s + 1).to(gpu);
+        Dense<float> dz(gpu, z.rows(), z.cols()), dz_own(gpu, z.rows(), z.cols());
+        plan.backward(de.view(), allocated, x.view(), y.view(), z.view(), {}, {}, dz.view(), {}, e.view());
+        plan.backward(de.view(), own.view(), x.view(), y.view(), z.view(), {}, {}, dz_own.view(), {}, e_own.view());
+        EXPECT_EQ(as_doubles(dz_own.to(Executor::cpu())), as_doubles(dz.to(Executor::cpu())));
+    }
+}
+
 }  // namespace
 }  // namespace spk::test

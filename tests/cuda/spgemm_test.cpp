@@ -513,6 +513,24 @@ TEST_F(CudaSpgemmFixed, TriangleCountsMatchCpu) {
     EXPECT_EQ(triangle_count(gpu, rmat.to(gpu).view()), triangle_count(Executor::cpu(), rmat.view()));
 }
 
+// What L is built from on the device: one triangle 0-1-2 given as (0,1) twice, (1,0), (2,1), (0,2),
+// (2,0), self loops and a pendant edge, rows unsorted; a graph of self loops alone (no entry left
+// for L); a pattern without values.
+TEST_F(CudaSpgemmFixed, TriangleCountsOfRepeatsSelfLoopsAndUnsortedRows) {
+    const Executor gpu = Executor::cuda(0);
+    const Csr<float, std::int64_t> repeated(Executor::cpu(), 5, 5, std::vector<std::int64_t>{0, 4, 6, 9, 10, 10},
+                                            {1, 2, 1, 0, 0, 1, 2, 1, 2, 4}, std::vector<float>(10, 1.0f), false);
+    EXPECT_EQ(triangle_count(gpu, repeated.to(gpu).view()), 1u);
+    const Csr<float, std::int32_t> loops(Executor::cpu(), 4, 4, std::vector<std::int32_t>{0, 1, 2, 2, 3}, {0, 1, 3},
+                                         std::vector<float>(3, 1.0f));
+    EXPECT_EQ(triangle_count(gpu, loops.to(gpu).view()), 0u);
+    Coo<float, std::int32_t> k4{4, 4, {0, 0, 0, 1, 1, 2}, {1, 2, 3, 2, 3, 3}, std::vector<float>(6, 1.0f)};
+    const auto k4_gpu = coo_to_csr(k4).to(gpu);
+    CsrView<const float, std::int32_t> pattern_only = k4_gpu.view();
+    pattern_only.values = nullptr;  // values are ignored
+    EXPECT_EQ(triangle_count(gpu, pattern_only), 4u);
+}
+
 TEST_F(CudaSpgemmFixed, TriangleCountsOfSharedMatrices) {
     int checked = 0;
     for (const std::string name : {"karate.mtx", "jagmesh7.mtx", "bcsstk13.mtx.gz", "bcsstk16.mtx.gz"}) {
