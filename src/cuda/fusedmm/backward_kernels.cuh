@@ -44,14 +44,7 @@ __device__ __forceinline__ void backward_row_work(const BackwardArgs<T, I>& args
             sigma = args.sigma[i * r.heads + h];  // from E, or combined from the sigma pass's shares
         } else if (r.softmax) {
             for (long long p0 = begin; p0 < end; p0 += kBatch) {
-                Batch<I> e;
-#pragma unroll
-                for (int b = 0; b < kBatch; ++b) {
-                    e.valid[b] = p0 + b < end;
-                    e.i[b] = i;
-                    e.p[b] = e.valid[b] ? p0 + b : p0;
-                    e.j[b] = args.col_idx[e.p[b]];
-                }
+                const Batch<I> e = row_batch(args.col_idx, i, p0, end);
                 Terms<A> t;
                 entry_terms<T, I, G, VEC>(args, h, e, t, lane, mask);
 #pragma unroll
@@ -73,14 +66,7 @@ __device__ __forceinline__ void backward_row_work(const BackwardArgs<T, I>& args
         for (int c = 0; c < C; ++c) zero<T, VEC>(dx[c]);
         A dx_add = 0;  // the add score's dX(i, h)
         for (long long p0 = begin; p0 < end; p0 += kBatch) {
-            Batch<I> e;
-#pragma unroll
-            for (int b = 0; b < kBatch; ++b) {
-                e.valid[b] = p0 + b < end;
-                e.i[b] = i;
-                e.p[b] = e.valid[b] ? p0 + b : p0;
-                e.j[b] = args.col_idx[e.p[b]];
-            }
+            const Batch<I> e = row_batch(args.col_idx, i, p0, end);
             Terms<A> t;
             entry_terms<T, I, G, VEC>(args, h, e, t, lane, mask);
             A ds[kBatch];

@@ -109,14 +109,7 @@ __device__ __forceinline__ void resident_row_work(const BackwardArgs<T, I>& args
         // One sweep over the entries: each batch's terms, then visit(e, t, Y_j rows).
         const auto sweep = [&](auto&& visit) {
             for (long long p0 = begin; p0 < end; p0 += kBatch) {
-                Batch<I> e;
-#pragma unroll
-                for (int b = 0; b < kBatch; ++b) {
-                    e.valid[b] = p0 + b < end;
-                    e.i[b] = i;
-                    e.p[b] = e.valid[b] ? p0 + b : p0;
-                    e.j[b] = args.col_idx[e.p[b]];
-                }
+                const Batch<I> e = row_batch(args.col_idx, i, p0, end);
                 A yv[kBatch][VEC], zv[kBatch][VEC], gv[kBatch][VEC];
 #pragma unroll
                 for (int b = 0; b < kBatch; ++b) {

@@ -17,6 +17,20 @@ struct Batch {
     bool valid[kBatch];
 };
 
+// Row i's entries p0 .. p0 + kBatch - 1 below end, with their columns.
+template <class I>
+__device__ __forceinline__ Batch<I> row_batch(const I* col_idx, long long i, long long p0, long long end) {
+    Batch<I> e;
+#pragma unroll
+    for (int b = 0; b < kBatch; ++b) {
+        e.valid[b] = p0 + b < end;
+        e.i[b] = i;
+        e.p[b] = e.valid[b] ? p0 + b : p0;
+        e.j[b] = col_idx[e.p[b]];
+    }
+    return e;
+}
+
 // What both kernels need of every entry of a batch, for head h.
 template <class A>
 struct Terms {
