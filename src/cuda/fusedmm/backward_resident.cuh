@@ -62,17 +62,6 @@ __device__ __forceinline__ void resident_dalpha(Terms<A>& t, const A (&g)[kBatch
     }
 }
 
-// The indices of the batch at p0 (entries p0 .. p0 + kBatch - 1 below end; slots past it repeat
-// p0's). The column kernel loads Aᵀ's rows a batch ahead, so that a batch's gathers of X_i and
-// dE_i wait on no load issued in the same iteration: the general column kernel profiled as latency
-// bound (17% of DRAM, 24% of L2 and 25% of the SMs' throughput on uniform 1M x 16). (The row
-// kernel, at 45% of L2, spilled 30% more at 80 registers with the same prefetch, and has none.)
-template <class I>
-__device__ __forceinline__ void load_indices(const I* index, long long p0, long long end, I (&out)[kBatch]) {
-#pragma unroll
-    for (int b = 0; b < kBatch; ++b) out[b] = p0 < end ? index[p0 + b < end ? p0 + b : p0] : I(0);
-}
-
 // d_self += ds_b * other_b (dot) or -2 ds_b (self - other_b) (negative squared distance).
 template <class A, int VEC>
 __device__ __forceinline__ void resident_score_gradient(Score score, A (&d)[VEC], const A (&ds)[kBatch], const A (&self)[VEC],
@@ -206,19 +195,16 @@ __device__ __forceinline__ void resident_column_work(const BackwardArgs<T, I>& a
     zero<T, VEC>(dz);
     zero<T, VEC>(dy);
     A dy_add = 0;
-    const bool need_entry = args.use_saved || r.score == Score::value;  // A's entry numbers: saved α, A's values
-    I next[kBatch];
-    load_indices(args.t_row, begin, end, next);
     for (long long t0 = begin; t0 < end; t0 += kBatch) {
         Batch<I> e;
 #pragma unroll
         for (int b = 0; b < kBatch; ++b) {
             e.valid[b] = t0 + b < end;
-            e.i[b] = next[b];
-            e.p[b] = need_entry ? args.t_entry[e.valid[b] ? t0 + b : t0] : 0;
+            const long long t = e.valid[b] ? t0 + b : t0;
+            e.i[b] = args.t_row[t];
+            e.p[b] = args.t_entry[t];
             e.j[b] = static_cast<I>(j);
         }
-        load_indices(args.t_row, t0 + kBatch, end, next);
         A xv[kBatch][VEC], gv[kBatch][VEC], zv[kBatch][VEC];
 #pragma unroll
         for (int b = 0; b < kBatch; ++b) {
