@@ -114,9 +114,9 @@ __device__ __forceinline__ void backward_row_work(const BackwardArgs<T, I>& args
 // Blocks 0 .. split.rows.blocks-1 take the chunks of long rows, a group a (chunk, head group)
 // item; the others a group a (row, head group), skipping long rows. A launch for the chunks alone
 // has no row blocks.
-// RESIDENT: one chunk covers the head's widths (one tile), and the resident path walks the entries.
-template <class T, class I, int G, int VEC, bool RESIDENT>
-__global__ void __launch_bounds__(kBlockThreads, RESIDENT ? resident_min_blocks<T> : 1) backward_rows_kernel(const BackwardArgs<T, I> args) {
+// P: the general path, or the resident one (one chunk covers the head's widths, one tile).
+template <class T, class I, int G, int VEC, BackwardPath P>
+__global__ void __launch_bounds__(kBlockThreads, backward_min_blocks<T>(P)) backward_rows_kernel(const BackwardArgs<T, I> args) {
     constexpr int kGroups = kBlockThreads / G;
     const ChunkList<I>& list = args.split.rows;
     const int head_groups = args.rules.heads / args.row_heads;
@@ -143,8 +143,8 @@ __global__ void __launch_bounds__(kBlockThreads, RESIDENT ? resident_min_blocks<
         end = args.row_ptr[i + 1];
         if (end - begin > list.threshold) return;  // a long row: the chunk blocks walk it
     }
-    if constexpr (RESIDENT)
-        resident_row_work<T, I, G, VEC>(args, i, h0, begin, end, k, group_lane<G>(), group_mask<G>());
+    if constexpr (P != BackwardPath::general)
+        resident_row_work<T, I, G, VEC, P == BackwardPath::resident_vector>(args, i, h0, begin, end, k, group_lane<G>(), group_mask<G>());
     else
         backward_row_work<T, I, G, VEC>(args, i, h0, begin, end, k, group_lane<G>(), group_mask<G>());
 }
@@ -240,8 +240,8 @@ __device__ __forceinline__ void backward_column_work(const BackwardArgs<T, I>& a
 
 // Blocks 0 .. split.columns.blocks-1 take the chunks of long columns, a group a (chunk, head)
 // item; the others a group a (column, head), skipping long columns.
-template <class T, class I, int G, int VEC, bool RESIDENT>
-__global__ void __launch_bounds__(kBlockThreads, RESIDENT ? resident_min_blocks<T> : 1) backward_columns_kernel(const BackwardArgs<T, I> args) {
+template <class T, class I, int G, int VEC, BackwardPath P>
+__global__ void __launch_bounds__(kBlockThreads, backward_min_blocks<T>(P)) backward_columns_kernel(const BackwardArgs<T, I> args) {
     constexpr int kGroups = kBlockThreads / G;
     const ChunkList<I>& list = args.split.columns;
     const int heads = args.rules.heads;
@@ -267,8 +267,8 @@ __global__ void __launch_bounds__(kBlockThreads, RESIDENT ? resident_min_blocks<
         end = args.col_ptr[j + 1];
         if (end - begin > list.threshold) return;  // a long column: the chunk blocks walk it
     }
-    if constexpr (RESIDENT)
-        resident_column_work<T, I, G, VEC>(args, j, h, begin, end, k, group_lane<G>(), group_mask<G>());
+    if constexpr (P != BackwardPath::general)
+        resident_column_work<T, I, G, VEC, P == BackwardPath::resident_vector>(args, j, h, begin, end, k, group_lane<G>(), group_mask<G>());
     else
         backward_column_work<T, I, G, VEC>(args, j, h, begin, end, k, group_lane<G>(), group_mask<G>());
 }

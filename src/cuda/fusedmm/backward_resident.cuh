@@ -18,12 +18,22 @@ namespace spk::detail::cuda::fused {
 // elasticity 40^3 x 3 and 7.7 to 5.9 on R-MAT 18 over 2 blocks an SM. The other types (wider
 // accumulators or more values a vector) spill twice that at 80 and keep 2 blocks (f16 and
 // bf16, 8 values a vector, still spill 260-420 bytes at 128).
+// With scalar scores (GAT's add, GCN's values) the kernels hold no rows of X and Y, and f32's ask
+// for 4 blocks (64 registers, 140-170 bytes of spills against 20-36 at 80): on the H200, GAT's
+// shapes on R-MAT 20 (16.1M entries) took the backward from 19.6 to 15.9 ms (4 heads of 32) and
+// from 5.4 to 4.6 ms (1 head of 16) over 3 blocks.
 template <class T>
 constexpr int resident_min_blocks = sizeof(T) == 4 ? 3 : 2;
 
+template <class T>
+constexpr int backward_min_blocks(BackwardPath p) {
+    if (p == BackwardPath::general) return 1;
+    return p == BackwardPath::resident_scalar && sizeof(T) == 4 ? 4 : resident_min_blocks<T>;
+}
+
 // The batch's scores from the two sides' rows in registers: `mine` the group's own row, `theirs`
 // the batch's (the score is symmetric in X_i and Y_j); x_scalar + y_scalar for add.
-template <class T, class I, int G, int VEC>
+template <class T, class I, int G, int VEC, bool VECTOR>
 __device__ __forceinline__ void resident_scores(const BackwardArgs<T, I>& args, int h, const Batch<I>& e, const accum_t<T> (&mine)[VEC],
                                                 const accum_t<T> (&theirs)[kBatch][VEC], Terms<accum_t<T>>& t, unsigned mask) {
     using A = accum_t<T>;
@@ -41,7 +51,7 @@ __device__ __forceinline__ void resident_scores(const BackwardArgs<T, I>& args, 
                 t.s[b] = to_accum(args.x[e.i[b] * args.ldx + h]) + to_accum(args.y[static_cast<long long>(e.j[b]) * args.ldy + h]);
                 break;
             default:
-                t.s[b] = finish_score<G>(r.score, score_terms(r.score, mine, theirs[b]), mask);
+                if constexpr (VECTOR) t.s[b] = finish_score<G>(r.score, score_terms(r.score, mine, theirs[b]), mask);
         }
     }
 }
@@ -75,7 +85,7 @@ __device__ __forceinline__ void resident_score_gradient(Score score, A (&d)[VEC]
 // Row i's entries begin .. end-1, heads h0 .. h0 + row_heads - 1: a whole row (chunk_id < 0),
 // whose σ, dX and dA it writes, or chunk chunk_id of a long row, whose share of σ (sigma pass) or
 // of dX (with dA for its entries, from the combined σ) it writes. As backward_row_work, one tile.
-template <class T, class I, int G, int VEC>
+template <class T, class I, int G, int VEC, bool VECTOR>
 __device__ __forceinline__ void resident_row_work(const BackwardArgs<T, I>& args, long long i, int h0, long long begin, long long end,
                                                   long long chunk_id, int lane, unsigned mask) {
     using A = accum_t<T>;
@@ -83,7 +93,8 @@ __device__ __forceinline__ void resident_row_work(const BackwardArgs<T, I>& args
     const BackwardSplit<I, A>& split = args.split;
     const bool chunk = chunk_id >= 0, want_ds = args.dx != nullptr || args.da != nullptr;
     const long long f = chunk_start<G, VEC>(0, lane);
-    const bool vector = vector_score(r.score), max_agg = r.aggregate == Aggregate::max;
+    constexpr bool vector = VECTOR;
+    const bool max_agg = r.aggregate == Aggregate::max;
     const bool has_d = vector && f < r.d, has_dz = f < r.dz;
 
     for (int h = h0; h < h0 + args.row_heads; ++h) {
@@ -109,7 +120,7 @@ __device__ __forceinline__ void resident_row_work(const BackwardArgs<T, I>& args
                     for (int k = 0; k < VEC; ++k) gv[b][k] = gi[k];
                 }
                 Terms<A> t;
-                resident_scores<T, I, G, VEC>(args, h, e, xi, yv, t, mask);
+                resident_scores<T, I, G, VEC, VECTOR>(args, h, e, xi, yv, t, mask);
                 entry_weights(args, h, e, t);
                 resident_dalpha<A, G, VEC>(t, gv, zv, [&](int b, int k) { return !max_agg || winner[k] == e.j[b]; }, mask);
                 visit(e, t, yv);
@@ -176,7 +187,7 @@ __device__ __forceinline__ void resident_row_work(const BackwardArgs<T, I>& args
 
 // Column j's entries begin .. end-1 over Aᵀ's pattern, head h: a whole column (chunk_id < 0),
 // whose dZ_j and dY_j it writes, or chunk chunk_id of a long column, whose shares it writes.
-template <class T, class I, int G, int VEC>
+template <class T, class I, int G, int VEC, bool VECTOR>
 __device__ __forceinline__ void resident_column_work(const BackwardArgs<T, I>& args, long long j, int h, long long begin, long long end,
                                                      long long chunk_id, int lane, unsigned mask) {
     using A = accum_t<T>;
@@ -185,7 +196,8 @@ __device__ __forceinline__ void resident_column_work(const BackwardArgs<T, I>& a
     const bool chunk = chunk_id >= 0;
     const long long state = chunk_id * r.heads + h;
     const long long f = chunk_start<G, VEC>(0, lane);
-    const bool vector = vector_score(r.score), max_agg = r.aggregate == Aggregate::max;
+    constexpr bool vector = VECTOR;
+    const bool max_agg = r.aggregate == Aggregate::max;
     const bool has_d = vector && f < r.d, has_dz = f < r.dz;
 
     A yj[VEC], zj[VEC];
@@ -216,7 +228,7 @@ __device__ __forceinline__ void resident_column_work(const BackwardArgs<T, I>& a
         // Under max, whether row i_b's output value k was won by this column (re-read from L1 by the dZ sum).
         const auto won = [&](int b, int k) { return !max_agg || (has_dz && args.argmax[e.i[b] * args.ld_argmax + h * r.dz + f + k] == e.j[b]); };
         Terms<A> t;
-        resident_scores<T, I, G, VEC>(args, h, e, yj, xv, t, mask);
+        resident_scores<T, I, G, VEC, VECTOR>(args, h, e, yj, xv, t, mask);
         entry_weights(args, h, e, t);
         resident_dalpha<A, G, VEC>(t, gv, zv, won, mask);
         if (args.dz != nullptr) {

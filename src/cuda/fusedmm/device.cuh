@@ -2,7 +2,7 @@
 // Device helpers shared by the FusedMM kernels: the lane layout of a feature row, vector loads
 // that tolerate the row's end, and a lane's share of a score.
 //
-// A group of G lanes (G in {8, 32}) owns one row of A (forward, backward rows), one chunk of a
+// A group of G lanes (G in {4, 8, 32}) owns one row of A (forward, backward rows), one chunk of a
 // long row (forward, split.cuh) or one column (backward columns), and one head. A feature row of a head is cut into chunks of G*VEC values;
 // lane l holds values l*VEC .. l*VEC+VEC-1 of every chunk, so a group's accesses to one row are
 // contiguous and VEC wide. Accumulated rows are kept in registers, kLaneElements values a lane

@@ -136,4 +136,10 @@ struct Shape {
     int vec = 1;
 };
 
+// The backward kernels' walk over a row's (column's) entries: the general path
+// (backward_kernels.cuh), or the resident one (backward_resident.cuh) for scalar scores (add,
+// value) or vector scores (dot, neg_sqdist). The score kind is a template argument there so
+// that the scalar kernels hold no registers for rows of X and Y.
+enum class BackwardPath { general, resident_scalar, resident_vector };
+
 }  // namespace spk::detail::cuda::fused

@@ -1,6 +1,6 @@
 #pragma once
 // Launches of the FusedMM kernels for a runtime shape: a switch over the compiled shapes
-// (G in {8, 32} lanes, VEC 1 or a 16-byte vector). Instantiated once per value type
+// (G in {8, 32} lanes, VEC 1 or a 16-byte vector; G = 4 with 16-byte vectors for narrow heads). Instantiated once per value type
 // (kernels_<type>.cu) so those files compile in parallel.
 #include <cuda_runtime.h>
 
@@ -26,11 +26,22 @@ inline void check_grid(long long blocks, long long tiles) {
 template <class T, class F>
 void with_shape(const Shape& s, F&& f) {
     constexpr int W = wide_vec<T>;
+    if (s.g == 4 && s.vec == W) return f.template operator()<4, W>();
     if (s.g == 8 && s.vec == 1) return f.template operator()<8, 1>();
     if (s.g == 8 && s.vec == W) return f.template operator()<8, W>();
     if (s.g == 32 && s.vec == 1) return f.template operator()<32, 1>();
     if (s.g == 32 && s.vec == W) return f.template operator()<32, W>();
     invalid_argument("fusedmm on CUDA: shape g" + std::to_string(s.g) + ".v" + std::to_string(s.vec) + " is not compiled");
+}
+
+// Calls f.template operator()<P>() for the backward path p. Groups of 4 lanes are chosen only when
+// one vector a lane covers a head's widths, which is always resident: no general kernels for them.
+template <int G, class F>
+void with_path(BackwardPath p, F&& f) {
+    if (p == BackwardPath::resident_scalar) return f.template operator()<BackwardPath::resident_scalar>();
+    if (p == BackwardPath::resident_vector) return f.template operator()<BackwardPath::resident_vector>();
+    if constexpr (G > 4) return f.template operator()<BackwardPath::general>();
+    invalid_argument("fusedmm on CUDA: the general backward path has no kernels for groups of " + std::to_string(G) + " lanes");
 }
 
 // The forward grid: first the chunk blocks, enough for every (chunk, head) item the split's
@@ -63,10 +74,10 @@ void launch_combine_chunks(const ForwardArgs<T, I>& args, long long blocks, cuda
 }
 
 // The row kernel's grid: first the chunk blocks, one group a (chunk, head group) item of the long
-// rows found, then, unless `chunks_only`, one group a (row, head group); tiles along y. `resident`
-// (one chunk covers the head's widths, one tile) picks the resident path's kernel.
+// rows found, then, unless `chunks_only`, one group a (row, head group); tiles along y (one tile on
+// the resident paths).
 template <class T, class I>
-void launch_backward_rows(const Shape& s, const BackwardArgs<T, I>& args, bool chunks_only, long long tiles, bool resident,
+void launch_backward_rows(const Shape& s, const BackwardArgs<T, I>& args, bool chunks_only, long long tiles, BackwardPath path,
                           cudaStream_t stream) {
     with_shape<T>(s, [&]<int G, int VEC>() {
         constexpr long long groups = kBlockThreads / G;
@@ -76,19 +87,16 @@ void launch_backward_rows(const Shape& s, const BackwardArgs<T, I>& args, bool c
         const long long blocks = a.split.rows.blocks + (chunks_only ? 0 : (a.rows * head_groups + groups - 1) / groups);
         if (blocks == 0 || tiles == 0) return;
         check_grid(blocks, tiles);
-        const dim3 grid(static_cast<unsigned>(blocks), static_cast<unsigned>(resident ? 1 : tiles));
-        if (resident)
-            backward_rows_kernel<T, I, G, VEC, true><<<grid, kBlockThreads, 0, stream>>>(a);
-        else
-            backward_rows_kernel<T, I, G, VEC, false><<<grid, kBlockThreads, 0, stream>>>(a);
+        const dim3 grid(static_cast<unsigned>(blocks), static_cast<unsigned>(path == BackwardPath::general ? tiles : 1));
+        with_path<G>(path, [&]<BackwardPath P>() { backward_rows_kernel<T, I, G, VEC, P><<<grid, kBlockThreads, 0, stream>>>(a); });
         SPK_CUDA_CHECK_LAUNCH();
     });
 }
 
 // The column kernel's grid: first the chunk blocks of the long columns, then one group a
-// (column, head); tiles along y, or the resident path's kernel.
+// (column, head); tiles along y (one tile on the resident paths).
 template <class T, class I>
-void launch_backward_columns(const Shape& s, const BackwardArgs<T, I>& args, long long tiles, bool resident, cudaStream_t stream) {
+void launch_backward_columns(const Shape& s, const BackwardArgs<T, I>& args, long long tiles, BackwardPath path, cudaStream_t stream) {
     with_shape<T>(s, [&]<int G, int VEC>() {
         constexpr long long groups = kBlockThreads / G;
         BackwardArgs<T, I> a = args;
@@ -96,11 +104,8 @@ void launch_backward_columns(const Shape& s, const BackwardArgs<T, I>& args, lon
         const long long blocks = a.split.columns.blocks + (a.cols * a.rules.heads + groups - 1) / groups;
         if (blocks == 0 || tiles == 0) return;
         check_grid(blocks, tiles);
-        const dim3 grid(static_cast<unsigned>(blocks), static_cast<unsigned>(resident ? 1 : tiles));
-        if (resident)
-            backward_columns_kernel<T, I, G, VEC, true><<<grid, kBlockThreads, 0, stream>>>(a);
-        else
-            backward_columns_kernel<T, I, G, VEC, false><<<grid, kBlockThreads, 0, stream>>>(a);
+        const dim3 grid(static_cast<unsigned>(blocks), static_cast<unsigned>(path == BackwardPath::general ? tiles : 1));
+        with_path<G>(path, [&]<BackwardPath P>() { backward_columns_kernel<T, I, G, VEC, P><<<grid, kBlockThreads, 0, stream>>>(a); });
         SPK_CUDA_CHECK_LAUNCH();
     });
 }
@@ -111,5 +116,5 @@ void launch_backward_columns(const Shape& s, const BackwardArgs<T, I>& args, lon
 #define SPK_FUSED_LAUNCHES(T, I)                                                                                      \
     template void launch_forward<T, I>(const Shape&, bool, const ForwardArgs<T, I>&, long long, cudaStream_t);        \
     template void launch_combine_chunks<T, I>(const ForwardArgs<T, I>&, long long, cudaStream_t);                     \
-    template void launch_backward_rows<T, I>(const Shape&, const BackwardArgs<T, I>&, bool, long long, bool, cudaStream_t); \
-    template void launch_backward_columns<T, I>(const Shape&, const BackwardArgs<T, I>&, long long, bool, cudaStream_t);
+    template void launch_backward_rows<T, I>(const Shape&, const BackwardArgs<T, I>&, bool, long long, BackwardPath, cudaStream_t); \
+    template void launch_backward_columns<T, I>(const Shape&, const BackwardArgs<T, I>&, long long, BackwardPath, cudaStream_t);
