@@ -1,6 +1,6 @@
 // The strictly lower triangle L of an undirected graph's pattern, built on the device for
 // triangle counting (the host builds the same L for the CPU backends: src/core/triangle_count.cpp).
-// Vertices are ranked by increasing degree, ties by number (a stable radix sort of the degrees),
+// Vertices are ranked by decreasing degree, ties by number (a stable radix sort of the degrees),
 // each off-diagonal entry (r, c) of G becomes (max(rank r, rank c), min(...)), rows are sorted and
 // their repeats dropped, so L is the same whatever order G's entries come in.
 // Passes: degrees (warp per row of G), ranks (radix sort), L's row counts, their scan, the scatter
@@ -119,7 +119,7 @@ std::uint64_t count_graph_triangles(const Executor& exec, index_t n, index_t nnz
         unsupported("triangle_count on CUDA: more than 2^31 - 1 vertices or entries (the device's segmented sort takes int counts)");
     const cudaStream_t stream = stream_of(exec);
 
-    // Ranks by (degree, vertex): the radix sort is stable and the vertices start in order.
+    // Ranks by (decreasing degree, vertex): the radix sort is stable and the vertices start in order.
     Workspace<unsigned long long> degree(exec, static_cast<std::size_t>(n)), sorted_degree(exec, static_cast<std::size_t>(n));
     SPK_CUDA_CHECK(cudaMemsetAsync(degree.data(), 0, sizeof(unsigned long long) * static_cast<std::size_t>(n), stream));
     count_degrees<I><<<warp_grid(n), kThreads, 0, stream>>>(n, row_ptr, col_idx, degree.data());
@@ -129,7 +129,7 @@ std::uint64_t count_graph_triangles(const Executor& exec, index_t n, index_t nnz
     SPK_CUDA_CHECK_LAUNCH();
     const int degree_bits = std::bit_width(2 * static_cast<unsigned long long>(nnz));  // degrees are at most 2 nnz
     run_cub(exec, [&](void* temp, std::size_t& bytes) {
-        return cub::DeviceRadixSort::SortPairs(temp, bytes, degree.data(), sorted_degree.data(), vertices.data(), order.data(),
+        return cub::DeviceRadixSort::SortPairsDescending(temp, bytes, degree.data(), sorted_degree.data(), vertices.data(), order.data(),
                                                static_cast<int>(n), 0, degree_bits, stream);
     });
     invert<I><<<thread_grid(n), kThreads, 0, stream>>>(n, order.data(), rank.data());

@@ -1,7 +1,11 @@
 // CUDA triangle counting: Σ_i Σ_{k ∈ L_i} |L_i ∩ L_k| over the strictly lower triangle L (sorted
-// rows). One warp per row i; each lane takes entries k of L_i and looks up every column of L_k
-// in L_i by binary search, only among L_i's columns below k (L_k's columns all are). 64-bit
-// counts, summed per block in shared memory, then one atomic per block.
+// rows; vertices ranked by decreasing degree, so that a row holds only neighbours of higher degree
+// and no row is longer than about sqrt(2 edges)). A warp a row i, over the row's wedges (k, c):
+// k = L_i[q], c ∈ L_k, and c is looked up in L_i[0, q) by binary search (L_k's columns are all
+// below k). The wedges of 32 entries k at a time are numbered, a lane a wedge, so that the lanes
+// share the work whatever the lengths of the rows L_k (a lane an entry k, as before, left most
+// lanes idle behind the longest L_k), and each L_k is read coalesced. 64-bit counts, summed per
+// block in shared memory, then one atomic per block.
 #include <cuda_runtime.h>
 
 #include <cstdint>
@@ -15,6 +19,15 @@ namespace spk::detail::cuda {
 
 namespace {
 
+// The lane of the warp whose wedges hold wedge w: the number of lanes whose inclusive end
+// (`last`, non-decreasing over the lanes) is at most w. Every lane takes part.
+__device__ __forceinline__ int owner_lane(long long last, long long w) {
+    int lane = 0;
+    for (int step = 16; step > 0; step >>= 1)
+        if (__shfl_sync(spgemm::kFullMask, last, lane + step - 1) <= w) lane += step;
+    return lane;
+}
+
 template <class I>
 __global__ void count_triangle_rows(long long n, const I* row_ptr, const I* col, unsigned long long* total) {
     __shared__ unsigned long long block_total;
@@ -26,9 +39,28 @@ __global__ void count_triangle_rows(long long n, const I* row_ptr, const I* col,
     for (long long i = (static_cast<long long>(blockIdx.x) * blockDim.x + threadIdx.x) >> 5; i < n; i += warps) {
         const I* li = col + row_ptr[i];
         const long long len = row_ptr[i + 1] - row_ptr[i];
-        for (long long q = lane; q < len; q += 32) {
-            const long long k = li[q];
-            for (long long r = row_ptr[k]; r < row_ptr[k + 1]; ++r) found += spgemm::contains(li, q, static_cast<long long>(col[r]));
+        for (long long q0 = 0; q0 < len; q0 += 32) {  // warp-uniform: every lane runs every shuffle
+            // This lane's entry k = L_i[q] and its wedges: L_k's entries (none for q = 0: no column of L_i is below k).
+            const long long q = q0 + lane;
+            long long first = 0, count = 0;
+            if (q < len && q > 0) {
+                const long long k = li[q];
+                first = row_ptr[k];
+                count = row_ptr[k + 1] - first;
+            }
+            long long last = count;  // inclusive scan over the lanes: the end of this lane's wedges
+            for (int o = 1; o < 32; o <<= 1) {
+                const long long before = __shfl_up_sync(spgemm::kFullMask, last, o);
+                if (lane >= o) last += before;
+            }
+            const long long wedges = __shfl_sync(spgemm::kFullMask, last, 31);
+            for (long long w0 = 0; w0 < wedges; w0 += 32) {
+                const long long w = w0 + lane;
+                const int owner = owner_lane(last, w);
+                const long long owner_start = __shfl_sync(spgemm::kFullMask, last - count, owner);
+                const long long owner_first = __shfl_sync(spgemm::kFullMask, first, owner);
+                if (w < wedges) found += spgemm::contains(li, q0 + owner, static_cast<long long>(col[owner_first + (w - owner_start)]));
+            }
         }
     }
     for (int o = 16; o > 0; o >>= 1) found += __shfl_xor_sync(spgemm::kFullMask, found, o);
