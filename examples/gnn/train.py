@@ -84,18 +84,32 @@ def to_spk(m, device):
 # --- spk models -----------------------------------------------------------------------------
 
 
+class SpkGCNLayer(torch.nn.Module):
+    """Â (X W) + b, as GCNConv: the bias after the aggregation."""
+
+    def __init__(self, a_hat, d_in, d_out):
+        super().__init__()
+        self.a_hat = a_hat
+        self.lin = torch.nn.Linear(d_in, d_out, bias=False)
+        self.bias = torch.nn.Parameter(torch.zeros(d_out))
+        torch.nn.init.xavier_uniform_(self.lin.weight)
+
+    def forward(self, x):
+        return spk_ops.spmm(self.a_hat, self.lin(x)) + self.bias
+
+
 class SpkGCN(torch.nn.Module):
     def __init__(self, a_hat, d_in, hidden, classes, dropout=0.5):
         super().__init__()
-        self.a_hat, self.dropout = a_hat, dropout
-        self.lin1 = torch.nn.Linear(d_in, hidden)
-        self.lin2 = torch.nn.Linear(hidden, classes)
+        self.dropout = dropout
+        self.conv1 = SpkGCNLayer(a_hat, d_in, hidden)
+        self.conv2 = SpkGCNLayer(a_hat, hidden, classes)
 
     def forward(self, x):
         x = F.dropout(x, self.dropout, self.training)
-        x = F.relu(spk_ops.spmm(self.a_hat, self.lin1(x)))
+        x = F.relu(self.conv1(x))
         x = F.dropout(x, self.dropout, self.training)
-        return spk_ops.spmm(self.a_hat, self.lin2(x))
+        return self.conv2(x)
 
 
 def glorot_(t):
