@@ -127,6 +127,20 @@ __device__ int claim_slot(K* keys, int log2_capacity, K key) {
     return -1;
 }
 
+// Whether key is in the table: its probe sequence meets it before an empty slot.
+template <class K>
+__device__ __forceinline__ bool holds_key(const K* keys, int log2_capacity, K key) {
+    constexpr K kEmpty = ~K(0);
+    const unsigned capacity = 1u << log2_capacity, mask = capacity - 1;
+    unsigned s = home_slot(key, log2_capacity);
+    for (unsigned probe = 0; probe < capacity; ++probe, s = (s + 1) & mask) {
+        const K k = keys[s];
+        if (k == key) return true;
+        if (k == kEmpty) return false;
+    }
+    return false;
+}
+
 __device__ __forceinline__ unsigned to_bits(float x) { return __float_as_uint(x); }
 __device__ __forceinline__ unsigned long long to_bits(double x) { return static_cast<unsigned long long>(__double_as_longlong(x)); }
 __device__ __forceinline__ float from_bits(unsigned x) { return __uint_as_float(x); }

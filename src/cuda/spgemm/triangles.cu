@@ -1,11 +1,13 @@
 // CUDA triangle counting: Σ_i Σ_{k ∈ L_i} |L_i ∩ L_k| over the strictly lower triangle L (sorted
 // rows; vertices ranked by decreasing degree, so that a row holds only neighbours of higher degree
 // and no row is longer than about sqrt(2 edges)). A warp a row i, over the row's wedges (k, c):
-// k = L_i[q], c ∈ L_k, and c is looked up in L_i[0, q) by binary search (L_k's columns are all
-// below k). The wedges of 32 entries k at a time are numbered, a lane a wedge, so that the lanes
-// share the work whatever the lengths of the rows L_k (a lane an entry k, as before, left most
-// lanes idle behind the longest L_k), and each L_k is read coalesced. 64-bit counts, summed per
-// block in shared memory, then one atomic per block.
+// k = L_i[q], c ∈ L_k, and the wedge closes when c ∈ L_i (L_k's columns are all below k, so c can
+// only match L_i's columns before q). The wedges of 32 entries k at a time are numbered, a lane a
+// wedge, so that the lanes share the work whatever the lengths of the rows L_k (a lane an entry k
+// left most lanes idle behind the longest L_k), and each L_k is read coalesced. Rows of up to half
+// a warp's table are first put in a hash table in shared memory, so that each wedge costs a probe
+// or two; longer rows are searched by bisection in global memory. 64-bit counts, summed per block
+// in shared memory, then one atomic per block.
 #include <cuda_runtime.h>
 
 #include <cstdint>
@@ -28,17 +30,35 @@ __device__ __forceinline__ int owner_lane(long long last, long long w) {
     return lane;
 }
 
+constexpr int kThreads = 256;
+constexpr int kTableBytes = 4096;  // a warp's hash table: 32 KB a block
+
 template <class I>
-__global__ void count_triangle_rows(long long n, const I* row_ptr, const I* col, unsigned long long* total) {
+__global__ void __launch_bounds__(kThreads) count_triangle_rows(long long n, const I* row_ptr, const I* col, unsigned long long* total) {
+    using K = spgemm::key_t<I>;
+    constexpr int kSlots = kTableBytes / static_cast<int>(sizeof(K));
+    constexpr K kEmpty = ~K(0);
+    __shared__ K tables[kThreads / 32][kSlots];
     __shared__ unsigned long long block_total;
     if (threadIdx.x == 0) block_total = 0;
     __syncthreads();
     const int lane = threadIdx.x & 31;
+    K* const table = tables[threadIdx.x >> 5];
     const long long warps = static_cast<long long>(gridDim.x) * (blockDim.x >> 5);
     unsigned long long found = 0;
     for (long long i = (static_cast<long long>(blockIdx.x) * blockDim.x + threadIdx.x) >> 5; i < n; i += warps) {
         const I* li = col + row_ptr[i];
         const long long len = row_ptr[i + 1] - row_ptr[i];
+        if (len < 2) continue;  // no wedge closes in a row of one entry
+        // L_i in the table, at most half full, when it fits.
+        const bool hashed = len <= kSlots / 2;
+        const int log2_capacity = hashed ? max(5, spgemm::ceil_log2(2 * len)) : 0;
+        if (hashed) {
+            for (int s = lane; s < (1 << log2_capacity); s += 32) table[s] = kEmpty;
+            __syncwarp();
+            for (long long q = lane; q < len; q += 32) spgemm::claim_slot(table, log2_capacity, static_cast<K>(li[q]));
+            __syncwarp();
+        }
         for (long long q0 = 0; q0 < len; q0 += 32) {  // warp-uniform: every lane runs every shuffle
             // This lane's entry k = L_i[q] and its wedges: L_k's entries (none for q = 0: no column of L_i is below k).
             const long long q = q0 + lane;
@@ -59,9 +79,14 @@ __global__ void count_triangle_rows(long long n, const I* row_ptr, const I* col,
                 const int owner = owner_lane(last, w);
                 const long long owner_start = __shfl_sync(spgemm::kFullMask, last - count, owner);
                 const long long owner_first = __shfl_sync(spgemm::kFullMask, first, owner);
-                if (w < wedges) found += spgemm::contains(li, q0 + owner, static_cast<long long>(col[owner_first + (w - owner_start)]));
+                if (w < wedges) {
+                    const I c = col[owner_first + (w - owner_start)];
+                    found += hashed ? spgemm::holds_key(table, log2_capacity, static_cast<K>(c))
+                                    : spgemm::contains(li, q0 + owner, static_cast<long long>(c));
+                }
             }
         }
+        __syncwarp();  // every probe is done before the next row clears the table
     }
     for (int o = 16; o > 0; o >>= 1) found += __shfl_xor_sync(spgemm::kFullMask, found, o);
     if (lane == 0) atomicAdd(&block_total, found);
@@ -77,9 +102,8 @@ std::uint64_t count_triangles(const Executor& exec, index_t n, const I* row_ptr,
     const cudaStream_t stream = spgemm::stream_of(exec);
     Workspace<unsigned long long> total(exec, 1);
     SPK_CUDA_CHECK(cudaMemsetAsync(total.data(), 0, sizeof(unsigned long long), stream));
-    constexpr int threads = 256;
-    const long long blocks = std::min<long long>((n + threads / 32 - 1) / (threads / 32), 64ll * spgemm::multiprocessors(exec));
-    count_triangle_rows<I><<<static_cast<unsigned>(blocks), threads, 0, stream>>>(n, row_ptr, col_idx, total.data());
+    const long long blocks = std::min<long long>((n + kThreads / 32 - 1) / (kThreads / 32), 64ll * spgemm::multiprocessors(exec));
+    count_triangle_rows<I><<<static_cast<unsigned>(blocks), kThreads, 0, stream>>>(n, row_ptr, col_idx, total.data());
     SPK_CUDA_CHECK_LAUNCH();
     return spgemm::read_back(exec, total.data(), 1)[0];
 }
