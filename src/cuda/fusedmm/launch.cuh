@@ -1,7 +1,7 @@
 #pragma once
 // Launches of the FusedMM kernels for a runtime shape: a switch over the compiled shapes
-// (G in {8, 32} lanes, VEC 1 or a 16-byte vector; G = 4 with 16-byte vectors for narrow heads). Instantiated once per value type
-// (kernels_<type>.cu) so those files compile in parallel.
+// (G in {8, 32} lanes, VEC 1 or a 16-byte vector; G = 4 with 16-byte vectors for narrow heads).
+// Instantiated once per value type (kernels_<type>.cu) so those files compile in parallel.
 #include <cuda_runtime.h>
 
 #include <string>
