@@ -29,7 +29,10 @@ nvidia-smi --query-gpu=name,memory.total,driver_version,clocks.sm --format=csv |
 git rev-parse HEAD 2>/dev/null | tee -a "$LOG/device.txt"
 
 step "build"
-cmake -S . -B build-gpu -G Ninja -DCMAKE_BUILD_TYPE=Release -DSPK_CUDA=ON -DSPK_WERROR=OFF -DSPK_MATRIX_DIR="$matrices" >"$LOG/configure.log" 2>&1 || { tail -30 "$LOG/configure.log"; exit 1; }
+# Position-independent code, so that the Python package links this build's library (installed below)
+# instead of compiling it again.
+cmake -S . -B build-gpu -G Ninja -DCMAKE_BUILD_TYPE=Release -DSPK_CUDA=ON -DSPK_WERROR=OFF -DSPK_MATRIX_DIR="$matrices" \
+  -DCMAKE_POSITION_INDEPENDENT_CODE=ON >"$LOG/configure.log" 2>&1 || { tail -30 "$LOG/configure.log"; exit 1; }
 # Keep going past a failing target so that the GPU tests that did build still run.
 if ! cmake --build build-gpu -j "$(nproc)" -- -k 0 >"$LOG/build.log" 2>&1; then
   grep -E "error" -A3 "$LOG/build.log" | head -40
@@ -51,9 +54,11 @@ if [ "$tests" != 0 ]; then
   fi
 fi
 
-# The Python package's GPU tests and the GNN example (GPU_CHECK_PYTHON=0 skips them, SPK_GNN=0 the example).
+# The Python package's GPU tests and the GNN example (GPU_CHECK_PYTHON=0 skips them, SPK_GNN=0 the example),
+# over the library just built.
 if [ "${GPU_CHECK_PYTHON:-1}" != 0 ]; then
   step "python on the GPU"
+  cmake --install build-gpu --prefix build-gpu/prefix >"$LOG/install.log" 2>&1 && export SPK_PREFIX=$PWD/build-gpu/prefix
   scripts/gpu-python.sh "$LOG" || status=1
 fi
 
