@@ -48,6 +48,12 @@ struct FusedOptions {
     Aggregate aggregate = Aggregate::sum;
     int heads = 1;
     bool save_attention = false;  // keep the nnz x heads weights α for a faster backward
+    // A faster backward for more scratch: while it runs, the backward pass keeps two values per
+    // entry and head (the weight c α and the score's gradient ds, 2 nnz x heads accumulators),
+    // which its row pass computes anyway, so that the gradients over Aᵀ (dY, dZ) read them instead
+    // of recomputing every score. CUDA uses it for sum and mean aggregation when dX or dA is wanted
+    // and each head fits its kernels' registers (f32 heads up to 128 wide); elsewhere it changes nothing.
+    bool backward_edge_terms = false;
 };
 
 // Views of what the forward pass keeps (FusedSaved's arrays, or the caller's own, e.g. a framework's

@@ -157,11 +157,12 @@ def fusedmm(A, X, Y, Z, *, score="dot", edge="identity", normalize="none", aggre
 
 
 def fusedmm_backward(A, dE, X, Y, Z, saved, *, score="dot", edge="identity", normalize="none", aggregate="sum", heads=1,
-                     need=("X", "Y", "Z", "A"), E=None):
+                     need=("X", "Y", "Z", "A"), E=None, edge_terms=False):
     """Gradients (dX, dY, dZ, dA) of fusedmm given dE; dA (nnz,) is for A's values. Those not in
     `need` (or whose input is None) are None. Options must be the forward pass's. E: the forward's
     output, if kept; under softmax the CUDA backend then takes σ = <dE_i, E_i> from it instead of
-    a pass over each row."""
+    a pass over each row. edge_terms=True: a faster backward for 2 nnz x heads values of scratch
+    while it runs (FusedOptions::backward_edge_terms; CUDA, sum and mean aggregation)."""
     A = as_csr(A)
     Z = _dense(Z, "Z")
     dE = _dense(dE, "dE")
@@ -174,7 +175,8 @@ def fusedmm_backward(A, dE, X, Y, Z, saved, *, score="dot", edge="identity", nor
     da = _backend.empty(Z, (A.nnz, 1)) if "A" in need else None
     E = _dense(E, "E") if E is not None else None
     _core.fusedmm_backward(A._handle, dE, X, Y, Z, E, saved.row_max, saved.row_sum, saved.argmax, saved.attention, dx, dy, dz, da, t_col_ptr=None,
-                           t_row_idx=None, t_entry=None, stream=_backend.stream_of(Z), threads=_backend.get_num_threads(), **opts)
+                           t_row_idx=None, t_entry=None, stream=_backend.stream_of(Z), threads=_backend.get_num_threads(),
+                           edge_terms=bool(edge_terms), **opts)
     return dx, dy, dz, (da.reshape(-1) if da is not None else None)
 
 

@@ -253,11 +253,11 @@ def _fused_stat_shapes(rows, heads, z_cols, normalize, aggregate):
 def _fusedmm_impl(indptr: Tensor, indices: Tensor, values: Tensor, rows: int, cols: int, X: Optional[Tensor], Y: Optional[Tensor], Z: Tensor,
                   score: str, edge: str, edge_param: float, normalize: str, aggregate: str, heads: int, t_indptr: Optional[Tensor] = None,
                   t_indices: Optional[Tensor] = None, t_entry: Optional[Tensor] = None,
-                  save_attention: bool = False) -> tuple[Tensor, Tensor, Tensor, Tensor, Tensor]:
+                  save_attention: bool = False, edge_terms: bool = False) -> tuple[Tensor, Tensor, Tensor, Tensor, Tensor]:
     """(E, row_max, row_sum, argmax, attention): the last four are what the backward pass needs
     (empty when the options need none of them; attention, nnz x heads, only with save_attention).
     t_indptr, t_indices, t_entry: Aᵀ's pattern (transposed_pattern) for the backward pass, which then
-    builds none."""
+    builds none. edge_terms: the backward pass's option (FusedOptions::backward_edge_terms)."""
     a = _matrix(indptr, indices, values, rows, cols)
     stat, arg = _fused_stat_shapes(rows, heads, Z.shape[1], normalize, aggregate)
     E = Z.new_empty((rows, Z.shape[1]))
@@ -276,7 +276,7 @@ fusedmm_op = torch.library.custom_op("spk::fusedmm", _fusedmm_impl, mutates_args
 
 @fusedmm_op.register_fake
 def _(indptr, indices, values, rows, cols, X, Y, Z, score, edge, edge_param, normalize, aggregate, heads, t_indptr=None, t_indices=None,
-      t_entry=None, save_attention=False):
+      t_entry=None, save_attention=False, edge_terms=False):
     stat, arg = _fused_stat_shapes(rows, heads, Z.shape[1], normalize, aggregate)
     return (Z.new_empty((rows, Z.shape[1])), Z.new_empty(stat, dtype=_accum_dtype(values)), Z.new_empty(stat, dtype=_accum_dtype(values)),
             Z.new_empty(arg, dtype=indptr.dtype), Z.new_empty((indices.shape[0], heads) if save_attention else (0,)))
@@ -287,11 +287,11 @@ def _fusedmm_backward_impl(indptr: Tensor, indices: Tensor, values: Tensor, rows
                            edge_param: float, normalize: str, aggregate: str, heads: int, t_indptr: Optional[Tensor] = None,
                            t_indices: Optional[Tensor] = None, t_entry: Optional[Tensor] = None,
                            need: Optional[list[bool]] = None, E: Optional[Tensor] = None,
-                           attention: Optional[Tensor] = None) -> tuple[Tensor, Tensor, Tensor, Tensor]:
+                           attention: Optional[Tensor] = None, edge_terms: bool = False) -> tuple[Tensor, Tensor, Tensor, Tensor]:
     """(dX, dY, dZ, dA); need: which of the four to compute (None: all), the others (and dX, dY when
     X, Y are None) come back empty. t_indptr, t_indices, t_entry: Aᵀ's pattern, or None to build it here.
     E: the forward's output (FusedPlan::backward's e), or None. attention: what a forward pass with
-    save_attention kept, or None."""
+    save_attention kept, or None. edge_terms: FusedOptions::backward_edge_terms."""
     a = _matrix(indptr, indices, values, rows, cols)
     dX, dY, dZ, dA = _fused_gradients(X, Y, Z, indices.shape[0], need)
     softmax, is_max = normalize == "softmax", aggregate == "max"
@@ -300,7 +300,7 @@ def _fusedmm_backward_impl(indptr: Tensor, indices: Tensor, values: Tensor, rows
                            row_max if softmax else None, row_sum if softmax else None, argmax if is_max else None, _dense(attention),
                            given(dX), given(dY),
                            given(dZ), None if dA.numel() == 0 else dA.view(-1, 1), score, edge, edge_param, normalize, aggregate, heads,
-                           _dense(t_indptr), _dense(t_indices), _dense(t_entry), _stream(Z), _threads())
+                           _dense(t_indptr), _dense(t_indices), _dense(t_entry), _stream(Z), _threads(), edge_terms)
     return dX, dY, dZ, dA
 
 
@@ -320,13 +320,13 @@ def _fused_gradients(X, Y, Z, nnz, need):
 
 @fusedmm_backward_op.register_fake
 def _(indptr, indices, values, rows, cols, dE, X, Y, Z, row_max, row_sum, argmax, score, edge, edge_param, normalize, aggregate, heads,
-      t_indptr=None, t_indices=None, t_entry=None, need=None, E=None, attention=None):
+      t_indptr=None, t_indices=None, t_entry=None, need=None, E=None, attention=None, edge_terms=False):
     return _fused_gradients(X, Y, Z, indices.shape[0], need)
 
 
 def _fusedmm_setup(ctx, inputs, output):
     (indptr, indices, values, rows, cols, X, Y, Z, score, edge, edge_param, normalize, aggregate, heads, t_indptr, t_indices, t_entry,
-     save_attention) = inputs
+     save_attention, edge_terms) = inputs
     E, row_max, row_sum, argmax, attention = output
     ctx.mark_non_differentiable(row_max, row_sum, argmax, attention)
     # E under softmax only: the backward takes σ from it (FusedPlan::backward's e).
@@ -334,6 +334,7 @@ def _fusedmm_setup(ctx, inputs, output):
                           E if normalize == "softmax" else None, attention if save_attention else None)
     ctx.shape = (rows, cols)
     ctx.options = (score, edge, edge_param, normalize, aggregate, heads)
+    ctx.edge_terms = edge_terms
 
 
 def _fusedmm_backward(ctx, dE, _row_max, _row_sum, _argmax, _attention):
@@ -342,9 +343,9 @@ def _fusedmm_backward(ctx, dE, _row_max, _row_sum, _argmax, _attention):
     wanted = [X is not None and need[5], Y is not None and need[6], need[7], need[2]]
     run = _fusedmm_backward_impl if getattr(ctx, "eager", False) and not torch.is_grad_enabled() else fusedmm_backward_op  # as in spmm
     dX, dY, dZ, dA = run(indptr, indices, values, *ctx.shape, dE.contiguous(), X, Y, Z, row_max, row_sum, argmax, *ctx.options, t_indptr,
-                         t_indices, t_entry, wanted, E, attention)
+                         t_indices, t_entry, wanted, E, attention, ctx.edge_terms)
     pick = lambda g, w: g if w else None
-    return (None, None, pick(dA, wanted[3]), None, None, pick(dX, wanted[0]), pick(dY, wanted[1]), pick(dZ, wanted[2])) + (None,) * 10
+    return (None, None, pick(dA, wanted[3]), None, None, pick(dX, wanted[0]), pick(dY, wanted[1]), pick(dZ, wanted[2])) + (None,) * 11
 
 
 fusedmm_op.register_autograd(_fusedmm_backward, setup_context=_fusedmm_setup)
@@ -411,12 +412,15 @@ def sddmm(A, X, Y, *, heads=1, scale_by_a=True, values=None):
     return sddmm_op(*_parts(A, values), X, Y, heads, scale_by_a)
 
 
-def fusedmm(A, X, Y, Z, *, score="dot", edge="identity", normalize="none", aggregate="sum", heads=1, values=None, save_attention=False):
+def fusedmm(A, X, Y, Z, *, score="dot", edge="identity", normalize="none", aggregate="sum", heads=1, values=None, save_attention=False,
+            backward_edge_terms=False):
     """spk.fusedmm as a differentiable op (gradients for X, Y, Z and A's values). save_attention=True
     keeps the nnz x heads attention for the backward pass, which then reads it instead of
-    recomputing the scores: faster, at nnz x heads memory."""
+    recomputing the scores: faster, at nnz x heads memory. backward_edge_terms=True: the backward
+    pass keeps 2 nnz x heads values of scratch while it runs, so that its gradients over Aᵀ
+    recompute no score (FusedOptions::backward_edge_terms; CUDA, sum and mean aggregation)."""
     name, param = parse_edge(edge)
     needs_grad = torch.is_grad_enabled() and any(t is not None and t.requires_grad for t in (X, Y, Z, _parts(A, values)[2]))
     pattern = cached_transposed_pattern(A) if needs_grad else (None, None, None)
     return _call(fusedmm_op, _FusedmmEager, *_parts(A, values), X, Y, Z, score, name, param, normalize, aggregate, heads, *pattern,
-                 bool(save_attention))[0]
+                 bool(save_attention), bool(backward_edge_terms))[0]

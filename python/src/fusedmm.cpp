@@ -115,13 +115,15 @@ void forward(const SparseMatrix& a, const MaybeIn& x, const MaybeIn& y, const In
 // t_col_ptr, t_row_idx, t_entry: Aᵀ's pattern kept by the caller (FusedPlan::use_transposed_pattern), or none.
 // e: the forward pass's output, or none (FusedPlan::backward).
 // attention: what the forward pass kept (its attention argument), or none.
+// edge_terms: FusedOptions::backward_edge_terms (more scratch for a faster backward).
 void backward(const SparseMatrix& a, const InArray& de, const MaybeIn& x, const MaybeIn& y, const InArray& z, const MaybeIn& e,
               const MaybeIn& row_max, const MaybeIn& row_sum, const MaybeIn& argmax, const MaybeIn& attention, const MaybeOut& dx,
               const MaybeOut& dy, const MaybeOut& dz, const MaybeOut& da, const std::string& score, const std::string& edge,
               double edge_param, const std::string& normalize, const std::string& aggregate, int heads, const MaybeIn& t_col_ptr,
-              const MaybeIn& t_row_idx, const MaybeIn& t_entry, std::uintptr_t stream, int threads) {
+              const MaybeIn& t_row_idx, const MaybeIn& t_entry, std::uintptr_t stream, int threads, bool edge_terms) {
     FusedOptions options = make_options(score, edge, edge_param, normalize, aggregate, heads);
     options.save_attention = attention.has_value();
+    options.backward_edge_terms = edge_terms;
     Placement place;
     place.add(a.indptr(), "A");
     place.add(de, "dE");
@@ -189,7 +191,8 @@ void bind_fusedmm(nb::module_& m) {
           "threads"_a);
     m.def("fusedmm_backward", &backward, "a"_a, "de"_a, "x"_a.none(), "y"_a.none(), "z"_a, "e"_a.none(), "row_max"_a.none(), "row_sum"_a.none(),
           "argmax"_a.none(), "attention"_a.none(), "dx"_a.none(), "dy"_a.none(), "dz"_a.none(), "da"_a.none(), "score"_a, "edge"_a, "edge_param"_a, "normalize"_a,
-          "aggregate"_a, "heads"_a, "t_col_ptr"_a.none(), "t_row_idx"_a.none(), "t_entry"_a.none(), "stream"_a, "threads"_a);
+          "aggregate"_a, "heads"_a, "t_col_ptr"_a.none(), "t_row_idx"_a.none(), "t_entry"_a.none(), "stream"_a, "threads"_a,
+          "edge_terms"_a = false);
 }
 
 }  // namespace spk::python

@@ -2,7 +2,8 @@
 // attention with 1 and 4 heads, GAT, Force2Vec, t-SNE, max aggregation), every option
 // combination, both kernel shapes and vector widths, wide rows cut into tiles, long rows cut into
 // chunks (one of 100 000 entries, R-MAT hubs), the backward pass's long rows and long columns
-// (full rows and columns, R-MAT; every score, partial gradients, bit-identical reruns, a kept Aᵀ pattern), structured
+// (full rows and columns, R-MAT; every score, partial gradients, bit-identical reruns, a kept Aᵀ pattern, the stored
+// edge terms), structured
 // and real graphs, edge cases, int64, f16/bf16 and column-major operands. Skips without a device.
 #include <algorithm>
 #include <cmath>
@@ -600,6 +601,64 @@ TEST_F(CudaFusedmm, BackwardGivenTheOutputTakesSigmaFromIt) {
         expect_matches_reference(fused::random_problem<float, std::int32_t>(80, 70, 5.0, 3, 4, o, s + k + 2), s + k + 3, Layout::col_major,
                                  true);
         k += 4;
+    }
+}
+
+// FusedOptions::backward_edge_terms: the row kernel stores c α and ds per entry and head, the column
+// kernel reads them. Same gradients as the reference for every combination (the option changes
+// nothing under max aggregation or on the general path), with long rows and columns in chunks,
+// R-MAT hubs, E given or not, partial gradients, f64, bf16 and int64.
+TEST_F(CudaFusedmm, BackwardWithEdgeTermsMatchesTheReference) {
+    const auto s = seed("cuda_fusedmm_backward_edge_terms");
+    std::uint64_t k = 0;
+    for (FusedOptions o : fused::all_combinations()) {
+        o.backward_edge_terms = true;
+        o.heads = k % 2 == 0 ? 1 : 4;
+        expect_matches_reference(fused::random_problem<float, std::int32_t>(150, 110, 7.0, 4, 8, o, s + k), s + k + 1, Layout::row_major,
+                                 k % 3 == 0);
+        k += 2;
+    }
+    const auto rmat = generate_rmat<float, std::int32_t>(12, 8.0, 0.57, 0.19, 0.19, 0.05, s + k);
+    for (FusedOptions o : {pattern(Score::dot, Edge::scale(0.25f), Normalize::softmax, Aggregate::sum, 4),
+                           pattern(Score::add, Edge::leaky_relu(0.2f), Normalize::softmax, Aggregate::sum, 4),
+                           pattern(Score::neg_sqdist, Edge::sigmoid(), Normalize::none, Aggregate::mean, 2),
+                           pattern(Score::value, Edge::identity(), Normalize::softmax, Aggregate::mean, 1)}) {
+        o.backward_edge_terms = true;
+        SCOPED_TRACE("edge terms: " + fused::describe(o));
+        auto p = fused::random_problem<float, std::int32_t>(rmat.rows(), rmat.cols(), 0.0, 32, 32, o, s + k);
+        p.a = rmat.to(Executor::cpu());
+        expect_matches_reference(p, s + k + 1, Layout::row_major, true);
+        check_backward_split<float, std::int32_t>(o, 16, 32, s + k + 2);
+        check_backward_split<double, std::int64_t>(o, 8, 16, s + k + 5);
+        check_backward_split<bf16, std::int32_t>(o, 8, 16, s + k + 8);
+        k += 11;
+    }
+    // dZ alone (dX and dY not wanted): no ds is needed and the option steps aside; dX and dZ without dY.
+    const FusedOptions o = [] {
+        FusedOptions f = pattern(Score::dot, Edge::scale(0.5f), Normalize::softmax, Aggregate::sum, 2);
+        f.backward_edge_terms = true;
+        return f;
+    }();
+    const auto p = fused::random_problem<float, std::int32_t>(300, 200, 9.0, 16, 16, o, s + k);
+    const Dense<float> de = random_dense<float>(p.a.rows(), p.z.cols(), s + k + 1);
+    const Outcome want = run(Executor::reference(), p, de);
+    const Executor gpu = Executor::cuda(0);
+    const auto a = p.a.to(gpu);
+    const Dense<float> x = p.x.to(gpu), y = p.y.to(gpu), z = p.z.to(gpu), ded = de.to(gpu);
+    Dense<float> e(gpu, p.a.rows(), p.z.cols());
+    const FusedPlan<float, std::int32_t> plan(gpu, a.view(), o);
+    const auto saved = plan.forward(x.view(), y.view(), z.view(), e.view());
+    const Tolerance g = gradient_tolerance<float>();
+    {
+        Dense<float> dz(gpu, z.rows(), z.cols());
+        plan.backward(ded.view(), saved, x.view(), y.view(), z.view(), {}, {}, dz.view(), {});
+        EXPECT_TRUE(all_close(to_doubles(dz), want.grads.dz, g.rtol, g.atol, z.cols())) << "dZ alone";
+    }
+    {
+        Dense<float> dx(gpu, x.rows(), x.cols()), dz(gpu, z.rows(), z.cols());
+        plan.backward(ded.view(), saved, x.view(), y.view(), z.view(), dx.view(), {}, dz.view(), {});
+        EXPECT_TRUE(all_close(to_doubles(dx), want.grads.dx, g.rtol, g.atol, x.cols())) << "dX with dZ";
+        EXPECT_TRUE(all_close(to_doubles(dz), want.grads.dz, g.rtol, g.atol, z.cols())) << "dZ with dX";
     }
 }
 

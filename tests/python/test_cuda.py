@@ -60,8 +60,10 @@ def test_fusedmm_attention_matches_the_host(rng):
 @cuda_only
 @pytest.mark.parametrize("score,edge,aggregate,heads", [("dot", "identity", "sum", 2), ("add", "leaky_relu(0.2)", "sum", 4),
                                                         ("dot", "sigmoid", "mean", 1)])
-def test_torch_fusedmm_gradients_match_the_host(rng, score, edge, aggregate, heads):
-    """The GPU backward with Aᵀ's kept pattern and σ taken from E, against the CPU backward."""
+@pytest.mark.parametrize("edge_terms", [False, True])
+def test_torch_fusedmm_gradients_match_the_host(rng, score, edge, aggregate, heads, edge_terms):
+    """The GPU backward with Aᵀ's kept pattern and σ taken from E (and with the backward's edge terms
+    kept, backward_edge_terms), against the CPU backward."""
     import spk.torch_ops as ops
 
     S = random_csr(rng, 300, 250, dtype=np.float32)
@@ -73,7 +75,8 @@ def test_torch_fusedmm_gradients_match_the_host(rng, score, edge, aggregate, hea
         t = lambda x, dt: torch.from_numpy(np.ascontiguousarray(x)).to(device, dt)
         A = spk.csr_array((t(S.data, torch.float32), t(S.indices, torch.int32), t(S.indptr, torch.int32)), shape=S.shape)
         X, Y, Z = (h.detach().to(device).requires_grad_(True) for h in host)  # leaves on both devices
-        E = ops.fusedmm(A, X, Y, Z, score=score, edge=edge, normalize="softmax", aggregate=aggregate, heads=heads)
+        E = ops.fusedmm(A, X, Y, Z, score=score, edge=edge, normalize="softmax", aggregate=aggregate, heads=heads,
+                        backward_edge_terms=edge_terms)
         (E * G.to(device)).sum().backward()
         grads[device] = [E.detach().cpu()] + [v.grad.cpu() for v in (X, Y, Z)]
     for got, want in zip(grads["cuda"], grads["cpu"]):

@@ -135,6 +135,9 @@ def test_fusedmm_backward_accepts_the_forward_output(rng):
         np.testing.assert_allclose(g, p, rtol=1e-12, atol=1e-12)
     with pytest.raises(ValueError, match="E"):
         spk.fusedmm_backward(a, G, X, Y, Z, saved, E=E[:-1], **opts)
+    # edge_terms=True (FusedOptions::backward_edge_terms) trades scratch for speed, never the result.
+    for p, g in zip(plain, spk.fusedmm_backward(a, G, X, Y, Z, saved, E=E, edge_terms=True, **opts)):
+        np.testing.assert_allclose(g, p, rtol=1e-12, atol=1e-12)
 
 
 def test_fusedmm_saved_attention_gives_the_same_gradients(rng):

@@ -272,6 +272,9 @@ def test_opcheck(rng):
         backward_args = (ip, ix, v.detach(), 6, 5, de, None if x is None else x.detach(), None if y is None else y.detach(), z.detach(),
                          rm, rs, am, *args[8:])
         torch.library.opcheck(ops.fusedmm_backward_op, backward_args + (None, None, None, None, None, att))
+        # The backward's edge terms (FusedOptions::backward_edge_terms): an option of both ops, same shapes.
+        torch.library.opcheck(ops.fusedmm_op, args + (None, None, None, False, True))
+        torch.library.opcheck(ops.fusedmm_backward_op, backward_args + (None, None, None, None, None, None, True))
 
 
 def test_from_edge_index_and_torch_sparse(rng):

@@ -18,6 +18,7 @@ namespace spk::cli {
 FusedOptions fused_preset_options(const OpConfig& c) {
     FusedOptions o;
     o.heads = c.heads;
+    o.backward_edge_terms = c.edge_terms;
     if (c.preset == "gcn") {
         o.score = Score::value;
     } else if (c.preset == "attention") {
@@ -64,7 +65,7 @@ public:
 
     std::string describe() const override {
         return "fusedmm " + config_.preset + " k=" + std::to_string(config_.k) + " heads=" + std::to_string(config_.heads) +
-               (config_.backward ? " backward" : "");
+               (config_.backward ? " backward" : "") + (config_.edge_terms ? " (edge terms)" : "");
     }
     void run() override {
         if (config_.backward)

@@ -75,6 +75,8 @@ std::vector<OptionSpec> op_parameter_options(bool with_widths) {
         {.name = "deterministic", .help = "spmm: no timing-dependent sums (no atomics)"},
         {.name = "backward",
          .help = "fusedmm: the backward pass (dX, dY, dZ; dA for gcn) from a forward's statistics; bench times the forward too"},
+        {.name = "edge-terms",
+         .help = "fusedmm --backward: keep c*alpha and ds per entry and head while the backward runs (FusedOptions::backward_edge_terms)"},
     };
     std::vector<OptionSpec> out;
     for (const auto& o : all)
@@ -104,6 +106,8 @@ OpConfig read_op_config(const ParsedArgs& args, const std::string& op, bool with
     c.tune = tune == "cache" ? Tune::cache : tune == "measure" ? Tune::measure : Tune::select;
     c.deterministic = args.has("deterministic");
     c.backward = args.has("backward");
+    c.edge_terms = args.has("edge-terms");
+    if (c.edge_terms && !c.backward) throw UsageError("--edge-terms needs --backward");
     return c;
 }
 

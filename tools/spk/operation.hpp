@@ -42,6 +42,7 @@ struct OpConfig {
     Tune tune = Tune::select;    // spmm on cuda
     bool deterministic = false;  // spmm
     bool backward = false;       // fusedmm: the backward pass (from a forward's saved statistics) instead of the forward
+    bool edge_terms = false;     // fusedmm --backward: FusedOptions::backward_edge_terms
 };
 
 // Host inputs, shared by the operations built on them (verify builds one per backend).

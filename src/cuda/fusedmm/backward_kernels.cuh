@@ -17,8 +17,11 @@
 // caller gave the forward's output E, σ_i = <dE_i, E_i> per head comes first (sigma_from_output)
 // and every row, whole or chunked, is walked once.
 // When one chunk covers a head's widths the kernels run the resident path instead
-// (backward_resident.cuh): the same terms, each row loaded once into registers.
+// (backward_resident.cuh): the same terms, each row loaded once into registers. Under
+// FusedOptions::backward_edge_terms the resident row kernel stores each entry's c α and ds, and
+// the column kernel only gathers (backward_stored.cuh).
 #include "cuda/fusedmm/backward_resident.cuh"
+#include "cuda/fusedmm/backward_stored.cuh"
 
 namespace spk::detail::cuda::fused {
 
@@ -267,7 +270,9 @@ __global__ void __launch_bounds__(kBlockThreads, backward_min_blocks<T>(P)) back
         end = args.col_ptr[j + 1];
         if (end - begin > list.threshold) return;  // a long column: the chunk blocks walk it
     }
-    if constexpr (P != BackwardPath::general)
+    if constexpr (P == BackwardPath::stored_columns)
+        stored_column_work<T, I, G, VEC>(args, j, h, begin, end, k, group_lane<G>());
+    else if constexpr (P != BackwardPath::general)
         resident_column_work<T, I, G, VEC, P == BackwardPath::resident_vector>(args, j, h, begin, end, k, group_lane<G>(), group_mask<G>());
     else
         backward_column_work<T, I, G, VEC>(args, j, h, begin, end, k, group_lane<G>(), group_mask<G>());

@@ -28,7 +28,8 @@ constexpr int resident_min_blocks = sizeof(T) == 4 ? 3 : 2;
 template <class T>
 constexpr int backward_min_blocks(BackwardPath p) {
     if (p == BackwardPath::general) return 1;
-    return p == BackwardPath::resident_scalar && sizeof(T) == 4 ? 4 : resident_min_blocks<T>;
+    const bool light = p == BackwardPath::resident_scalar || p == BackwardPath::stored_columns;
+    return light && sizeof(T) == 4 ? 4 : resident_min_blocks<T>;
 }
 
 // The batch's scores from the two sides' rows in registers: `mine` the group's own row, `theirs`
@@ -91,7 +92,7 @@ __device__ __forceinline__ void resident_row_work(const BackwardArgs<T, I>& args
     using A = accum_t<T>;
     const Rules& r = args.rules;
     const BackwardSplit<I, A>& split = args.split;
-    const bool chunk = chunk_id >= 0, want_ds = args.dx != nullptr || args.da != nullptr;
+    const bool chunk = chunk_id >= 0, want_ds = args.dx != nullptr || args.da != nullptr || args.edge_terms != nullptr;
     const long long f = chunk_start<G, VEC>(0, lane);
     constexpr bool vector = VECTOR;
     const bool max_agg = r.aggregate == Aggregate::max;
@@ -153,6 +154,10 @@ __device__ __forceinline__ void resident_row_work(const BackwardArgs<T, I>& args
             A ds[kBatch];
 #pragma unroll
             for (int b = 0; b < kBatch; ++b) ds[b] = e.valid[b] ? score_gradient(r, t, b, sigma) : A(0);
+            if (args.edge_terms != nullptr && lane == 0)  // for the column kernel (backward_stored.cuh)
+#pragma unroll
+                for (int b = 0; b < kBatch; ++b)
+                    if (e.valid[b]) args.edge_terms[e.p[b] * r.heads + h] = {t.c[b] * t.alpha[b], ds[b]};
             // dA sums over the heads: this group walks them all, adding to what earlier heads wrote.
             if (args.da != nullptr && lane == 0)
 #pragma unroll

@@ -465,6 +465,15 @@ void fusedmm_backward(const Executor& exec, const FusedBackwardArgs<V, I>& args,
     const fused::BackwardPath path = !resident      ? fused::BackwardPath::general
                                      : vector_score ? fused::BackwardPath::resident_vector
                                                     : fused::BackwardPath::resident_scalar;
+    // backward_edge_terms: the resident row kernel, which computes every entry's c α and ds anyway when
+    // dX or dA is wanted, stores them, and the column kernel reads them (backward_stored.cuh).
+    const bool edge_terms =
+        o.backward_edge_terms && resident && o.aggregate != Aggregate::max && want_ds && run_columns && a.nnz > 0;
+    Workspace<fused::EdgeTerm<S>> terms;
+    if (edge_terms) {
+        terms = Workspace<fused::EdgeTerm<S>>(exec, static_cast<std::size_t>(a.nnz) * static_cast<std::size_t>(o.heads));
+        k.edge_terms = terms.data();
+    }
 
     // Aᵀ's pattern, for the column kernel: the plan's (built once per plan) or its caller's.
     if (run_columns) {
@@ -536,7 +545,7 @@ void fusedmm_backward(const Executor& exec, const FusedBackwardArgs<V, I>& args,
     if (run_columns) {
         const long long tiles = std::max(want_dz ? ShapeChooser<T>::tiles(shape, args.dz_width) : 1,
                                          want_dy && vector_score ? ShapeChooser<T>::tiles(shape, args.d) : 1);
-        fused::launch_backward_columns<T, I>(shape, k, tiles, path, stream);
+        fused::launch_backward_columns<T, I>(shape, k, tiles, edge_terms ? fused::BackwardPath::stored_columns : path, stream);
         if (column_chunks > 0)
             launch_combine_sums<I, S, T>(split.columns, k.col_ptr, o.heads, combine_blocks(found[1].segments * o.heads, device),
                                          {split.partial_dz, args.dz_width, k.dz, k.lddz}, {split.partial_dy, split.dx_width, k.dy, k.lddy},

@@ -86,6 +86,13 @@ struct ForwardKernelArgs {
     SplitArgs<I, S> split;
 };
 
+// What the row kernel stores per entry and head for the column kernel under backward_edge_terms:
+// the weight of dE_i in dZ_j (c α) and the score's gradient ds.
+template <class S>
+struct alignas(2 * sizeof(S)) EdgeTerm {
+    S weight, ds;
+};
+
 template <class T, class I, class S>
 struct BackwardKernelArgs {
     Rules rules;
@@ -127,6 +134,7 @@ struct BackwardKernelArgs {
     T* da = nullptr;
     long long da_stride = 0;  // distance between consecutive entries of dA
     int row_heads = 1;        // heads one group of the row kernel walks (all of them for dA)
+    EdgeTerm<S>* edge_terms = nullptr;  // nnz x heads (entry-major): written by the row kernel when not null
     BackwardSplit<I, S> split;
 };
 
@@ -139,7 +147,9 @@ struct Shape {
 // The backward kernels' walk over a row's (column's) entries: the general path
 // (backward_kernels.cuh), or the resident one (backward_resident.cuh) for scalar scores (add,
 // value) or vector scores (dot, neg_sqdist). The score kind is a template argument there so
-// that the scalar kernels hold no registers for rows of X and Y.
-enum class BackwardPath { general, resident_scalar, resident_vector };
+// that the scalar kernels hold no registers for rows of X and Y. stored_columns: the column
+// kernel reads the edge terms the row kernel stored (backward_stored.cuh; FusedOptions::
+// backward_edge_terms) instead of recomputing them.
+enum class BackwardPath { general, resident_scalar, resident_vector, stored_columns };
 
 }  // namespace spk::detail::cuda::fused

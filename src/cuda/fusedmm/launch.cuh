@@ -36,12 +36,17 @@ void with_shape(const Shape& s, F&& f) {
 
 // Calls f.template operator()<P>() for the backward path p. Groups of 4 lanes are chosen only when
 // one vector a lane covers a head's widths, which is always resident: no general kernels for them.
-template <int G, class F>
+// Only the column kernel has a stored_columns path (COLUMNS).
+template <int G, bool COLUMNS, class F>
 void with_path(BackwardPath p, F&& f) {
+    if constexpr (COLUMNS)
+        if (p == BackwardPath::stored_columns) return f.template operator()<BackwardPath::stored_columns>();
     if (p == BackwardPath::resident_scalar) return f.template operator()<BackwardPath::resident_scalar>();
     if (p == BackwardPath::resident_vector) return f.template operator()<BackwardPath::resident_vector>();
-    if constexpr (G > 4) return f.template operator()<BackwardPath::general>();
-    invalid_argument("fusedmm on CUDA: the general backward path has no kernels for groups of " + std::to_string(G) + " lanes");
+    if constexpr (G > 4)
+        if (p == BackwardPath::general) return f.template operator()<BackwardPath::general>();
+    invalid_argument("fusedmm on CUDA: no backward kernel for path " + std::to_string(static_cast<int>(p)) + " and groups of " +
+                     std::to_string(G) + " lanes");
 }
 
 // The forward grid: first the chunk blocks, enough for every (chunk, head) item the split's
@@ -88,7 +93,7 @@ void launch_backward_rows(const Shape& s, const BackwardArgs<T, I>& args, bool c
         if (blocks == 0 || tiles == 0) return;
         check_grid(blocks, tiles);
         const dim3 grid(static_cast<unsigned>(blocks), static_cast<unsigned>(path == BackwardPath::general ? tiles : 1));
-        with_path<G>(path, [&]<BackwardPath P>() { backward_rows_kernel<T, I, G, VEC, P><<<grid, kBlockThreads, 0, stream>>>(a); });
+        with_path<G, false>(path, [&]<BackwardPath P>() { backward_rows_kernel<T, I, G, VEC, P><<<grid, kBlockThreads, 0, stream>>>(a); });
         SPK_CUDA_CHECK_LAUNCH();
     });
 }
@@ -105,7 +110,7 @@ void launch_backward_columns(const Shape& s, const BackwardArgs<T, I>& args, lon
         if (blocks == 0 || tiles == 0) return;
         check_grid(blocks, tiles);
         const dim3 grid(static_cast<unsigned>(blocks), static_cast<unsigned>(path == BackwardPath::general ? tiles : 1));
-        with_path<G>(path, [&]<BackwardPath P>() { backward_columns_kernel<T, I, G, VEC, P><<<grid, kBlockThreads, 0, stream>>>(a); });
+        with_path<G, true>(path, [&]<BackwardPath P>() { backward_columns_kernel<T, I, G, VEC, P><<<grid, kBlockThreads, 0, stream>>>(a); });
         SPK_CUDA_CHECK_LAUNCH();
     });
 }

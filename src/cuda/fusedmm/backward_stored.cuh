@@ -1,0 +1,86 @@
+#pragma once
+// The FusedMM backward's column kernel under FusedOptions::backward_edge_terms: the row kernel
+// (resident path) stored, per entry and head, the weight c α of dE_i in dZ_j and the score's
+// gradient ds (EdgeTerm, entry-major); the column kernel then only gathers over Aᵀ:
+//   dZ_j = Σ_i (c α)_ij dE_i,   dY_j = Σ_i ds_ij X_i (dot), -2 Σ_i ds_ij (Y_j - X_i) (neg_sqdist),
+//   Σ_i ds_ij (add),
+// two sums of the SpMM kind, with no score, exponential, dα product or row statistics to
+// recompute. Sum and mean aggregation only (max masks dZ by the winners). One chunk covers the
+// head's widths, as on the resident path.
+#include "cuda/fusedmm/backward_resident.cuh"
+
+namespace spk::detail::cuda::fused {
+
+// Column j's entries begin .. end-1 over Aᵀ's pattern, head h: a whole column (chunk_id < 0),
+// whose dZ_j and dY_j it writes, or chunk chunk_id of a long column, whose shares it writes.
+template <class T, class I, int G, int VEC>
+__device__ __forceinline__ void stored_column_work(const BackwardArgs<T, I>& args, long long j, int h, long long begin, long long end,
+                                                   long long chunk_id, int lane) {
+    using A = accum_t<T>;
+    const Rules& r = args.rules;
+    const BackwardSplit<I, A>& split = args.split;
+    const bool chunk = chunk_id >= 0;
+    const long long state = chunk_id * r.heads + h;
+    const long long f = chunk_start<G, VEC>(0, lane);
+    const bool vector = vector_score(r.score);
+    const bool want_dz = args.dz != nullptr && f < r.dz, want_dy = args.dy != nullptr;
+    const bool vector_dy = want_dy && vector && f < r.d;
+
+    A yj[VEC], dz[VEC], dy[VEC];
+    load_or_zero<T, VEC>(args.y + j * args.ldy + h * r.d, f, vector_dy && r.score == Score::neg_sqdist, yj);
+    zero<T, VEC>(dz);
+    zero<T, VEC>(dy);
+    A dy_add = 0;
+    for (long long t0 = begin; t0 < end; t0 += kBatch) {
+        long long i[kBatch];
+        EdgeTerm<A> term[kBatch];
+#pragma unroll
+        for (int b = 0; b < kBatch; ++b) {
+            const long long t = t0 + b < end ? t0 + b : t0;  // invalid slots repeat the first; their terms are zeroed
+            i[b] = args.t_row[t];
+            term[b] = args.edge_terms[static_cast<long long>(args.t_entry[t]) * r.heads + h];
+            if (t0 + b >= end) term[b] = {A(0), A(0)};
+        }
+        if (want_dz) {
+            A g[kBatch][VEC];
+#pragma unroll
+            for (int b = 0; b < kBatch; ++b) load_vec<T, VEC>(args.de + i[b] * args.ldde + h * r.dz + f, g[b]);
+#pragma unroll
+            for (int b = 0; b < kBatch; ++b)
+#pragma unroll
+                for (int k = 0; k < VEC; ++k) dz[k] += term[b].weight * g[b][k];
+        }
+        if (vector_dy) {
+            A xv[kBatch][VEC];
+#pragma unroll
+            for (int b = 0; b < kBatch; ++b) load_vec<T, VEC>(args.x + i[b] * args.ldx + h * r.d + f, xv[b]);
+            A ds[kBatch];
+#pragma unroll
+            for (int b = 0; b < kBatch; ++b) ds[b] = term[b].ds;
+            resident_score_gradient<A, VEC>(r.score, dy, ds, yj, xv);
+        } else if (want_dy && r.score == Score::add) {
+#pragma unroll
+            for (int b = 0; b < kBatch; ++b) dy_add += term[b].ds;
+        }
+    }
+    if (want_dz) {
+        if (chunk)
+            store_vec<A, VEC>(split.partial_dz + state * r.dz + f, dz);
+        else
+            store_vec<T, VEC>(args.dz + j * args.lddz + h * r.dz + f, dz);
+    }
+    if (vector_dy) {
+        if (chunk)
+            store_vec<A, VEC>(split.partial_dy + state * r.d + f, dy);
+        else
+            store_vec<T, VEC>(args.dy + j * args.lddy + h * r.d + f, dy);
+    }
+    if (want_dy && r.score == Score::add && lane == 0) {
+        if (chunk)
+            split.partial_dy[state] = dy_add;
+        else
+            args.dy[j * args.lddy + h] = from_accum<T>(dy_add);
+    }
+}
+
+}  // namespace spk::detail::cuda::fused
