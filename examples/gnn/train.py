@@ -124,9 +124,9 @@ class SpkGATLayer(torch.nn.Module):
     """GAT attention in one FusedMM: e_ij = leaky_relu(a_dst.h_i + a_src.h_j), softmax over row i,
     out_i = sum_j alpha_ij h_j per head."""
 
-    def __init__(self, adj, d_in, d_out, heads, concat=True):
+    def __init__(self, adj, d_in, d_out, heads, concat=True, edge_terms=False):
         super().__init__()
-        self.adj, self.heads, self.d_out, self.concat = adj, heads, d_out, concat
+        self.adj, self.heads, self.d_out, self.concat, self.edge_terms = adj, heads, d_out, concat, edge_terms
         self.lin = torch.nn.Linear(d_in, heads * d_out, bias=False)
         self.att_src = torch.nn.Parameter(torch.empty(1, heads, d_out))
         self.att_dst = torch.nn.Parameter(torch.empty(1, heads, d_out))
@@ -141,18 +141,18 @@ class SpkGATLayer(torch.nn.Module):
         score_dst = (hv * self.att_dst).sum(-1).contiguous()  # rows x heads: the target's term
         score_src = (hv * self.att_src).sum(-1).contiguous()  # cols x heads: the source's term
         out = spk_ops.fusedmm(self.adj, score_dst, score_src, h, score="add", edge="leaky_relu(0.2)", normalize="softmax",
-                              aggregate="sum", heads=self.heads)
+                              aggregate="sum", heads=self.heads, backward_edge_terms=self.edge_terms)
         if not self.concat:
             out = out.view(-1, self.heads, self.d_out).mean(1)
         return out + self.bias
 
 
 class SpkGAT(torch.nn.Module):
-    def __init__(self, adj, d_in, hidden, classes, heads=8, dropout=0.6):
+    def __init__(self, adj, d_in, hidden, classes, heads=8, dropout=0.6, edge_terms=False):
         super().__init__()
         self.dropout = dropout
-        self.conv1 = SpkGATLayer(adj, d_in, hidden, heads)
-        self.conv2 = SpkGATLayer(adj, hidden * heads, classes, 1, concat=False)
+        self.conv1 = SpkGATLayer(adj, d_in, hidden, heads, edge_terms=edge_terms)
+        self.conv2 = SpkGATLayer(adj, hidden * heads, classes, 1, concat=False, edge_terms=edge_terms)
 
     def forward(self, x):
         x = F.dropout(x, self.dropout, self.training)
@@ -199,15 +199,16 @@ def pyg_models():
 # --- training -------------------------------------------------------------------------------
 
 
-def build(model, impl, adj, d_in, classes, device, width):
-    """width: the hidden layer's width (a GAT splits it over its heads)."""
+def build(model, impl, adj, d_in, classes, device, width, edge_terms=False):
+    """width: the hidden layer's width (a GAT splits it over its heads). edge_terms: spk's GAT keeps its
+    backward's edge terms (backward_edge_terms)."""
     hidden, heads = width
     if impl == "spk":
         if model == "gcn":
             deg = np.asarray(adj.sum(1)).ravel()
             d = sp.diags(1 / np.sqrt(deg))
             return SpkGCN(to_spk(d @ adj @ d, device), d_in, hidden, classes)
-        return SpkGAT(to_spk(adj, device), d_in, hidden // heads, classes, heads)
+        return SpkGAT(to_spk(adj, device), d_in, hidden // heads, classes, heads, edge_terms=edge_terms)
     PygGCN, PygGAT = pyg_models()
     coo = adj.tocoo()
     no_loops = coo.row != coo.col  # PyG adds the self loops itself
@@ -242,13 +243,13 @@ def profile_steps(model, x, y, mask, opt, steps, device):
     print(prof.key_averages().table(sort_by=key, row_limit=25), flush=True)
 
 
-def run(model_name, impl, adj, features, labels, split, epochs, device, width, profile=0):
+def run(model_name, impl, adj, features, labels, split, epochs, device, width, profile=0, edge_terms=False):
     torch.manual_seed(0)
     x = torch.from_numpy(features).to(device)
     y = torch.from_numpy(labels).to(device)
     masks = {s: torch.from_numpy(split == s).to(device) for s in ("train", "val", "test")}
     classes = int(labels.max()) + 1
-    model = build(model_name, impl, adj, x.shape[1], classes, device, width).to(device)
+    model = build(model_name, impl, adj, x.shape[1], classes, device, width, edge_terms).to(device)
     opt = torch.optim.Adam(model.parameters(), lr=0.005 if model_name == "gat" else 0.01, weight_decay=5e-4)
     cuda = device.type == "cuda"
     if cuda:  # PyTorch's allocator and, for spk, the memory spk holds itself (which PyTorch does not see)
@@ -302,6 +303,8 @@ def main():
     p.add_argument("--device", default="cuda" if torch.cuda.is_available() else "cpu")
     p.add_argument("--profile", type=int, default=0, metavar="STEPS",
                    help="after training, profile this many training steps and print the top operators and kernels")
+    p.add_argument("--edge-terms", action="store_true",
+                   help="spk's GAT keeps 2 values per edge and head during its backward pass (faster, more memory)")
     args = p.parse_args()
     rng = np.random.default_rng(0)
     device = torch.device(args.device)
@@ -322,8 +325,10 @@ def main():
     for model in args.model:
         for impl in args.impl:
             width = (args.hidden or (16 if model == "gcn" else 64), args.heads)
-            acc, ms, inference_ms, peak = run(model, impl, adj, features, labels, split, args.epochs, device, width, args.profile)
-            print(f"| {name} | {model} | {impl} | {acc:.3f} | {ms:.2f} | {inference_ms:.2f} | {peak:.0f} |", flush=True)
+            acc, ms, inference_ms, peak = run(model, impl, adj, features, labels, split, args.epochs, device, width, args.profile,
+                                              args.edge_terms)
+            label = impl + (" (edge terms)" if args.edge_terms and impl == "spk" and model == "gat" else "")
+            print(f"| {name} | {model} | {label} | {acc:.3f} | {ms:.2f} | {inference_ms:.2f} | {peak:.0f} |", flush=True)
 
 
 if __name__ == "__main__":
