@@ -190,6 +190,37 @@ __device__ __forceinline__ void resident_row_work(const BackwardArgs<T, I>& args
     }
 }
 
+// Column j's sums for head h, this lane's VEC values at f: dZ_j (when has_dz), dY_j (vector
+// scores, when has_dy) and the add score's dY_j (lane 0), or chunk chunk_id's shares of them.
+template <class T, class I, int VEC>
+__device__ __forceinline__ void write_column_sums(const BackwardArgs<T, I>& args, long long j, int h, long long chunk_id, long long f,
+                                                  int lane, bool has_dz, bool has_dy, const accum_t<T> (&dz)[VEC],
+                                                  const accum_t<T> (&dy)[VEC], accum_t<T> dy_add) {
+    using A = accum_t<T>;
+    const Rules& r = args.rules;
+    const BackwardSplit<I, A>& split = args.split;
+    const bool chunk = chunk_id >= 0;
+    const long long state = chunk_id * r.heads + h;
+    if (has_dz) {
+        if (chunk)
+            store_vec<A, VEC>(split.partial_dz + state * r.dz + f, dz);
+        else
+            store_vec<T, VEC>(args.dz + j * args.lddz + h * r.dz + f, dz);
+    }
+    if (has_dy) {
+        if (chunk)
+            store_vec<A, VEC>(split.partial_dy + state * r.d + f, dy);
+        else
+            store_vec<T, VEC>(args.dy + j * args.lddy + h * r.d + f, dy);
+    }
+    if (args.dy != nullptr && r.score == Score::add && lane == 0) {
+        if (chunk)
+            split.partial_dy[state] = dy_add;
+        else
+            args.dy[j * args.lddy + h] = from_accum<T>(dy_add);
+    }
+}
+
 // Column j's entries begin .. end-1 over Aᵀ's pattern, head h: a whole column (chunk_id < 0),
 // whose dZ_j and dY_j it writes, or chunk chunk_id of a long column, whose shares it writes.
 template <class T, class I, int G, int VEC, bool VECTOR>
@@ -197,9 +228,6 @@ __device__ __forceinline__ void resident_column_work(const BackwardArgs<T, I>& a
                                                      long long chunk_id, int lane, unsigned mask) {
     using A = accum_t<T>;
     const Rules& r = args.rules;
-    const BackwardSplit<I, A>& split = args.split;
-    const bool chunk = chunk_id >= 0;
-    const long long state = chunk_id * r.heads + h;
     const long long f = chunk_start<G, VEC>(0, lane);
     constexpr bool vector = VECTOR;
     const bool max_agg = r.aggregate == Aggregate::max;
@@ -258,24 +286,7 @@ __device__ __forceinline__ void resident_column_work(const BackwardArgs<T, I>& a
             resident_score_gradient<A, VEC>(r.score, dy, ds, yj, xv);
         }
     }
-    if (args.dz != nullptr && has_dz) {
-        if (chunk)
-            store_vec<A, VEC>(split.partial_dz + state * r.dz + f, dz);
-        else
-            store_vec<T, VEC>(args.dz + j * args.lddz + h * r.dz + f, dz);
-    }
-    if (args.dy != nullptr && has_d) {
-        if (chunk)
-            store_vec<A, VEC>(split.partial_dy + state * r.d + f, dy);
-        else
-            store_vec<T, VEC>(args.dy + j * args.lddy + h * r.d + f, dy);
-    }
-    if (args.dy != nullptr && r.score == Score::add && lane == 0) {
-        if (chunk)
-            split.partial_dy[state] = dy_add;
-        else
-            args.dy[j * args.lddy + h] = from_accum<T>(dy_add);
-    }
+    write_column_sums<T, I, VEC>(args, j, h, chunk_id, f, lane, args.dz != nullptr && has_dz, args.dy != nullptr && has_d, dz, dy, dy_add);
 }
 
 }  // namespace spk::detail::cuda::fused

@@ -18,9 +18,6 @@ __device__ __forceinline__ void stored_column_work(const BackwardArgs<T, I>& arg
                                                    long long chunk_id, int lane) {
     using A = accum_t<T>;
     const Rules& r = args.rules;
-    const BackwardSplit<I, A>& split = args.split;
-    const bool chunk = chunk_id >= 0;
-    const long long state = chunk_id * r.heads + h;
     const long long f = chunk_start<G, VEC>(0, lane);
     const bool vector = vector_score(r.score);
     const bool want_dz = args.dz != nullptr && f < r.dz, want_dy = args.dy != nullptr;
@@ -63,24 +60,7 @@ __device__ __forceinline__ void stored_column_work(const BackwardArgs<T, I>& arg
             for (int b = 0; b < kBatch; ++b) dy_add += term[b].ds;
         }
     }
-    if (want_dz) {
-        if (chunk)
-            store_vec<A, VEC>(split.partial_dz + state * r.dz + f, dz);
-        else
-            store_vec<T, VEC>(args.dz + j * args.lddz + h * r.dz + f, dz);
-    }
-    if (vector_dy) {
-        if (chunk)
-            store_vec<A, VEC>(split.partial_dy + state * r.d + f, dy);
-        else
-            store_vec<T, VEC>(args.dy + j * args.lddy + h * r.d + f, dy);
-    }
-    if (want_dy && r.score == Score::add && lane == 0) {
-        if (chunk)
-            split.partial_dy[state] = dy_add;
-        else
-            args.dy[j * args.lddy + h] = from_accum<T>(dy_add);
-    }
+    write_column_sums<T, I, VEC>(args, j, h, chunk_id, f, lane, want_dz, vector_dy, dz, dy, dy_add);
 }
 
 }  // namespace spk::detail::cuda::fused
