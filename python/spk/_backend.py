@@ -65,13 +65,28 @@ def zeros(like, shape, dtype=None):
     return out
 
 
+def _torch_raw_stream():
+    """PyTorch's current raw CUDA stream by device index: the private binding that torch.cuda.current_stream
+    wraps (a Stream object a call, a few microseconds on the host), else that public function."""
+    import torch
+
+    raw = getattr(torch._C, "_cuda_getCurrentRawStream", None)
+    if raw is not None:
+        return raw
+    return lambda index: torch.cuda.current_stream(index).cuda_stream
+
+
+_raw_stream = None
+
+
 def stream_of(x):
     """The caller's current CUDA stream for x's device (0 on the host): spk queues work there."""
+    global _raw_stream
     lib = library_of(x)
     if lib == "torch" and x.is_cuda:
-        import torch
-
-        return torch.cuda.current_stream(x.device).cuda_stream
+        if _raw_stream is None:
+            _raw_stream = _torch_raw_stream()
+        return _raw_stream(x.device.index)
     if lib == "cupy":
         import cupy
 

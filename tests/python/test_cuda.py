@@ -28,6 +28,7 @@ def test_spmm_on_the_callers_stream(rng):
     B = torch.randn(200, 32, device="cuda")
     stream = torch.cuda.Stream()
     with torch.cuda.stream(stream):
+        assert spk._backend.stream_of(B) == stream.cuda_stream != torch.cuda.default_stream().cuda_stream
         C = spk.spmm(A, B)
     stream.synchronize()
     assert C.is_cuda and C.dtype == torch.float32
