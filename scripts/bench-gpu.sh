@@ -19,7 +19,8 @@ status=0
 
 # Configure once, then always bring the tool up to date (a kept build folder may be older).
 if [ ! -f "$build/CMakeCache.txt" ]; then
-  cmake -S . -B "$build" -G Ninja -DCMAKE_BUILD_TYPE=Release -DSPK_CUDA=ON -DSPK_WERROR=OFF >/dev/null || exit 1
+  cmake -S . -B "$build" -G Ninja -DCMAKE_BUILD_TYPE=Release -DSPK_CUDA=ON -DSPK_WERROR=OFF -DCMAKE_POSITION_INDEPENDENT_CODE=ON \
+    >/dev/null || exit 1
 fi
 cmake --build "$build" -j "$(nproc)" --target spk_cli >/dev/null || exit 1
 spk=$build/bin/spk
@@ -66,6 +67,8 @@ for part in $parts; do
       bench sweep-sddmm --op sddmm --suite bench/suites/sweep72.txt --n 32,128 --warmup 3 --reps 10 ;;
     gnn)  # examples/gnn: GCN and GAT with spk's ops and with PyTorch Geometric (the Python issue's figures)
       echo "== gnn"
+      # The Python package over this build's library (installed; no second CUDA build) when it is position independent.
+      cmake --install "$build" --prefix "$build/prefix" >/dev/null 2>&1 && export SPK_PREFIX=$PWD/$build/prefix
       scripts/gpu-python.sh "$OUT" || status=1 ;;
     *) echo "unknown part '$part' (spmm sddmm fusedmm spgemm amg tc sweep gnn)"; status=2 ;;
   esac
