@@ -68,7 +68,7 @@ for part in $parts; do
     gnn)  # examples/gnn: GCN and GAT with spk's ops and with PyTorch Geometric (the Python issue's figures)
       echo "== gnn"
       # The Python package over this build's library (installed; no second CUDA build) when it is position independent.
-      cmake --install "$build" --prefix "$build/prefix" >/dev/null 2>&1 && export SPK_PREFIX=$PWD/$build/prefix
+      cmake --install "$build" --prefix "$build/prefix" >/dev/null 2>&1 && export SPK_PREFIX=$(realpath "$build/prefix")
       scripts/gpu-python.sh "$OUT" || status=1 ;;
     *) echo "unknown part '$part' (spmm sddmm fusedmm spgemm amg tc sweep gnn)"; status=2 ;;
   esac
