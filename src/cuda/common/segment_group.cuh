@@ -7,6 +7,7 @@
 //   segment_reduce<R>(v, key, op)    lanes holding equal consecutive keys form a segment; the
 //                                    first lane of each segment (its head) ends with its total
 //   group_atomic_add<R>(addr, key, v) segment_reduce + one atomicAdd per segment head
+//   warp_inclusive_sum(v)            prefix sums over the 32 lanes
 #include <cuda_runtime.h>
 
 namespace spk::detail::cuda {
@@ -39,6 +40,19 @@ template <int R, class T>
 __device__ __forceinline__ T group_sum(T v, unsigned mask = full_mask) {
     return group_reduce<R>(
         v, [](T a, T b) { return a + b; }, mask);
+}
+
+// Inclusive prefix sum over the whole warp (every lane calls it): lane l ends with the sum of
+// lanes 0..l.
+template <class T>
+__device__ __forceinline__ T warp_inclusive_sum(T v) {
+    const int lane = static_cast<int>(threadIdx.x) & 31;
+#pragma unroll
+    for (int offset = 1; offset < 32; offset *= 2) {
+        const T up = __shfl_up_sync(full_mask, v, offset);
+        if (lane >= offset) v += up;
+    }
+    return v;
 }
 
 // Segmented inclusive scan from the right within each group: after it, the head lane of each run

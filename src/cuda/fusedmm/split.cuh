@@ -53,12 +53,7 @@ __global__ void __launch_bounds__(kFindThreads)
     const bool is_long = len > threshold;
     const long long chunks = is_long ? chunk_count(len, threshold) : 0;
     const unsigned long long mine = is_long ? (1ull << 32) | static_cast<unsigned long long>(chunks) : 0ull;
-    unsigned long long scan = mine;  // inclusive, over the warp
-#pragma unroll
-    for (int offset = 1; offset < 32; offset *= 2) {
-        const unsigned long long up = __shfl_up_sync(full_mask, scan, offset);
-        if (lane >= offset) scan += up;
-    }
+    const unsigned long long scan = warp_inclusive_sum(mine);
     const unsigned long long total = __shfl_sync(full_mask, scan, 31);
     if (total == 0) return;  // the same for the whole warp
     unsigned long long base = 0;

@@ -8,6 +8,7 @@
 #include <type_traits>
 
 #include "core/spgemm_semiring.hpp"
+#include "cuda/common/segment_group.cuh"
 
 namespace spk::detail::cuda::spgemm {
 
@@ -48,21 +49,10 @@ __device__ long long group_sum(long long v, unsigned long long* scratch) {
 // Exclusive prefix sum over the block; total gets the block's sum. sums: 32 shared words.
 __device__ inline long long block_exclusive_scan(long long v, long long* sums, long long& total) {
     const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5, warps = blockDim.x >> 5;
-    long long inclusive = v;
-    for (int o = 1; o < 32; o <<= 1) {
-        const long long y = __shfl_up_sync(kFullMask, inclusive, o);
-        if (lane >= o) inclusive += y;
-    }
+    const long long inclusive = warp_inclusive_sum(v);
     if (lane == 31) sums[warp] = inclusive;
     __syncthreads();
-    if (warp == 0) {
-        long long s = lane < warps ? sums[lane] : 0;
-        for (int o = 1; o < 32; o <<= 1) {
-            const long long y = __shfl_up_sync(kFullMask, s, o);
-            if (lane >= o) s += y;
-        }
-        sums[lane] = s;
-    }
+    if (warp == 0) sums[lane] = warp_inclusive_sum(lane < warps ? sums[lane] : 0ll);
     __syncthreads();
     const long long before = (warp > 0 ? sums[warp - 1] : 0) + inclusive - v;
     total = sums[warps - 1];

@@ -68,11 +68,7 @@ __global__ void __launch_bounds__(kThreads) count_triangle_rows(long long n, con
                 first = row_ptr[k];
                 count = row_ptr[k + 1] - first;
             }
-            long long last = count;  // inclusive scan over the lanes: the end of this lane's wedges
-            for (int o = 1; o < 32; o <<= 1) {
-                const long long before = __shfl_up_sync(spgemm::kFullMask, last, o);
-                if (lane >= o) last += before;
-            }
+            const long long last = warp_inclusive_sum(count);  // the end of this lane's wedges
             const long long wedges = __shfl_sync(spgemm::kFullMask, last, 31);
             for (long long w0 = 0; w0 < wedges; w0 += 32) {
                 const long long w = w0 + lane;
