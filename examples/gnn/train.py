@@ -10,11 +10,11 @@ random features, and its accuracy means nothing). --graph FILE takes any Matrix 
 
 Per model and implementation it prints test accuracy (at the best validation epoch), the median time per
 training epoch (forward + backward + step), the median time of the evaluation's forward pass (no gradients), and
-the peak device memory above the inputs (--repeats N: each implementation trains N times, alternating with the
-other, and the fastest run is reported): PyTorch's allocator
+the peak device memory above the inputs: PyTorch's allocator
 peak plus, for both, the peak of what spk holds itself (spk.device_memory_use; zero for PyG). spk's GAT runs
 as one FusedMM per layer (scores, leaky ReLU, softmax and aggregation in one pass), so it never holds a
-per-edge attention array; PyG's GATConv does.
+per-edge attention array; PyG's GATConv does. With --repeats N each implementation trains N times, alternating
+with the other, and the fastest run is reported.
 """
 import argparse
 import os
