@@ -241,15 +241,7 @@ __device__ __forceinline__ void resident_column_work(const BackwardArgs<T, I>& a
     zero<T, VEC>(dy);
     A dy_add = 0;
     for (long long t0 = begin; t0 < end; t0 += kBatch) {
-        Batch<I> e;
-#pragma unroll
-        for (int b = 0; b < kBatch; ++b) {
-            e.valid[b] = t0 + b < end;
-            const long long t = e.valid[b] ? t0 + b : t0;
-            e.i[b] = args.t_row[t];
-            e.p[b] = args.t_entry[t];
-            e.j[b] = static_cast<I>(j);
-        }
+        const Batch<I> e = column_batch(args.t_row, args.t_entry, j, t0, end);
         A xv[kBatch][VEC], gv[kBatch][VEC], zv[kBatch][VEC];
 #pragma unroll
         for (int b = 0; b < kBatch; ++b) {

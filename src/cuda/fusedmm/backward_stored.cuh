@@ -29,19 +29,15 @@ __device__ __forceinline__ void stored_column_work(const BackwardArgs<T, I>& arg
     zero<T, VEC>(dy);
     A dy_add = 0;
     for (long long t0 = begin; t0 < end; t0 += kBatch) {
-        long long i[kBatch];
+        const Batch<I> e = column_batch(args.t_row, args.t_entry, j, t0, end);
         EdgeTerm<A> term[kBatch];
 #pragma unroll
-        for (int b = 0; b < kBatch; ++b) {
-            const long long t = t0 + b < end ? t0 + b : t0;  // invalid slots repeat the first; their terms are zeroed
-            i[b] = args.t_row[t];
-            term[b] = args.edge_terms[static_cast<long long>(args.t_entry[t]) * r.heads + h];
-            if (t0 + b >= end) term[b] = {A(0), A(0)};
-        }
+        for (int b = 0; b < kBatch; ++b)  // invalid slots repeat the first entry: their terms are zeroed
+            term[b] = e.valid[b] ? args.edge_terms[e.p[b] * r.heads + h] : EdgeTerm<A>{A(0), A(0)};
         if (want_dz) {
             A g[kBatch][VEC];
 #pragma unroll
-            for (int b = 0; b < kBatch; ++b) load_vec<T, VEC>(args.de + i[b] * args.ldde + h * r.dz + f, g[b]);
+            for (int b = 0; b < kBatch; ++b) load_vec<T, VEC>(args.de + e.i[b] * args.ldde + h * r.dz + f, g[b]);
 #pragma unroll
             for (int b = 0; b < kBatch; ++b)
 #pragma unroll
@@ -50,7 +46,7 @@ __device__ __forceinline__ void stored_column_work(const BackwardArgs<T, I>& arg
         if (vector_dy) {
             A xv[kBatch][VEC];
 #pragma unroll
-            for (int b = 0; b < kBatch; ++b) load_vec<T, VEC>(args.x + i[b] * args.ldx + h * r.d + f, xv[b]);
+            for (int b = 0; b < kBatch; ++b) load_vec<T, VEC>(args.x + e.i[b] * args.ldx + h * r.d + f, xv[b]);
             A ds[kBatch];
 #pragma unroll
             for (int b = 0; b < kBatch; ++b) ds[b] = term[b].ds;

@@ -31,6 +31,22 @@ __device__ __forceinline__ Batch<I> row_batch(const I* col_idx, long long i, lon
     return e;
 }
 
+// Column j's entries t0 .. t0 + kBatch - 1 below end over Aᵀ's pattern (t_row: their rows, t_entry:
+// their numbers in A).
+template <class I>
+__device__ __forceinline__ Batch<I> column_batch(const I* t_row, const I* t_entry, long long j, long long t0, long long end) {
+    Batch<I> e;
+#pragma unroll
+    for (int b = 0; b < kBatch; ++b) {
+        e.valid[b] = t0 + b < end;
+        const long long t = e.valid[b] ? t0 + b : t0;
+        e.i[b] = t_row[t];
+        e.p[b] = t_entry[t];
+        e.j[b] = static_cast<I>(j);
+    }
+    return e;
+}
+
 // What both kernels need of every entry of a batch, for head h.
 template <class A>
 struct Terms {
