@@ -137,12 +137,7 @@ __device__ __forceinline__ void resident_row_work(const BackwardArgs<T, I>& args
                 for (int b = 0; b < kBatch; ++b)
                     if (e.valid[b]) sigma += t.alpha[b] * t.dalpha[b];
             });
-            if (lane == 0) {
-                if (chunk)
-                    split.partial_sigma[state] = sigma;
-                else if (args.sigma != nullptr)
-                    args.sigma[i * r.heads + h] = sigma;
-            }
+            if (lane == 0) write_sigma(args, i, h, chunk_id, sigma);
             if (chunk) continue;  // the sigma pass gives σ's share alone
         }
         if (!want_ds) continue;
@@ -158,14 +153,7 @@ __device__ __forceinline__ void resident_row_work(const BackwardArgs<T, I>& args
 #pragma unroll
                 for (int b = 0; b < kBatch; ++b)
                     if (e.valid[b]) args.edge_terms[e.p[b] * r.heads + h] = {t.c[b] * t.alpha[b], ds[b]};
-            // dA sums over the heads: this group walks them all, adding to what earlier heads wrote.
-            if (args.da != nullptr && lane == 0)
-#pragma unroll
-                for (int b = 0; b < kBatch; ++b) {
-                    if (!e.valid[b]) continue;
-                    T* out = args.da + e.p[b] * args.da_stride;
-                    *out = from_accum<T>((h == h0 ? A(0) : to_accum(*out)) + ds[b]);
-                }
+            if (args.da != nullptr && lane == 0) add_to_da(args, e, h, h0, ds);
             if (r.score == Score::add) {
 #pragma unroll
                 for (int b = 0; b < kBatch; ++b) dx_add += ds[b];

@@ -47,6 +47,28 @@ __device__ __forceinline__ Batch<I> column_batch(const I* t_row, const I* t_entr
     return e;
 }
 
+// Row i's σ for head h (a whole row), or the share of chunk chunk_id (the sigma pass).
+template <class T, class I>
+__device__ __forceinline__ void write_sigma(const BackwardArgs<T, I>& args, long long i, int h, long long chunk_id, accum_t<T> sigma) {
+    if (chunk_id >= 0)
+        args.split.partial_sigma[chunk_id * args.rules.heads + h] = sigma;
+    else if (args.sigma != nullptr)
+        args.sigma[i * args.rules.heads + h] = sigma;
+}
+
+// dA of a batch's entries, summed over the heads h0, h0 + 1, ... that one group walks: the first
+// head writes, the later ones add to it.
+template <class T, class I>
+__device__ __forceinline__ void add_to_da(const BackwardArgs<T, I>& args, const Batch<I>& e, int h, int h0, const accum_t<T> (&ds)[kBatch]) {
+    using A = accum_t<T>;
+#pragma unroll
+    for (int b = 0; b < kBatch; ++b) {
+        if (!e.valid[b]) continue;
+        T* out = args.da + e.p[b] * args.da_stride;
+        *out = from_accum<T>((h == h0 ? A(0) : to_accum(*out)) + ds[b]);
+    }
+}
+
 // What both kernels need of every entry of a batch, for head h.
 template <class A>
 struct Terms {
