@@ -31,31 +31,45 @@ def cached_transposed_pattern(A):
 
 
 class KeptPlan:
-    """A SpmmPlan over A (or over Aᵀ, whose values it gathers from A's before each run), made once
-    and kept on A's csr_array, so that repeated products (a GNN layer's, epoch after epoch) skip the
-    analysis, its wait for the device and its allocations. It serves calls whose values are the
-    array it was made for and whose B has its width, dtype, device and current stream. The ops find
-    it by its id (an op's arguments are tensors and scalars)."""
+    """A SpmmPlan over A's pattern, made once and kept on A's csr_array, so that repeated products (a
+    GNN layer's, epoch after epoch) skip the analysis, its wait for the device and its allocations. It
+    serves calls whose B has its width, dtype, device and current stream. The ops find it by its id
+    (an op's arguments are tensors and scalars).
 
-    def __init__(self, A, n, reduce, transposed, B):
-        self.values_ptr = A.data.data_ptr()
-        self.key = plan_key(n, reduce, transposed, B)
-        self.t_entry = None
+    Which values it multiplies by: a plan for A's own values (own_values, not transposed) reads
+    A.data itself and serves only calls with A.data. Any other plan runs over a buffer of its own,
+    filled before each run: Aᵀ's values gathered from the call's values, or a copy of the call's
+    values (a dropout of A's values, made afresh each step). Either way a change of A's values in
+    place is seen."""
+
+    def __init__(self, A, n, reduce, transposed, B, own_values):
+        self.values_ptr = A.data.data_ptr() if own_values else None
+        self.key = plan_key(n, reduce, transposed, B, own_values)
+        self.t_entry = self.buffer = None
         target = A
         if transposed:
             t_indptr, t_indices, self.t_entry = cached_transposed_pattern(A)
-            self.t_values = torch.empty_like(A.data)
-            target = csr_array._trusted(self.t_values, t_indices, t_indptr, (A.shape[1], A.shape[0]), True)
+            self.buffer = torch.empty_like(A.data)
+            target = csr_array._trusted(self.buffer, t_indices, t_indptr, (A.shape[1], A.shape[0]), True)
+        elif self.values_ptr is None:
+            self.buffer = torch.empty_like(A.data)
+            target = csr_array._trusted(self.buffer, A.indices, A.indptr, A.shape, True)
         self.plan = SpmmPlan(target, n, reduce)
         self.id = next(_plan_ids)
         kept_plans[self.id] = self
 
     def serves(self, values, B):
-        return values.data_ptr() == self.values_ptr and plan_key(B.shape[1], self.key[1], self.key[2], B) == self.key
+        if self.values_ptr is not None:
+            fits = values.data_ptr() == self.values_ptr
+        else:
+            fits = values.shape == self.buffer.shape and values.dtype == self.buffer.dtype and values.device == self.buffer.device
+        return fits and plan_key(B.shape[1], self.key[1], self.key[2], B, self.key[-1]) == self.key
 
     def run(self, values, B):
-        if self.t_entry is not None:  # Aᵀ's values, gathered afresh: A's may have changed in place
-            torch.index_select(values.detach(), 0, self.t_entry, out=self.t_values)
+        if self.t_entry is not None:
+            torch.index_select(values.detach(), 0, self.t_entry, out=self.buffer)
+        elif self.buffer is not None:
+            self.buffer.copy_(values.detach())
         return self.plan.run(B.detach().contiguous())
 
 
@@ -63,14 +77,16 @@ kept_plans = weakref.WeakValueDictionary()  # id -> KeptPlan; each lives as long
 _plan_ids = itertools.count()
 
 
-def plan_key(n, reduce, transposed, B):
-    return (int(n), reduce, bool(transposed), B.dtype, B.device, _backend.stream_of(B))
+def plan_key(n, reduce, transposed, B, own_values):
+    return (int(n), reduce, bool(transposed), B.dtype, B.device, _backend.stream_of(B), bool(own_values))
 
 
-def kept_plan(A, n, reduce, transposed, B):
-    """The id of A's kept plan for this product, made on first use."""
+def kept_plan(A, n, reduce, transposed, B, own_values=True):
+    """The id of A's kept plan for this product, made on first use. own_values: the product uses A.data
+    (else values of A's shape given by the call)."""
+    own_values = own_values and not transposed  # a plan over Aᵀ gathers its values from any call's
     plans = A.__dict__.setdefault("_torch_kept_plans", {})
-    key = plan_key(n, reduce, transposed, B)
+    key = plan_key(n, reduce, transposed, B, own_values)
     if key not in plans:
-        plans[key] = KeptPlan(A, n, reduce, transposed, B)
+        plans[key] = KeptPlan(A, n, reduce, transposed, B, own_values)
     return plans[key].id

@@ -393,17 +393,19 @@ def spmm(A, B, reduce="sum", *, transpose=False, values=None):
     """C = reduce(A B) (or Aᵀ B), differentiable in B and in A's values (A.data, or `values`).
     For max and min the forward pass keeps the winners (spk::spmm_arg) for the backward pass.
     Products with Aᵀ (the forward pass with transpose, or B's gradient without) use Aᵀ's pattern,
-    built once per A and kept on it. With A's own values, the plans of the product and of B's
-    gradient are kept on A too (see spk._torch_kept.KeptPlan)."""
+    built once per A and kept on it. The plans of the product and of B's gradient are kept on A too,
+    for A's own values and for other values of A's pattern (a dropout of A.data made afresh each
+    step, say: see spk._torch_kept.KeptPlan)."""
     if reduce in ("max", "min"):
         return spmm_arg_op(*_parts(A, values), B, reduce, transpose)[0]
     needs_grad = torch.is_grad_enabled() and B.requires_grad
     pattern = cached_transposed_pattern(A) if transpose or needs_grad else (None, None, None)
     plan = backward_plan = -1
-    if values is None and B.dim() == 2 and not torch.compiler.is_compiling():  # a compiled graph has no use for them
-        plan = kept_plan(A, B.shape[1], reduce, transpose, B)
+    if B.dim() == 2 and not torch.compiler.is_compiling():  # a compiled graph has no use for them
+        own = values is None
+        plan = kept_plan(A, B.shape[1], reduce, transpose, B, own)
         if needs_grad:
-            backward_plan = kept_plan(A, B.shape[1], "sum", not transpose, B)
+            backward_plan = kept_plan(A, B.shape[1], "sum", not transpose, B, own)
     return _call(spmm_op, _SpmmEager, *_parts(A, values), B, reduce, transpose, *pattern, plan, backward_plan)
 
 

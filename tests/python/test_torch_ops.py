@@ -1,6 +1,7 @@
 """spk.torch_ops: opcheck and f64 gradcheck on the CPU (skipped when PyTorch is not installed)."""
 import numpy as np
 import pytest
+import scipy.sparse as sp
 
 torch = pytest.importorskip("torch")
 
@@ -83,12 +84,26 @@ def test_kept_plans_serve_repeated_products_and_follow_value_changes(rng, reduce
     assert {(key[1], key[2]) for key in kept} == {(reduce, False), ("sum", True)}
 
 
-def test_spmm_with_other_values_does_not_use_the_kept_plan(rng):
+@pytest.mark.parametrize("transpose", [False, True])
+def test_spmm_with_other_values_keeps_a_plan_of_its_own(rng, transpose):
+    """Values other than A.data (a dropout of them, new each step) get kept plans over a buffer of their own,
+    and A's own plan still multiplies by A.data."""
     A, S = torch_csr(rng, 8, 6)
-    B = rand(rng, 6, 3, grad=False)
-    ops.spmm(A, B)  # makes the plan for A's own values
-    other = A.data * 3.0
-    torch.testing.assert_close(ops.spmm(A, B, values=other), torch.tensor(S.toarray()) * 3.0 @ B)
+    dense = torch.tensor(S.toarray())
+    op = (lambda M: M.T) if transpose else (lambda M: M)
+    for step in range(3):
+        B = rand(rng, 8 if transpose else 6, 3)
+        keep = torch.tensor(rng.random(A.nnz) < 0.5, dtype=torch.float64)
+        other = A.data * keep * (step + 2.0)
+        C = ops.spmm(A, B, transpose=transpose, values=other)
+        G = rand(rng, 6 if transpose else 8, 3, grad=False)
+        (C * G).sum().backward()
+        masked = torch.tensor(sp.csr_matrix((other.detach().numpy(), S.indices, S.indptr), shape=S.shape).toarray())
+        torch.testing.assert_close(C, op(masked) @ B.detach())
+        torch.testing.assert_close(B.grad, op(masked).T @ G)
+        torch.testing.assert_close(ops.spmm(A, B.detach(), transpose=transpose), op(dense) @ B.detach())
+    own = {key[-1] for key in A.__dict__["_torch_kept_plans"] if key[2] == transpose}
+    assert own == ({False} if transpose else {False, True})  # one plan over Aᵀ serves both: it gathers any call's values
 
 
 def test_spmm_forward_matches_numpy_api(rng):
