@@ -13,8 +13,13 @@ training epoch (forward + backward + step), the median time of the evaluation's 
 the peak device memory above the inputs: PyTorch's allocator
 peak plus, for both, the peak of what spk holds itself (spk.device_memory_use; zero for PyG). spk's GAT runs
 as one FusedMM per layer (scores, leaky ReLU, softmax and aggregation in one pass), so it never holds a
-per-edge attention array; PyG's GATConv does. With --repeats N each implementation trains N times, alternating
-with the other, and the fastest run is reported.
+per-edge attention array; PyG's GATConv does. With --repeats N each implementation trains N times with N seeds,
+alternating with the other: the table gives the mean accuracy and its range, and the fastest run's times.
+
+Features: spk's models take sparse features (Cora's and CiteSeer's bag-of-words, about 1% non-zero) as a sparse
+matrix: the first layer's dropout falls on the stored values (dense dropout's distribution: zeros stay zero) and its
+product is an SpMM. PyG's layers take them dense. --dense-features gives spk's models the dense ones too; then, with
+dense features, both implementations draw the same weights and dropout masks from one seed.
 """
 import argparse
 import os
@@ -85,59 +90,72 @@ def to_spk(m, device):
 # --- spk models -----------------------------------------------------------------------------
 
 
-class SpkGCNLayer(torch.nn.Module):
-    """Â (X W) + b, as GCNConv: the bias after the aggregation."""
-
-    def __init__(self, a_hat, d_in, d_out):
-        super().__init__()
-        self.a_hat = a_hat
-        self.lin = torch.nn.Linear(d_in, d_out, bias=False)
-        self.bias = torch.nn.Parameter(torch.zeros(d_out))
-        torch.nn.init.xavier_uniform_(self.lin.weight)
-
-    def forward(self, x):
-        return spk_ops.spmm(self.a_hat, self.lin(x)) + self.bias
-
-
-class SpkGCN(torch.nn.Module):
-    def __init__(self, a_hat, d_in, hidden, classes, dropout=0.5):
-        super().__init__()
-        self.dropout = dropout
-        self.conv1 = SpkGCNLayer(a_hat, d_in, hidden)
-        self.conv2 = SpkGCNLayer(a_hat, hidden, classes)
-
-    def forward(self, x):
-        x = F.dropout(x, self.dropout, self.training)
-        x = F.relu(self.conv1(x))
-        x = F.dropout(x, self.dropout, self.training)
-        return self.conv2(x)
-
-
 def glorot_(t):
-    """Uniform in ±sqrt(6 / (fan_in + fan_out)) over the last two dimensions, as PyG initialises GATConv's attention
-    vectors (torch's xavier_uniform_ counts a (1, heads, d) tensor's fans as heads x d and d: a narrower start)."""
+    """Uniform in ±sqrt(6 / (fan_in + fan_out)) over the last two dimensions, as PyG initialises its weights and GATConv's
+    attention vectors (torch's xavier_uniform_ counts a (1, heads, d) tensor's fans as heads x d and d: a narrower start)."""
     bound = (6.0 / (t.size(-2) + t.size(-1))) ** 0.5
     with torch.no_grad():
         t.uniform_(-bound, bound)
 
 
+def glorot_weight(d_in, d_out):
+    """A d_in x d_out weight with the values PyG's d_out x d_in Linear weight gets from the same seed. PyG draws that
+    weight twice (when the Linear is made, and again when its conv resets it): drawing twice too keeps the random
+    streams of both implementations in step, so that with dense features they start from the same weights and drop
+    the same entries."""
+    w = torch.empty(d_out, d_in)
+    glorot_(w)
+    glorot_(w)
+    return torch.nn.Parameter(w.t().contiguous())
+
+
+def dropout_matmul(x, weight, p, training):
+    """dropout(x) @ weight. Sparse features (a spk.csr_array) are multiplied as they are stored, by one SpMM, and
+    their dropout falls on the stored values: dense dropout's distribution (zeros stay zero) at nnz's cost."""
+    if isinstance(x, spk.csr_array):
+        return spk_ops.spmm(x, weight, values=F.dropout(x.data, p, training))
+    return F.dropout(x, p, training) @ weight
+
+
+class SpkGCNLayer(torch.nn.Module):
+    """Â (dropout(X) W) + b, as GCNConv after a dropout: the bias after the aggregation."""
+
+    def __init__(self, a_hat, d_in, d_out, dropout):
+        super().__init__()
+        self.a_hat, self.dropout = a_hat, dropout
+        self.weight = glorot_weight(d_in, d_out)
+        self.bias = torch.nn.Parameter(torch.zeros(d_out))
+
+    def forward(self, x):
+        return spk_ops.spmm(self.a_hat, dropout_matmul(x, self.weight, self.dropout, self.training)) + self.bias
+
+
+class SpkGCN(torch.nn.Module):
+    def __init__(self, a_hat, d_in, hidden, classes, dropout=0.5):
+        super().__init__()
+        self.conv1 = SpkGCNLayer(a_hat, d_in, hidden, dropout)
+        self.conv2 = SpkGCNLayer(a_hat, hidden, classes, dropout)
+
+    def forward(self, x):
+        return self.conv2(F.relu(self.conv1(x)))
+
+
 class SpkGATLayer(torch.nn.Module):
-    """GAT attention in one FusedMM: e_ij = leaky_relu(a_dst.h_i + a_src.h_j), softmax over row i,
+    """GAT attention in one FusedMM: h = dropout(x) W, e_ij = leaky_relu(a_dst.h_i + a_src.h_j), softmax over row i,
     out_i = sum_j alpha_ij h_j per head."""
 
-    def __init__(self, adj, d_in, d_out, heads, concat=True, edge_terms=False):
+    def __init__(self, adj, d_in, d_out, heads, dropout, concat=True, edge_terms=False):
         super().__init__()
-        self.adj, self.heads, self.d_out, self.concat, self.edge_terms = adj, heads, d_out, concat, edge_terms
-        self.lin = torch.nn.Linear(d_in, heads * d_out, bias=False)
+        self.adj, self.heads, self.d_out, self.dropout, self.concat, self.edge_terms = adj, heads, d_out, dropout, concat, edge_terms
+        self.weight = glorot_weight(d_in, heads * d_out)
         self.att_src = torch.nn.Parameter(torch.empty(1, heads, d_out))
         self.att_dst = torch.nn.Parameter(torch.empty(1, heads, d_out))
         self.bias = torch.nn.Parameter(torch.zeros(heads * d_out if concat else d_out))
-        torch.nn.init.xavier_uniform_(self.lin.weight)
         glorot_(self.att_src)
         glorot_(self.att_dst)
 
     def forward(self, x):
-        h = self.lin(x)
+        h = dropout_matmul(x, self.weight, self.dropout, self.training)
         hv = h.view(-1, self.heads, self.d_out)
         score_dst = (hv * self.att_dst).sum(-1).contiguous()  # rows x heads: the target's term
         score_src = (hv * self.att_src).sum(-1).contiguous()  # cols x heads: the source's term
@@ -151,15 +169,11 @@ class SpkGATLayer(torch.nn.Module):
 class SpkGAT(torch.nn.Module):
     def __init__(self, adj, d_in, hidden, classes, heads=8, dropout=0.6, edge_terms=False):
         super().__init__()
-        self.dropout = dropout
-        self.conv1 = SpkGATLayer(adj, d_in, hidden, heads, edge_terms=edge_terms)
-        self.conv2 = SpkGATLayer(adj, hidden * heads, classes, 1, concat=False, edge_terms=edge_terms)
+        self.conv1 = SpkGATLayer(adj, d_in, hidden, heads, dropout, edge_terms=edge_terms)
+        self.conv2 = SpkGATLayer(adj, hidden * heads, classes, 1, dropout, concat=False, edge_terms=edge_terms)
 
     def forward(self, x):
-        x = F.dropout(x, self.dropout, self.training)
-        x = F.elu(self.conv1(x))
-        x = F.dropout(x, self.dropout, self.training)
-        return self.conv2(x)
+        return self.conv2(F.elu(self.conv1(x)))
 
 
 # --- PyG models -----------------------------------------------------------------------------
@@ -244,9 +258,11 @@ def profile_steps(model, x, y, mask, opt, steps, device):
     print(prof.key_averages().table(sort_by=key, row_limit=25), flush=True)
 
 
-def run(model_name, impl, adj, features, labels, split, epochs, device, width, profile=0, edge_terms=False):
-    torch.manual_seed(0)
-    x = torch.from_numpy(features).to(device)
+def run(model_name, impl, adj, features, labels, split, epochs, device, width, profile=0, edge_terms=False, sparse_features=False,
+        seed=0):
+    """sparse_features: spk's models take the features as a sparse matrix (PyG's layers take them dense)."""
+    torch.manual_seed(seed)
+    x = to_spk(sp.csr_matrix(features), device) if impl == "spk" and sparse_features else torch.from_numpy(features).to(device)
     y = torch.from_numpy(labels).to(device)
     masks = {s: torch.from_numpy(split == s).to(device) for s in ("train", "val", "test")}
     classes = int(labels.max()) + 1
@@ -305,8 +321,12 @@ def main():
     p.add_argument("--profile", type=int, default=0, metavar="STEPS",
                    help="after training, profile this many training steps and print the top operators and kernels")
     p.add_argument("--repeats", type=int, default=1,
-                   help="train each model this many times, the implementations alternating, and report the fastest run's "
-                        "times (host-bound epochs on small graphs vary from run to run)")
+                   help="train each model this many times (seeds --seed, --seed + 1, ...), the implementations alternating, and "
+                        "report the mean test accuracy (and its range), the fastest run's times (host-bound epochs on small "
+                        "graphs vary from run to run) and the largest peak")
+    p.add_argument("--seed", type=int, default=0, help="torch's seed of the first run: the weights and the dropout")
+    p.add_argument("--dense-features", action="store_true",
+                   help="spk's models take sparse features (at most 10%% non-zero: Cora's and CiteSeer's) dense, as PyG's do")
     p.add_argument("--edge-terms", action="store_true",
                    help="spk's GAT keeps 2 values per edge and head during its backward pass (faster, more memory)")
     args = p.parse_args()
@@ -322,22 +342,25 @@ def main():
     keep = labels >= 0  # CiteSeer's 15 featureless nodes have label -1: never trained or scored
     split = np.where(keep, split, "none")
     labels = np.where(keep, labels, 0)
-    print(f"{name}: {adj.shape[0]} nodes, {adj.nnz} entries (with self loops), {features.shape[1]} features, device {device}")
+    density = np.count_nonzero(features) / max(features.size, 1)
+    sparse_features = density <= 0.1 and not args.dense_features
+    print(f"{name}: {adj.shape[0]} nodes, {adj.nnz} entries (with self loops), {features.shape[1]} features "
+          f"({density:.1%} non-zero{', sparse for spk' if sparse_features else ''}), device {device}")
     warm_up(device)
     print("| graph | model | impl | test acc | ms / epoch | inference ms | peak MiB |")
     print("|---|---|---|---|---|---|---|")
     for model in args.model:
         width = (args.hidden or (16 if model == "gcn" else 64), args.heads)
-        best = {}
-        for _ in range(max(1, args.repeats)):
+        results = {impl: [] for impl in args.impl}
+        for r in range(max(1, args.repeats)):
             for impl in args.impl:
-                result = run(model, impl, adj, features, labels, split, args.epochs, device, width, args.profile, args.edge_terms)
-                if impl not in best or result[1] < best[impl][1]:
-                    best[impl] = result
+                results[impl].append(run(model, impl, adj, features, labels, split, args.epochs, device, width, args.profile,
+                                         args.edge_terms, sparse_features, args.seed + r))
         for impl in args.impl:
-            acc, ms, inference_ms, peak = best[impl]
+            acc, ms, inference_ms, peak = zip(*results[impl])
+            accuracy = f"{np.mean(acc):.3f}" + (f" ({min(acc):.3f}-{max(acc):.3f})" if len(acc) > 1 else "")
             label = impl + (" (edge terms)" if args.edge_terms and impl == "spk" and model == "gat" else "")
-            print(f"| {name} | {model} | {label} | {acc:.3f} | {ms:.2f} | {inference_ms:.2f} | {peak:.0f} |", flush=True)
+            print(f"| {name} | {model} | {label} | {accuracy} | {min(ms):.2f} | {min(inference_ms):.2f} | {max(peak):.0f} |", flush=True)
 
 
 if __name__ == "__main__":

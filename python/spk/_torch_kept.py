@@ -4,6 +4,7 @@ import itertools
 import weakref
 
 import torch
+from torch.utils.dlpack import to_dlpack
 
 from . import _backend
 from ._ops import SpmmPlan
@@ -55,6 +56,7 @@ class KeptPlan:
             self.buffer = torch.empty_like(A.data)
             target = csr_array._trusted(self.buffer, A.indices, A.indptr, A.shape, True)
         self.plan = SpmmPlan(target, n, reduce)
+        self.rows = target.shape[0]
         self.id = next(_plan_ids)
         kept_plans[self.id] = self
 
@@ -70,7 +72,11 @@ class KeptPlan:
             torch.index_select(values.detach(), 0, self.t_entry, out=self.buffer)
         elif self.buffer is not None:
             self.buffer.copy_(values.detach())
-        return self.plan.run(B.detach().contiguous())
+        # The extension's plan directly, with DLPack capsules: SpmmPlan.run's checks and array-library dispatch,
+        # and Tensor.__dlpack__, cost more than the call (the op has checked B already).
+        C = torch.empty((self.rows, B.shape[1]), dtype=B.dtype, device=B.device)
+        self.plan._plan.run(to_dlpack(B.detach().contiguous()), to_dlpack(C), None)
+        return C
 
 
 kept_plans = weakref.WeakValueDictionary()  # id -> KeptPlan; each lives as long as its csr_array

@@ -16,6 +16,7 @@ from typing import Optional
 
 import torch
 from torch import Tensor
+from torch.utils.dlpack import to_dlpack
 
 from . import _backend, _core
 from ._ops import parse_edge
@@ -27,9 +28,16 @@ def _matrix(indptr, indices, values, rows, cols):
 
 
 def _dense(t):
-    """A tensor the extension reads directly: torch hands ops any strides (expanded gradients have
-    stride 0), spk wants one unit-stride axis, so others are made contiguous."""
-    return None if t is None else t.detach().contiguous()
+    """An input tensor as the extension reads it: torch hands ops any strides (expanded gradients
+    have stride 0), spk wants one unit-stride axis, so others are made contiguous. Tensors cross as
+    DLPack capsules: Tensor.__dlpack__ costs a few microseconds of Python a call, more than the
+    rest of a small product's call."""
+    return None if t is None else to_dlpack(t.detach().contiguous())
+
+
+def _out(t):
+    """An output tensor the op allocated, as a DLPack capsule (see _dense)."""
+    return None if t is None else to_dlpack(t)
 
 
 def _stream(t):
@@ -63,7 +71,7 @@ def _spmm_impl(indptr: Tensor, indices: Tensor, values: Tensor, rows: int, cols:
         transpose = False
     else:
         a = _matrix(indptr, indices, values, rows, cols)
-    _core.spmm(a, _dense(B), C, reduce, 1.0, 0.0, transpose, None, False, "", _stream(B), _threads())
+    _core.spmm(a, _dense(B), _out(C), reduce, 1.0, 0.0, transpose, None, False, "", _stream(B), _threads())
     return C
 
 
@@ -129,7 +137,7 @@ def spmm_arg_op(indptr: Tensor, indices: Tensor, values: Tensor, rows: int, cols
     a = _matrix(indptr, indices, values, rows, cols)
     C = B.new_empty((cols if transpose else rows, B.shape[1]))
     arg = B.new_empty(C.shape, dtype=indptr.dtype)
-    _core.spmm(a, _dense(B), C, reduce, 1.0, 0.0, transpose, arg, False, "", _stream(B), _threads())
+    _core.spmm(a, _dense(B), _out(C), reduce, 1.0, 0.0, transpose, _out(arg), False, "", _stream(B), _threads())
     return C, arg
 
 
@@ -201,7 +209,7 @@ spmm_arg_op.register_autograd(_spmm_arg_backward, setup_context=_spmm_arg_setup)
 def sddmm_op(indptr: Tensor, indices: Tensor, values: Tensor, rows: int, cols: int, X: Tensor, Y: Tensor, heads: int, scale_by_a: bool) -> Tensor:
     a = _matrix(indptr, indices, values, rows, cols)
     out = X.new_empty((indices.shape[0], heads))
-    _core.sddmm(a, _dense(X), _dense(Y), out, scale_by_a, heads, _stream(X), _threads())
+    _core.sddmm(a, _dense(X), _dense(Y), _out(out), scale_by_a, heads, _stream(X), _threads())
     return out
 
 
@@ -215,7 +223,7 @@ def sddmm_backward_op(indptr: Tensor, indices: Tensor, values: Tensor, rows: int
                       scale_by_a: bool) -> tuple[Tensor, Tensor, Tensor]:
     a = _matrix(indptr, indices, values, rows, cols)
     dX, dY, dA = X.new_empty(X.shape), Y.new_empty(Y.shape), X.new_empty((indices.shape[0], 1))
-    _core.sddmm_backward(a, _dense(X), _dense(Y), _dense(d_out), dX, dY, dA, scale_by_a, heads, _stream(X), _threads())
+    _core.sddmm_backward(a, _dense(X), _dense(Y), _dense(d_out), _out(dX), _out(dY), _out(dA), scale_by_a, heads, _stream(X), _threads())
     return dX, dY, dA.reshape(-1)
 
 
@@ -265,9 +273,10 @@ def _fusedmm_impl(indptr: Tensor, indices: Tensor, values: Tensor, rows: int, co
     row_sum = Z.new_empty(stat, dtype=_accum_dtype(values))
     argmax = Z.new_empty(arg, dtype=indptr.dtype)
     attention = Z.new_empty((indices.shape[0], heads) if save_attention else (0,))
-    _core.fusedmm_forward(a, _dense(X), _dense(Y), _dense(Z), E, score, edge, edge_param,
-                          normalize, aggregate, heads, row_max if normalize == "softmax" else None, row_sum if normalize == "softmax" else None,
-                          argmax if aggregate == "max" else None, attention if save_attention else None, _stream(Z), _threads())
+    softmax = normalize == "softmax"
+    _core.fusedmm_forward(a, _dense(X), _dense(Y), _dense(Z), _out(E), score, edge, edge_param, normalize, aggregate, heads,
+                          _out(row_max) if softmax else None, _out(row_sum) if softmax else None, _out(argmax) if aggregate == "max" else None,
+                          _out(attention) if save_attention else None, _stream(Z), _threads())
     return E, row_max, row_sum, argmax, attention
 
 
@@ -295,11 +304,11 @@ def _fusedmm_backward_impl(indptr: Tensor, indices: Tensor, values: Tensor, rows
     a = _matrix(indptr, indices, values, rows, cols)
     dX, dY, dZ, dA = _fused_gradients(X, Y, Z, indices.shape[0], need)
     softmax, is_max = normalize == "softmax", aggregate == "max"
-    given = lambda t: t if t.numel() > 0 else None
+    given = lambda t: _out(t) if t.numel() > 0 else None
     _core.fusedmm_backward(a, _dense(dE), _dense(X), _dense(Y), _dense(Z), _dense(E),
-                           row_max if softmax else None, row_sum if softmax else None, argmax if is_max else None, _dense(attention),
-                           given(dX), given(dY),
-                           given(dZ), None if dA.numel() == 0 else dA.view(-1, 1), score, edge, edge_param, normalize, aggregate, heads,
+                           _dense(row_max) if softmax else None, _dense(row_sum) if softmax else None, _dense(argmax) if is_max else None,
+                           _dense(attention), given(dX), given(dY), given(dZ), None if dA.numel() == 0 else _out(dA.view(-1, 1)), score, edge,
+                           edge_param, normalize, aggregate, heads,
                            _dense(t_indptr), _dense(t_indices), _dense(t_entry), _stream(Z), _threads(), edge_terms)
     return dX, dY, dZ, dA
 
