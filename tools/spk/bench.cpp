@@ -164,9 +164,8 @@ void bench_op(const Executor& exec, const OpConfig& base, const MatrixSource& sr
         m.flops = op->flops();
         m.bytes = op->bytes();  // after the runs: spgemm knows its output's size only then
         m.edges = op->edges();
-        const OpOutput result = op->output();
-        m.checksum = result.checksum();
-        if (result.sparse) m.result_nnz = static_cast<index_t>(result.values.size());
+        m.checksum = op->checksum();
+        if (const auto nnz = op->result_nnz()) m.result_nnz = *nnz;
         const std::string forward = m.backward ? "; forward " + millis(m.forward_seconds) + " ms, backward / forward " +
                                                      fixed(median(m.times) / m.forward_seconds, 2) + "x"
                                                : "";

@@ -88,6 +88,12 @@ public:
         out.cols = 1;
         return out;
     }
+    double checksum() const override {
+        if (!config_.backward) return dense_checksum(e_);
+        double sum = 0;
+        for (const Dense<float>* g : {&dx_, &dy_, &dz_, &da_}) sum += dense_checksum(*g);
+        return sum;
+    }
     void save(const std::string& path) const override {
         if (!config_.backward) return save_dense(path, e_.view());
         const OpOutput out = output();

@@ -27,6 +27,7 @@ public:
         exec_.synchronize();
     }
     OpOutput output() const override { return dense_output(out_); }
+    double checksum() const override { return dense_checksum(out_); }
     void save(const std::string& path) const override { save_dense(path, out_.view()); }
     double flops() const override { return 2.0 * static_cast<double>(a_.nnz()) * static_cast<double>(config_.heads * config_.k); }
     double bytes() const override {

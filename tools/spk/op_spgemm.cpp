@@ -37,6 +37,7 @@ public:
         exec_.synchronize();
     }
     OpOutput output() const override { return sparse_output(c_); }
+    std::optional<index_t> result_nnz() const override { return c_.nnz(); }
     void save(const std::string& path) const override { save_matrix(path, c_.view()); }
     double flops() const override { return 2.0 * products_; }
     double bytes() const override {

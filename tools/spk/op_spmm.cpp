@@ -40,6 +40,7 @@ public:
         exec_.synchronize();
     }
     OpOutput output() const override { return dense_output(c_); }
+    double checksum() const override { return dense_checksum(c_); }
     void save(const std::string& path) const override { save_dense(path, c_.view()); }
     double flops() const override { return 2.0 * static_cast<double>(a_.nnz()) * static_cast<double>(config_.n); }
     double bytes() const override {

@@ -42,6 +42,15 @@ Dense<float> random_dense(const Executor& exec, index_t rows, index_t cols, std:
     return Dense<float>(exec, rows, cols, host);
 }
 
+double dense_checksum(const Dense<float>& d) {
+    const std::vector<float> host = d.values().to_vector();  // rows x cols, no padding
+    const std::int64_t count = static_cast<std::int64_t>(host.size());
+    double sum = 0;
+#pragma omp parallel for reduction(+ : sum) schedule(static)
+    for (std::int64_t i = 0; i < count; ++i) sum += host[static_cast<std::size_t>(i)];
+    return sum;
+}
+
 OpOutput dense_output(const Dense<float>& d) {
     OpOutput out;
     out.rows = d.rows();

@@ -75,6 +75,12 @@ public:
     virtual void enqueue() { run(); }
     // The last run's result, on the host.
     virtual OpOutput output() const = 0;
+    // What bench records of the last run's result: the sum of its values (the count for tc) and,
+    // for a sparse result, its stored entries. By default from output(); dense results override
+    // checksum() to sum where they lie on the host (dense_checksum), without output()'s copy to
+    // doubles: a backward pass's gradients reach gigabytes.
+    virtual double checksum() const { return output().checksum(); }
+    virtual std::optional<index_t> result_nnz() const { return std::nullopt; }
     // Writes the last run's result (.mtx; sparse results also .spkb).
     virtual void save(const std::string& path) const = 0;
     // Floating-point operations of one run (0 where the count is not meaningful) and the
@@ -92,6 +98,7 @@ std::unique_ptr<Operation> make_operation(const Executor& exec, const OpConfig& 
 // rows x cols, uniform in [-1, 1], row-major, from seed; allocated on exec.
 Dense<float> random_dense(const Executor& exec, index_t rows, index_t cols, std::uint64_t seed);
 OpOutput dense_output(const Dense<float>& d);
+double dense_checksum(const Dense<float>& d);  // the sum of d's values, in double, on every core
 OpOutput sparse_output(const Matrix& m);
 // fusedmm's presets (op_fusedmm.cpp): the options, and the columns of X and Y per head (none for
 // gcn, whose scores are A's values; one for gat; k otherwise). The vendor baseline uses them too.
