@@ -72,6 +72,7 @@ struct Measurement {
     index_t result_nnz = -1;                    // sparse results only
     std::optional<BaselineTime> baseline = {};  // the vendor's fastest, same inputs, same process
     bool backward = false;                      // fusedmm's backward pass (--backward)
+    bool edge_terms = false;                    // ... with FusedOptions::backward_edge_terms (--edge-terms)
     double forward_seconds = 0;                 // backward only: the forward pass's median, same inputs
 };
 
@@ -142,6 +143,7 @@ void bench_op(const Executor& exec, const OpConfig& base, const MatrixSource& sr
         auto op = make_operation(exec, c, inputs);
         Measurement m{.op = c.op, .matrix = src.label, .source = src.text, .config = op->describe(), .n = w};
         m.backward = c.backward && c.op == "fusedmm";
+        m.edge_terms = m.backward && c.edge_terms;
         if (inputs.tensor) {
             m.rows = inputs.tensor->dims[0];
             m.cols = inputs.tensor->dims[1];
@@ -208,7 +210,8 @@ std::string width_key(const Measurement& m, bool with_pass = true) {
 
 // The backward pass's goal (fusedmm's issue: backward <= 2.5x forward), a line per width:
 // geomean fusedmm k=32 backward over forward: 1.90x (worst case 2.31x, 5 matrices)
-// Here more than 1 means the backward is slower, so the worst case is the largest ratio.
+// ("backward (edge terms) over forward" with --edge-terms). Here more than 1 means the backward
+// is slower, so the worst case is the largest ratio.
 void print_backward_geomean(const std::vector<const Measurement*>& group) {
     std::vector<double> r;
     for (const auto* m : group)
@@ -216,7 +219,8 @@ void print_backward_geomean(const std::vector<const Measurement*>& group) {
     if (r.empty()) return;
     double log_sum = 0;
     for (const double x : r) log_sum += std::log(x);
-    std::printf("geomean %s backward over forward: %sx (worst case %sx, %zu matrices)\n", width_key(*group.front(), false).c_str(),
+    std::printf("geomean %s backward%s over forward: %sx (worst case %sx, %zu matrices)\n", width_key(*group.front(), false).c_str(),
+                group.front()->edge_terms ? " (edge terms)" : "",
                 fixed(std::exp(log_sum / static_cast<double>(r.size())), 2).c_str(),
                 fixed(*std::max_element(r.begin(), r.end()), 2).c_str(), r.size());
 }
@@ -234,7 +238,7 @@ Json to_json(const std::vector<Measurement>& ms, const Executor& exec, const Set
         r.set("flops", m.flops).set("bytes", m.bytes).set("checksum", m.checksum);
         if (m.result_nnz >= 0) r.set("result_nnz", m.result_nnz);
         if (m.backward)
-            r.set("pass", "backward").set("forward_s", m.forward_seconds).set("backward_over_forward", rate(m.median, m.forward_seconds));
+            r.set("pass", "backward").set("edge_terms", m.edge_terms).set("forward_s", m.forward_seconds).set("backward_over_forward", rate(m.median, m.forward_seconds));
         if (m.baseline) {
             r.set("baseline", m.baseline->name).set("baseline_s", m.baseline->seconds).set("baselines", m.baseline->all);
             Json ratios = Json::object();
