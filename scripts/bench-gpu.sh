@@ -54,7 +54,12 @@ for part in $parts; do
     fusedmm)
       bench fusedmm-attention-h1 --op fusedmm --preset attention --heads 1 --suite bench/suites/gpu-quick.txt --n 32,128 --warmup 3 --reps 10
       bench fusedmm-attention-h4 --op fusedmm --preset attention --heads 4 --suite bench/suites/gpu-quick.txt --n 32,128 --warmup 3 --reps 10
-      bench fusedmm-gcn --op fusedmm --preset gcn --suite bench/suites/gpu-quick.txt --n 32,128 --warmup 3 --reps 10 ;;
+      bench fusedmm-gcn --op fusedmm --preset gcn --suite bench/suites/gpu-quick.txt --n 32,128 --warmup 3 --reps 10
+      # The backward pass against its forward (the 2.5x goal), recomputing the scores and with the edge terms kept.
+      bench fusedmm-backward --op fusedmm --backward --preset attention --heads 4 --suite bench/suites/gpu-quick.txt --n 32,128 \
+        --warmup 2 --reps 5
+      bench fusedmm-backward-edge-terms --op fusedmm --backward --edge-terms --preset attention --heads 4 \
+        --suite bench/suites/gpu-quick.txt --n 32,128 --warmup 2 --reps 5 ;;
     spgemm) bench spgemm --op spgemm --suite bench/suites/gpu-spgemm.txt --warmup 2 --reps 5 ;;
     amg)
       amg laplace3d-100 laplace3d:n=100

@@ -91,6 +91,8 @@ if [ -x build-gpu/bin/spk ]; then
       sddmm) spk_bench sddmm --op sddmm --n 32,128 --warmup 3 --reps 10 ;;
       fusedmm) spk_bench fusedmm --op fusedmm --n 32,128 --preset attention --heads 4 --warmup 3 --reps 10 ;;
       fusedmm-backward) spk_bench fusedmm-backward --op fusedmm --backward --n 32,128 --preset attention --heads 4 --warmup 2 --reps 5 ;;
+      fusedmm-edge-terms) spk_bench fusedmm-edge-terms --op fusedmm --backward --edge-terms --n 32,128 --preset attention --heads 4 \
+        --warmup 2 --reps 5 ;;
       spgemm) spk_bench spgemm --op spgemm --warmup 3 --reps 10 ;;
       tc) spk_bench tc --op tc --warmup 2 --reps 5 ;;
       *) echo "unknown benchmark '$b'"; status=1 ;;
