@@ -85,6 +85,33 @@ def test_torch_fusedmm_gradients_match_the_host(rng, score, edge, aggregate, hea
 
 
 @cuda_only
+@pytest.mark.parametrize("transpose", [False, True])
+def test_torch_spmm_with_new_values_each_step_matches_the_host(rng, transpose):
+    """spk.torch_ops.spmm(A, B, values=...) with values new every step (a dropout of A.data): the kept CUDA
+    plans over their own value buffers, against the CPU, forward and B's gradient."""
+    import spk.torch_ops as ops
+
+    S = random_csr(rng, 300, 250, dtype=np.float32)
+    rows, cols = (250, 300) if transpose else (300, 250)
+    A = {}
+    for device in ("cpu", "cuda"):
+        t = lambda x, dt: torch.from_numpy(np.ascontiguousarray(x)).to(device, dt)
+        A[device] = spk.csr_array((t(S.data, torch.float32), t(S.indices, torch.int32), t(S.indptr, torch.int32)), shape=S.shape)
+    for _ in range(3):
+        keep = torch.from_numpy((rng.random(S.nnz) < 0.5).astype(np.float32))
+        B = torch.from_numpy(rng.standard_normal((cols, 16)).astype(np.float32))
+        G = torch.from_numpy(rng.standard_normal((rows, 16)).astype(np.float32))
+        results = {}
+        for device, a in A.items():
+            b = B.to(device).requires_grad_(True)
+            C = ops.spmm(a, b, transpose=transpose, values=a.data * keep.to(device) * 2.0)
+            (C * G.to(device)).sum().backward()
+            results[device] = (C.detach().cpu(), b.grad.cpu())
+        for got, want in zip(results["cuda"], results["cpu"]):
+            torch.testing.assert_close(got, want, rtol=1e-4, atol=1e-4)
+
+
+@cuda_only
 def test_spgemm_and_triangles_match_the_host(rng):
     import scipy.sparse as sp
 
