@@ -14,7 +14,9 @@ the peak device memory above the inputs: PyTorch's allocator
 peak plus, for both, the peak of what spk holds itself (spk.device_memory_use; zero for PyG). spk's GAT runs
 as one FusedMM per layer (scores, leaky ReLU, softmax and aggregation in one pass), so it never holds a
 per-edge attention array; PyG's GATConv does. With --repeats N each implementation trains N times with N seeds,
-alternating with the other: the table gives the mean accuracy and its range, and the fastest run's times.
+alternating with the other: the table gives the mean accuracy and its range, and the fastest run's times. With
+--cuda-graph both replay a training step captured in a CUDA graph: small graphs' epochs are bound by the host's
+Python and launches, and the replay leaves each implementation's device work.
 
 Features: spk's models take sparse features (Cora's and CiteSeer's bag-of-words, about 1% non-zero) as a sparse
 matrix: the first layer's dropout falls on the stored values (dense dropout's distribution: zeros stay zero) and its
@@ -258,32 +260,64 @@ def profile_steps(model, x, y, mask, opt, steps, device):
     print(prof.key_averages().table(sort_by=key, row_limit=25), flush=True)
 
 
+def graphed_step(model, x, y, train, opt):
+    """A training step captured once in a CUDA graph (--cuda-graph), for replay every epoch: the host's per-step work
+    (Python, launches) goes, each implementation's device work stays. Three eager steps warm up first on the capture
+    stream (spk keeps its plans per stream: the capture must find them made), as PyTorch's whole-network capture does;
+    the optimizer must be capturable."""
+    def step():
+        F.cross_entropy(model(x)[train], y[train]).backward()
+        opt.step()
+
+    stream = torch.cuda.Stream()
+    stream.wait_stream(torch.cuda.current_stream())
+    with torch.cuda.stream(stream):
+        for _ in range(3):
+            opt.zero_grad(set_to_none=True)
+            step()
+    torch.cuda.current_stream().wait_stream(stream)
+    graph = torch.cuda.CUDAGraph()
+    opt.zero_grad(set_to_none=True)  # the capture's backward makes the gradients, in the graph's memory
+    with torch.cuda.graph(graph, stream=stream):
+        step()
+    return graph.replay
+
+
 def run(model_name, impl, adj, features, labels, split, epochs, device, width, profile=0, edge_terms=False, sparse_features=False,
-        seed=0):
-    """sparse_features: spk's models take the features as a sparse matrix (PyG's layers take them dense)."""
+        seed=0, cuda_graph=False):
+    """sparse_features: spk's models take the features as a sparse matrix (PyG's layers take them dense). cuda_graph:
+    each epoch replays a captured training step (graphed_step)."""
     torch.manual_seed(seed)
     x = to_spk(sp.csr_matrix(features), device) if impl == "spk" and sparse_features else torch.from_numpy(features).to(device)
     y = torch.from_numpy(labels).to(device)
     masks = {s: torch.from_numpy(split == s).to(device) for s in ("train", "val", "test")}
     classes = int(labels.max()) + 1
     model = build(model_name, impl, adj, x.shape[1], classes, device, width, edge_terms).to(device)
-    opt = torch.optim.Adam(model.parameters(), lr=0.005 if model_name == "gat" else 0.01, weight_decay=5e-4)
     cuda = device.type == "cuda"
+    graphed = cuda_graph and cuda
+    opt = torch.optim.Adam(model.parameters(), lr=0.005 if model_name == "gat" else 0.01, weight_decay=5e-4, capturable=graphed)
     if cuda:  # PyTorch's allocator and, for spk, the memory spk holds itself (which PyTorch does not see)
         torch.cuda.synchronize()
         torch.cuda.reset_peak_memory_stats()
         base = torch.cuda.memory_allocated()
         spk.reset_device_memory_peak(device.index or 0)
         spk_base = spk.device_memory_use(device.index or 0)[0]
+    replay = None
+    if graphed:  # an index, not a mask: a mask's nonzero waits for the device, which a capture cannot
+        model.train()
+        replay = graphed_step(model, x, y, masks["train"].nonzero().squeeze(1), opt)
     times, inference, best_val, test_at_best = [], [], -1.0, 0.0
     for _ in range(epochs):
         model.train()
         t0 = time.perf_counter()
-        opt.zero_grad()
-        out = model(x)
-        loss = F.cross_entropy(out[masks["train"]], y[masks["train"]])
-        loss.backward()
-        opt.step()
+        if replay is not None:
+            replay()
+        else:
+            opt.zero_grad()
+            out = model(x)
+            loss = F.cross_entropy(out[masks["train"]], y[masks["train"]])
+            loss.backward()
+            opt.step()
         if cuda:
             torch.cuda.synchronize()
         times.append(time.perf_counter() - t0)
@@ -327,6 +361,9 @@ def main():
     p.add_argument("--seed", type=int, default=0, help="torch's seed of the first run: the weights and the dropout")
     p.add_argument("--dense-features", action="store_true",
                    help="spk's models take sparse features (at most 10%% non-zero: Cora's and CiteSeer's) dense, as PyG's do")
+    p.add_argument("--cuda-graph", action="store_true",
+                   help="both implementations capture a training step in a CUDA graph (after 3 eager warm-up steps) and "
+                        "replay it every epoch: their device work without the host's per-step overhead")
     p.add_argument("--edge-terms", action="store_true",
                    help="spk's GAT keeps 2 values per edge and head during its backward pass (faster, more memory)")
     args = p.parse_args()
@@ -355,11 +392,12 @@ def main():
         for r in range(max(1, args.repeats)):
             for impl in args.impl:
                 results[impl].append(run(model, impl, adj, features, labels, split, args.epochs, device, width, args.profile,
-                                         args.edge_terms, sparse_features, args.seed + r))
+                                         args.edge_terms, sparse_features, args.seed + r, args.cuda_graph))
         for impl in args.impl:
             acc, ms, inference_ms, peak = zip(*results[impl])
             accuracy = f"{np.mean(acc):.3f}" + (f" ({min(acc):.3f}-{max(acc):.3f})" if len(acc) > 1 else "")
             label = impl + (" (edge terms)" if args.edge_terms and impl == "spk" and model == "gat" else "")
+            label += " (CUDA graph)" if args.cuda_graph and device.type == "cuda" else ""
             print(f"| {name} | {model} | {label} | {accuracy} | {min(ms):.2f} | {min(inference_ms):.2f} | {max(peak):.0f} |", flush=True)
 
 
