@@ -363,7 +363,8 @@ def main():
                    help="spk's models take sparse features (at most 10%% non-zero: Cora's and CiteSeer's) dense, as PyG's do")
     p.add_argument("--cuda-graph", action="store_true",
                    help="both implementations capture a training step in a CUDA graph (after 3 eager warm-up steps) and "
-                        "replay it every epoch: their device work without the host's per-step overhead")
+                        "replay it every epoch: their device work without the host's per-step overhead (GCN: PyG's GATConv "
+                        "filters self loops through a boolean mask every forward, a device wait no capture allows)")
     p.add_argument("--edge-terms", action="store_true",
                    help="spk's GAT keeps 2 values per edge and head during its backward pass (faster, more memory)")
     args = p.parse_args()
