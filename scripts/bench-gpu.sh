@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # The GPU benchmark suites of the CUDA issues, against cuSPARSE in the same process:
-#   scripts/bench-gpu.sh [PART ...]     PART: spmm sddmm fusedmm spgemm amg tc sweep gnn (default: all)
+#   scripts/bench-gpu.sh [PART ...]     PART: spmm sddmm fusedmm spgemm amg amg-large tc sweep gnn (default: all)
 # Each part fits one 10-minute device call. Results: $OUT/<part>.json and .txt (OUT defaults to
 # bench/results/raw), a markdown table per JSON by scripts/bench-table.py.
 # Environment: SPK_BUILD_DIR (default build-gpu), SPK_MATRICES (shared matrices folder).
@@ -14,7 +14,7 @@ if [ -z "${SPK_MATRICES:-}" ]; then
   [ -d "$SPK_MATRICES" ] || SPK_MATRICES=$PWD/../shared/matrices
 fi
 export SPK_MATRICES
-parts=${*:-spmm sddmm fusedmm spgemm amg tc sweep gnn}
+parts=${*:-spmm sddmm fusedmm spgemm amg amg-large tc sweep gnn}
 status=0
 
 # Configure once, then always bring the tool up to date (a kept build folder may be older).
@@ -39,9 +39,9 @@ amg() {  # kind spec: R·A, A·P and (R·A)·P of the smoothed-aggregation hiera
   [ -f "${base}_A.spkb" ] || "$spk" gen "$spec" --amg --quiet -o "$base.spkb" || { status=1; return; }
   bench "amg-$name-RA" --op spgemm --matrix "${base}_R.spkb" --b "${base}_A.spkb" --warmup 2 --reps 5
   bench "amg-$name-AP" --op spgemm --matrix "${base}_A.spkb" --b "${base}_P.spkb" --warmup 2 --reps 5
-  [ -f "${base}_RA.mtx" ] || "$spk" run spgemm "${base}_R.spkb" --b "${base}_A.spkb" --backend cuda -o "${base}_RA.mtx" \
+  [ -f "${base}_RA.spkb" ] || "$spk" run spgemm "${base}_R.spkb" --b "${base}_A.spkb" --backend cuda -o "${base}_RA.spkb" \
     >/dev/null 2>&1 || { status=1; return; }
-  bench "amg-$name-RAP" --op spgemm --matrix "${base}_RA.mtx" --b "${base}_P.spkb" --warmup 2 --reps 5
+  bench "amg-$name-RAP" --op spgemm --matrix "${base}_RA.spkb" --b "${base}_P.spkb" --warmup 2 --reps 5
 }
 
 for part in $parts; do
@@ -66,6 +66,11 @@ for part in $parts; do
       amg bigstar2d-2000 bigstar2d:n=2000
       amg brick3d-64 brick3d:n=64
       amg elasticity3d-40 elasticity3d:n=40 ;;
+    amg-large)  # the same products at 3-16M rows (about 15 GB of generated files under .data/amg)
+      amg laplace3d-250 laplace3d:n=250
+      amg bigstar2d-4000 bigstar2d:n=4000
+      amg brick3d-200 brick3d:n=200
+      amg elasticity3d-100 elasticity3d:n=100 ;;
     tc) bench tc --op tc --suite bench/suites/gpu-spgemm.txt --warmup 2 --reps 5 ;;
     sweep)
       bench sweep-spmm --op spmm --suite bench/suites/sweep72.txt --n 32,128 --warmup 3 --reps 10
@@ -75,7 +80,7 @@ for part in $parts; do
       # The Python package over this build's library (installed; no second CUDA build) when it is position independent.
       cmake --install "$build" --prefix "$build/prefix" >/dev/null 2>&1 && export SPK_PREFIX=$(realpath "$build/prefix")
       scripts/gpu-python.sh "$OUT" || status=1 ;;
-    *) echo "unknown part '$part' (spmm sddmm fusedmm spgemm amg tc sweep gnn)"; status=2 ;;
+    *) echo "unknown part '$part' (spmm sddmm fusedmm spgemm amg amg-large tc sweep gnn)"; status=2 ;;
   esac
 done
 exit $status
