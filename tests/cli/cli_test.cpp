@@ -4,6 +4,8 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <algorithm>
+#include <cmath>
 #include <cstdio>
 #include <cstdlib>
 #include <filesystem>
@@ -256,6 +258,36 @@ TEST_F(Cli, BenchExpandsRangesAndWritesJson) {
     EXPECT_NE(j.find("\"op\": \"tc\""), std::string::npos) << j;
     // banded n=200, half width 3: 200 x 3 - (1 + 2 + 3) undirected edges
     EXPECT_NE(j.find("\"edges\": 594"), std::string::npos) << j;
+}
+
+// bench sums dense results where they lie (Operation::checksum), run sums output()'s copy: the
+// two must agree, the backward pass's four gradients included, and so must the sparse result's nnz.
+TEST_F(Cli, BenchChecksumsAgreeWithRun) {
+    const auto number_after = [](const std::string& text, const std::string& key) {
+        const std::size_t at = text.find(key);
+        return at == std::string::npos ? std::nan("") : std::stod(text.substr(at + key.size()));
+    };
+    const std::string json = (dir_ / "bench.json").string();
+    const std::string m = " banded:n=60,half_width=2 --threads 1";
+    struct Case {
+        std::string op, run_options, bench_options;  // run takes --k for the feature width, bench --n for every width
+    };
+    const std::string attention = " --heads 2 --preset attention";
+    for (const Case& c : {Case{"spmm", " --n 5", " --n 5"}, Case{"sddmm", " --k 4 --heads 2", " --n 4 --heads 2"},
+                          Case{"fusedmm", " --k 4" + attention, " --n 4" + attention},
+                          Case{"fusedmm", " --k 4 --backward" + attention, " --n 4 --backward" + attention}, Case{"spgemm", "", ""}}) {
+        const Result run = spk("run " + c.op + m + c.run_options);
+        ASSERT_EQ(run.code, 0) << c.op << c.run_options << ": " << run.err;
+        const Result bench = spk("bench --op " + c.op + c.bench_options + " --matrix" + m + " --warmup 0 --reps 1 --json '" + json + "'");
+        ASSERT_EQ(bench.code, 0) << c.op << c.bench_options << ": " << bench.err;
+        const std::string j = read_file(json);
+        const double want = number_after(run.out, "checksum  "), got = number_after(j, "\"checksum\": ");
+        EXPECT_NEAR(got, want, 1e-6 * std::max(1.0, std::abs(want))) << c.op << c.run_options;
+        EXPECT_NE(want, 0.0) << c.op << c.run_options;  // random inputs: a zero sum would mean an empty result
+        if (c.op == "spgemm") {
+            EXPECT_EQ(number_after(j, "\"result_nnz\": "), number_after(run.out, "nnz       ")) << j;
+        }
+    }
 }
 
 TEST_F(Cli, BenchSuiteResolvesSharedMatrices) {
