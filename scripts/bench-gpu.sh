@@ -66,7 +66,7 @@ for part in $parts; do
       amg bigstar2d-2000 bigstar2d:n=2000
       amg brick3d-64 brick3d:n=64
       amg elasticity3d-40 elasticity3d:n=40 ;;
-    amg-large)  # the same products at 3-16M rows (about 15 GB of generated files under .data/amg)
+    amg-large)  # the same products at 3-16M rows (about 20 GB of generated files under .data/amg)
       amg laplace3d-250 laplace3d:n=250
       amg bigstar2d-4000 bigstar2d:n=4000
       amg brick3d-200 brick3d:n=200
