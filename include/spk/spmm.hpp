@@ -39,6 +39,10 @@ public:
     // B: k x n, C: m x n (m, k: rows and columns of op(A)). arg (optional, m x n): for max and
     // min, the column of op(A) whose product won each output element, -1 for empty rows.
     void run(DenseView<const V> b, DenseView<V> c, DenseView<I> arg = {}) const;
+    // As run, with `values` (nnz x 1, contiguous, in A's entry order: a dropout of A's values, new
+    // edge weights) in place of A's own: one plan serves every set of values of A's pattern. Not for
+    // plans made with transpose_a, whose Aᵀ holds its own copy of the values.
+    void run_with_values(DenseView<const V> values, DenseView<const V> b, DenseView<V> c, DenseView<I> arg = {}) const;
     // The kernel configuration chosen for this plan, as a readable string.
     std::string config() const;
 

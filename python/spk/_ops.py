@@ -68,13 +68,15 @@ class SpmmPlan:
         """The kernel configuration the plan chose."""
         return self._plan.config
 
-    def run(self, B, out=None, return_arg=False):
+    def run(self, B, out=None, return_arg=False, values=None):
+        """C for this B. values: other values of A's pattern for this run (nnz of them, in A's entry order,
+        e.g. a dropout of A.data), which the plan serves as well as A's own (not with transpose=True)."""
         B = _dense(B, "B")
         if out is None and self._beta != 0:
             raise ValueError("beta: a non-zero beta needs out= (the C it scales)")
         C = _backend.empty(B, (self._rows, B.shape[1])) if out is None else out
         arg = _backend.empty(B, C.shape, self.A.index_dtype) if return_arg else None
-        self._plan.run(B, C, arg)
+        self._plan.run(B, C, arg, None if values is None else _dense(values, "values", ndim=1))
         return (C, arg) if return_arg else C
 
     __call__ = run

@@ -38,13 +38,15 @@ class KeptPlan:
     (an op's arguments are tensors and scalars).
 
     Which values it multiplies by: a plan for A's own values (own_values, not transposed) reads
-    A.data itself and serves only calls with A.data. Any other plan runs over a buffer of its own,
-    filled before each run: Aᵀ's values gathered from the call's values, or a copy of the call's
-    values (a dropout of A's values, made afresh each step). Either way a change of A's values in
-    place is seen."""
+    A.data itself and serves only calls with A.data; a plan over A for other values (a dropout of
+    A's values, made afresh each step) hands each call's values to the extension's plan
+    (SpmmPlan::run_with_values); a plan over Aᵀ gathers Aᵀ's values from the call's into a buffer of
+    its own before each run. Either way a change of A's values in place is seen."""
 
     def __init__(self, A, n, reduce, transposed, B, own_values):
-        self.values_ptr = A.data.data_ptr() if own_values else None
+        self.own_values = own_values
+        self.values_ptr = A.data.data_ptr()
+        self.values_like = (A.data.shape, A.data.dtype, A.data.device)
         self.key = plan_key(n, reduce, transposed, B, own_values)
         self.t_entry = self.buffer = None
         target = A
@@ -52,30 +54,28 @@ class KeptPlan:
             t_indptr, t_indices, self.t_entry = cached_transposed_pattern(A)
             self.buffer = torch.empty_like(A.data)
             target = csr_array._trusted(self.buffer, t_indices, t_indptr, (A.shape[1], A.shape[0]), True)
-        elif self.values_ptr is None:
-            self.buffer = torch.empty_like(A.data)
-            target = csr_array._trusted(self.buffer, A.indices, A.indptr, A.shape, True)
         self.plan = SpmmPlan(target, n, reduce)
         self.rows = target.shape[0]
         self.id = next(_plan_ids)
         kept_plans[self.id] = self
 
     def serves(self, values, B):
-        if self.values_ptr is not None:
+        if self.own_values:
             fits = values.data_ptr() == self.values_ptr
         else:
-            fits = values.shape == self.buffer.shape and values.dtype == self.buffer.dtype and values.device == self.buffer.device
-        return fits and plan_key(B.shape[1], self.key[1], self.key[2], B, self.key[-1]) == self.key
+            fits = (values.shape, values.dtype, values.device) == self.values_like
+        return fits and plan_key(B.shape[1], self.key[1], self.key[2], B, self.own_values) == self.key
 
     def run(self, values, B):
-        if self.t_entry is not None:
-            torch.index_select(values.detach(), 0, self.t_entry, out=self.buffer)
-        elif self.buffer is not None:
-            self.buffer.copy_(values.detach())
         # The extension's plan directly, with DLPack capsules: SpmmPlan.run's checks and array-library dispatch,
         # and Tensor.__dlpack__, cost more than the call (the op has checked B already).
+        given = None
+        if self.t_entry is not None:
+            torch.index_select(values.detach(), 0, self.t_entry, out=self.buffer)
+        elif not self.own_values:
+            given = to_dlpack(values.detach().contiguous())
         C = torch.empty((self.rows, B.shape[1]), dtype=B.dtype, device=B.device)
-        self.plan._plan.run(to_dlpack(B.detach().contiguous()), to_dlpack(C), None)
+        self.plan._plan.run(to_dlpack(B.detach().contiguous()), to_dlpack(C), None, given)
         return C
 
 

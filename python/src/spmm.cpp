@@ -65,18 +65,28 @@ public:
         });
     }
 
-    void run(const InArray& b, const OutArray& c, const MaybeOut& arg) const {
+    // values: other values of A's pattern for this run (SpmmPlan::run_with_values), or none for A's own.
+    void run(const InArray& b, const OutArray& c, const MaybeOut& arg, const MaybeIn& values) const {
         Placement place;
         place.add(a_.indptr(), "A");
         place.add(b, "B");
         place.add(c, "C");
         place.add(arg, "arg");
+        place.add(values, "values");
         dispatch_all(a_.value_type(), a_.index_type(), [&]<class V, class I>() {
             const auto bv = dense_in<V>(b, "B");
             const auto cv = dense_out<V>(c, "C");
             const auto argv = dense_out<I>(arg, "arg");
-            nb::gil_scoped_release nogil;
-            static_cast<const SpmmPlan<V, I>*>(plan_.get())->run(bv, cv, argv);
+            const auto plan = static_cast<const SpmmPlan<V, I>*>(plan_.get());
+            if (values) {
+                const std::int64_t nnz = a_.view<V, I>().nnz;
+                const DenseView<const V> vv{vector_in<V>(*values, "values", nnz), nnz, 1, 1, Layout::row_major, space_of(*values, "values")};
+                nb::gil_scoped_release nogil;
+                plan->run_with_values(vv, bv, cv, argv);
+            } else {
+                nb::gil_scoped_release nogil;
+                plan->run(bv, cv, argv);
+            }
         });
     }
 
@@ -102,7 +112,7 @@ void bind_spmm(nb::module_& m) {
                       int>(),
              "a"_a, "n"_a, "reduce"_a, "alpha"_a, "beta"_a, "transpose_a"_a, "deterministic"_a, "config"_a, "stream"_a, "threads"_a,
              nb::keep_alive<1, 2>())
-        .def("run", &AnySpmmPlan::run, "b"_a, "c"_a, "arg"_a.none())
+        .def("run", &AnySpmmPlan::run, "b"_a, "c"_a, "arg"_a.none(), "values"_a.none() = nb::none())
         .def_prop_ro("config", &AnySpmmPlan::config);
 }
 

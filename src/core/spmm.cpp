@@ -67,9 +67,11 @@ std::string SpmmPlan<V, I>::config() const {
     return "?";
 }
 
+namespace {
+
+// One run of plan p over a (p's op(A), or its pattern with other values).
 template <class V, class I>
-void SpmmPlan<V, I>::run(DenseView<const V> b, DenseView<V> c, DenseView<I> arg) const {
-    const Impl& p = *impl_;
+void run_plan(const typename SpmmPlan<V, I>::Impl& p, CsrView<const V, I> a, DenseView<const V> b, DenseView<V> c, DenseView<I> arg) {
     detail::check_dense(b, p.exec, "B");
     detail::check_dense(c, p.exec, "C");
     detail::check_shape(b, p.a.cols, p.n, "B");
@@ -80,7 +82,7 @@ void SpmmPlan<V, I>::run(DenseView<const V> b, DenseView<V> c, DenseView<I> arg)
         detail::check_dense(arg, p.exec, "arg");
         detail::check_shape(arg, p.a.rows, p.n, "arg");
     }
-    const detail::SpmmArgs<V, I> args{p.a, b, c, arg, p.options.reduce, p.options.alpha, p.options.beta};
+    const detail::SpmmArgs<V, I> args{a, b, c, arg, p.options.reduce, p.options.alpha, p.options.beta};
     switch (p.exec.backend()) {
         case Backend::reference:
             detail::reference::spmm(p.exec, args);
@@ -92,6 +94,27 @@ void SpmmPlan<V, I>::run(DenseView<const V> b, DenseView<V> c, DenseView<I> arg)
             detail::cuda::spmm(p.exec, *p.cuda, args);
             break;
     }
+}
+
+}  // namespace
+
+template <class V, class I>
+void SpmmPlan<V, I>::run(DenseView<const V> b, DenseView<V> c, DenseView<I> arg) const {
+    run_plan<V, I>(*impl_, impl_->a, b, c, arg);
+}
+
+template <class V, class I>
+void SpmmPlan<V, I>::run_with_values(DenseView<const V> values, DenseView<const V> b, DenseView<V> c, DenseView<I> arg) const {
+    const Impl& p = *impl_;
+    if (p.transposed)
+        invalid_argument("values: the plan was made with transpose_a and holds its own copy of Aᵀ's values; make the plan over Aᵀ instead");
+    detail::check_dense(values, p.exec, "values");
+    detail::check_shape(values, p.a.nnz, 1, "values");
+    if (values.layout == Layout::row_major && values.rows > 1 && values.ld != 1)
+        invalid_argument("values: must be contiguous (a row-major nnz x 1 view with leading dimension 1), got ld " + std::to_string(values.ld));
+    CsrView<const V, I> a = p.a;
+    a.values = values.data;
+    run_plan<V, I>(p, a, b, c, arg);
 }
 
 template <class V, class I>

@@ -329,6 +329,50 @@ TEST(SpmmPlan, RunsManyTimesAndFollowsNewValues) {
     }
 }
 
+// One plan, other values of A's pattern each run (a dropout of A's values), on every backend.
+TEST(SpmmPlan, RunsWithOtherValuesOfThePattern) {
+    const std::uint64_t seed = test::seed("spmm_plan_values");
+    const auto a = test::random_csr<float, std::int32_t>(120, 90, 6.0, seed);
+    for (const Executor& exec : test::backends_under_test()) {
+        const auto a_here = a.to(exec);
+        for (const Reduce reduce : {Reduce::sum, Reduce::mean, Reduce::max}) {
+            const SpmmPlan<float, std::int32_t> plan(exec, a_here.view(), 8, options(reduce));
+            for (int round = 0; round < 2; ++round) {
+                std::vector<float> dropped = a.values().to_vector();
+                for (std::size_t p = 0; p < dropped.size(); ++p)
+                    if ((p + static_cast<std::size_t>(round)) % 3 == 0) dropped[p] = 0.0f;  // about a third dropped
+                const Csr<float, std::int32_t> other(Executor::cpu(), a.rows(), a.cols(), a.row_ptr().to_vector(), a.col_idx().to_vector(),
+                                                     dropped);
+                const Dense<float> values(exec, a.nnz(), 1, dropped);
+                const auto b = test::random_dense<float>(90, 8, seed + static_cast<std::uint64_t>(round)).to(exec);
+                Dense<float> c(exec, 120, 8), expected(Executor::reference(), 120, 8);
+                plan.run_with_values(values.view(), b.view(), c.view());
+                spmm(Executor::reference(), other.view(), b.to(Executor::reference()).view(), expected.view(), options(reduce));
+                EXPECT_TRUE(test::all_close(test::to_doubles(c), test::to_doubles(expected), 1e-5, 1e-5, 16))
+                    << exec.name() << " " << to_string(reduce) << " round " << round;
+            }
+            // A's own values again: run_with_values left the plan as it was.
+            Dense<float> c(exec, 120, 8), expected(Executor::reference(), 120, 8);
+            const auto b = test::random_dense<float>(90, 8, seed + 7).to(exec);
+            plan.run(b.view(), c.view());
+            spmm(Executor::reference(), a.view(), b.to(Executor::reference()).view(), expected.view(), options(reduce));
+            EXPECT_TRUE(test::all_close(test::to_doubles(c), test::to_doubles(expected), 1e-5, 1e-5, 16)) << exec.name();
+        }
+    }
+}
+
+TEST(SpmmPlan, OtherValuesNeedTheirShapeAndAPlanOverA) {
+    const Executor exec = Executor::cpu(1);
+    const auto a = test::random_csr<float, std::int32_t>(6, 5, 2.0, 11);
+    const Dense<float> b(exec, 5, 3), bt(exec, 6, 3);
+    Dense<float> c(exec, 6, 3), ct(exec, 5, 3);
+    const Dense<float> short_values(exec, a.nnz() - 1, 1), values(exec, a.nnz(), 1);
+    const SpmmPlan<float, std::int32_t> plan(exec, a.view(), 3);
+    expect_error([&] { plan.run_with_values(short_values.view(), b.view(), c.view()); }, ErrorKind::ShapeMismatch, "values");
+    const SpmmPlan<float, std::int32_t> transposed(exec, a.view(), 3, options(Reduce::sum, 1.0, 0.0, true));
+    expect_error([&] { transposed.run_with_values(values.view(), bt.view(), ct.view()); }, ErrorKind::InvalidArgument, "transpose_a");
+}
+
 // ---------------------------------------------------------------------------------------------
 // Bad input: the error kind and the argument named in the message.
 class SpmmBadInput : public ::testing::Test {

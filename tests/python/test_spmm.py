@@ -83,6 +83,22 @@ def test_spmm_plan_reuse(rng):
         np.testing.assert_allclose(plan(B), A @ B, rtol=1e-12, atol=1e-12)
 
 
+def test_spmm_plan_runs_with_other_values_of_the_pattern(rng):
+    A = random_csr(rng, 40, 30)
+    plan = spk.SpmmPlan(spk.from_scipy(A), 5)
+    for _ in range(2):
+        values = A.data * (rng.random(A.nnz) < 0.5)  # a dropout of A's values
+        B = rng.standard_normal((30, 5))
+        other = sp.csr_matrix((values, A.indices, A.indptr), shape=A.shape)
+        np.testing.assert_allclose(plan.run(B, values=values), other @ B, rtol=1e-12, atol=1e-12)
+    np.testing.assert_allclose(plan.run(B), A @ B, rtol=1e-12, atol=1e-12)  # A's own values again
+    with pytest.raises(ValueError, match="values: length"):
+        plan.run(B, values=values[:-1])
+    transposed = spk.SpmmPlan(spk.from_scipy(A), 5, transpose=True)
+    with pytest.raises(ValueError, match="transpose_a"):
+        transposed.run(rng.standard_normal((40, 5)), values=values)
+
+
 def test_spmm_empty_matrix():
     A = spk.csr_array((np.zeros(0), np.zeros(0, np.int32), np.zeros(1, np.int32)), shape=(0, 0))
     assert spk.spmm(A, np.zeros((0, 3))).shape == (0, 3)
