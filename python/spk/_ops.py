@@ -201,6 +201,38 @@ def spgemm(A, B, *, semiring="plus_times", mask=None, complement_mask=False, sor
     return csr_array._trusted(_backend.adopt(data, like), _backend.adopt(indices, like), _backend.adopt(indptr, like), (rows, cols), is_sorted)
 
 
+class SpgemmPlan:
+    """C = A (+).(x) B with the symbolic phase (C's pattern) done once, for products repeated with new
+    values of A and B of the same patterns (an AMG hierarchy's Galerkin products as the coefficients
+    change). compute() returns a new C as spgemm() does; recompute(C) writes C's values from A's and
+    B's current values (or the values given) into C.data, in place. The plan keeps A, B (and mask)."""
+
+    def __init__(self, A, B, *, semiring="plus_times", mask=None, complement_mask=False, sorted=True):
+        self.A, self.B = as_csr(A), as_csr(B, "B")
+        self.mask = as_csr(mask, "mask") if mask is not None else None
+        self._plan = _core.SpgemmPlan(self.A._handle, self.B._handle, self.mask._handle if self.mask is not None else None, semiring,
+                                      bool(complement_mask), bool(sorted), _backend.stream_of(self.A.indptr), _backend.get_num_threads())
+
+    @property
+    def nnz(self):
+        """Stored entries of C (the symbolic phase's count)."""
+        return self._plan.nnz
+
+    def compute(self):
+        indptr, indices, data, rows, cols, is_sorted = self._plan.compute()
+        like = self.A.indptr
+        return csr_array._trusted(_backend.adopt(data, like), _backend.adopt(indices, like), _backend.adopt(indptr, like), (rows, cols),
+                                  is_sorted)
+
+    def recompute(self, C, a_values=None, b_values=None):
+        """C's values (C from compute()) for A's and B's values now, or a_values / b_values (same lengths and
+        order); returns C."""
+        a_values = _dense(self.A.data if a_values is None else a_values, "a_values", ndim=1)
+        b_values = _dense(self.B.data if b_values is None else b_values, "b_values", ndim=1)
+        self._plan.recompute(a_values, b_values, C.data)
+        return C
+
+
 def triangle_count(A):
     """Triangles of the undirected simple graph under A's pattern (A + Aᵀ, no diagonal)."""
     A = as_csr(A)

@@ -121,15 +121,28 @@ DenseView<T> dense_out(const OutArray& a, std::string_view name) {
     return strided_view(static_cast<T*>(a.data()), rows, cols, a.stride(0), a.stride(1), space_of(a, name), name);
 }
 
-template <class T>
-const T* vector_in(const InArray& a, std::string_view name, std::int64_t length) {
+namespace {
+template <class T, class A>
+void check_vector(const A& a, std::string_view name, std::int64_t length) {
     check_ndim(a, 1, name);
     check_dtype<T>(a, name);
     if (static_cast<std::int64_t>(a.shape(0)) != length)
         value_error(std::string(name) + ": length " + std::to_string(a.shape(0)) + ", expected " + std::to_string(length));
     if (length > 1 && a.stride(0) != 1)
         value_error(std::string(name) + ": not contiguous (element stride " + std::to_string(a.stride(0)) + ")");
+}
+}  // namespace
+
+template <class T>
+const T* vector_in(const InArray& a, std::string_view name, std::int64_t length) {
+    check_vector<T>(a, name, length);
     return static_cast<const T*>(a.data());
+}
+
+template <class T>
+T* vector_out(const OutArray& a, std::string_view name, std::int64_t length) {
+    check_vector<T>(a, name, length);
+    return static_cast<T*>(a.data());
 }
 
 namespace {
@@ -173,6 +186,7 @@ nb::ndarray<nb::array_api> export_array(const T* data, std::int64_t rows, std::i
     template DenseView<const T> dense_in<T>(const InArray&, std::string_view);                   \
     template DenseView<T> dense_out<T>(const OutArray&, std::string_view);                       \
     template const T* vector_in<T>(const InArray&, std::string_view, std::int64_t);              \
+    template T* vector_out<T>(const OutArray&, std::string_view, std::int64_t);                  \
     template T* tight_out<T>(const OutArray&, std::string_view, std::int64_t, std::int64_t);     \
     template const T* tight_in<T>(const InArray&, std::string_view, std::int64_t, std::int64_t); \
     template nb::ndarray<nb::array_api> export_array<T>(const T*, std::int64_t, std::int64_t, int, MemorySpace, nb::handle);

@@ -102,6 +102,8 @@ DenseView<T> dense_out(const MaybeOut& a, std::string_view name) {
 // A 1-D contiguous array of element type T.
 template <class T>
 const T* vector_in(const InArray& a, std::string_view name, std::int64_t length);
+template <class T>
+T* vector_out(const OutArray& a, std::string_view name, std::int64_t length);
 // Rows x cols, C-contiguous, element type T (the saved statistics of FusedMM).
 template <class T>
 T* tight_out(const OutArray& a, std::string_view name, std::int64_t rows, std::int64_t cols);

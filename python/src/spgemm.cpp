@@ -1,6 +1,9 @@
 // spgemm (a new CSR whose arrays Python takes over without copies) and triangle_count.
 #include <nanobind/stl/string.h>
 
+#include <memory>
+#include <optional>
+
 #include "arrays.hpp"
 #include "bindings.hpp"
 #include "csr_export.hpp"
@@ -54,6 +57,77 @@ nb::tuple spgemm(const SparseMatrix& a, const SparseMatrix& b, const SparseMatri
     });
 }
 
+// SpgemmPlan: the symbolic phase once (C's pattern), then compute() for a new C and recompute()
+// for C's values from new values of A and B. The plan keeps views of A, B and the mask: the Python
+// object keeps them (and so their arrays) alive.
+class AnySpgemmPlan {
+public:
+    AnySpgemmPlan(const SparseMatrix& a, const SparseMatrix& b, const SparseMatrix* mask, const std::string& semiring, bool complement_mask,
+                  bool sorted, std::uintptr_t stream, int threads)
+        : a_(a), b_(b) {
+        SpgemmOptions options;
+        options.semiring = parse_semiring(semiring);
+        options.complement_mask = complement_mask;
+        options.sorted = sorted;
+        check_same_types(a, b, "B");
+        if (mask) check_same_types(a, *mask, "mask");
+        Placement place;
+        place.add(a.indptr(), "A");
+        place.add(b.indptr(), "B");
+        if (mask) place.add(mask->indptr(), "mask");
+        exec_ = std::make_unique<Executor>(place.executor(stream, threads));
+        dispatch_float("SpgemmPlan", a.value_type(), a.index_type(), [&]<class V, class I>() {
+            std::optional<CsrView<const V, I>> mask_view;
+            if (mask) mask_view = mask->view<V, I>();
+            nb::gil_scoped_release nogil;
+            plan_ = std::make_shared<SpgemmPlan<V, I>>(*exec_, a.view<V, I>(), b.view<V, I>(), options, mask_view);
+        });
+    }
+
+    std::int64_t nnz() const {
+        return dispatch_float("SpgemmPlan", a_.value_type(), a_.index_type(),
+                              [&]<class V, class I>() { return static_cast<std::int64_t>(plan<V, I>().nnz()); });
+    }
+
+    nb::tuple compute() const {
+        return dispatch_float("SpgemmPlan", a_.value_type(), a_.index_type(), [&]<class V, class I>() {
+            Csr<V, I> c;
+            {
+                nb::gil_scoped_release nogil;
+                c = plan<V, I>().compute();
+            }
+            return export_csr(std::move(c));
+        });
+    }
+
+    void recompute(const InArray& a_values, const InArray& b_values, const OutArray& c_values) const {
+        Placement place;
+        place.add(a_.indptr(), "A");
+        place.add(a_values, "a_values");
+        place.add(b_values, "b_values");
+        place.add(c_values, "c_values");
+        dispatch_float("SpgemmPlan", a_.value_type(), a_.index_type(), [&]<class V, class I>() {
+            const SpgemmPlan<V, I>& p = plan<V, I>();
+            const V* av = vector_in<V>(a_values, "a_values", a_.view<V, I>().nnz);
+            const V* bv = vector_in<V>(b_values, "b_values", b_.view<V, I>().nnz);
+            V* cv = vector_out<V>(c_values, "c_values", p.nnz());
+            nb::gil_scoped_release nogil;
+            p.recompute(av, bv, cv);
+        });
+    }
+
+private:
+    template <class V, class I>
+    const SpgemmPlan<V, I>& plan() const {
+        return *static_cast<const SpgemmPlan<V, I>*>(plan_.get());
+    }
+
+    const SparseMatrix& a_;
+    const SparseMatrix& b_;
+    std::unique_ptr<Executor> exec_;
+    std::shared_ptr<void> plan_;  // SpgemmPlan<V, I> for A's types; shared_ptr<void> keeps the right deleter
+};
+
 std::uint64_t triangle_count(const SparseMatrix& g, std::uintptr_t stream, int threads) {
     Placement place;
     place.add(g.indptr(), "A");
@@ -71,6 +145,13 @@ void bind_spgemm(nb::module_& m) {
     m.def("spgemm", &spgemm, "a"_a, "b"_a, "mask"_a.none(), "semiring"_a, "complement_mask"_a, "sorted"_a, "to_host"_a,
           "memory_budget"_a, "stream"_a, "threads"_a);
     m.def("triangle_count", &triangle_count, "a"_a, "stream"_a, "threads"_a);
+    nb::class_<AnySpgemmPlan>(m, "SpgemmPlan")
+        .def(nb::init<const SparseMatrix&, const SparseMatrix&, const SparseMatrix*, const std::string&, bool, bool, std::uintptr_t, int>(),
+             "a"_a, "b"_a, "mask"_a.none(), "semiring"_a, "complement_mask"_a, "sorted"_a, "stream"_a, "threads"_a, nb::keep_alive<1, 2>(),
+             nb::keep_alive<1, 3>(), nb::keep_alive<1, 4>())
+        .def_prop_ro("nnz", &AnySpgemmPlan::nnz)
+        .def("compute", &AnySpgemmPlan::compute)
+        .def("recompute", &AnySpgemmPlan::recompute, "a_values"_a, "b_values"_a, "c_values"_a);
 }
 
 }  // namespace spk::python

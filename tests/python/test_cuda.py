@@ -125,6 +125,23 @@ def test_spgemm_and_triangles_match_the_host(rng):
 
 
 @cuda_only
+def test_spgemm_plan_recomputes_on_the_device(rng):
+    import scipy.sparse as sp
+
+    A, S = cuda_csr(rng, 150, 150, dtype=torch.float64)
+    plan = spk.SpgemmPlan(A, A)
+    C = plan.compute()
+    assert C.data.is_cuda and C.nnz == plan.nnz
+    host = lambda t: t.cpu().numpy()
+    for _ in range(2):  # the first recompute keeps C's columns on the device, the second uses them
+        values = torch.from_numpy(rng.uniform(-1, 1, S.nnz)).to("cuda")
+        plan.recompute(C, values, values)
+        S2 = sp.csr_matrix((host(values), S.indices, S.indptr), shape=S.shape)
+        got = sp.csr_array((host(C.data), host(C.indices), host(C.indptr)), shape=C.shape)
+        np.testing.assert_allclose(got.toarray(), (S2 @ S2).toarray(), rtol=1e-12, atol=1e-12)
+
+
+@cuda_only
 def test_device_memory_use_counts_plans_and_workspaces(rng):
     A, _ = cuda_csr(rng, 3000, 3000)
     spk.reset_device_memory_peak(0)

@@ -111,3 +111,35 @@ def test_spgemm_float16_is_a_type_error(rng):
     A = spk.from_scipy(random_csr(rng, 4, 4, dtype=np.float16))
     with pytest.raises(TypeError, match="float32 and float64"):
         spk.spgemm(A, A)
+
+
+@pytest.mark.parametrize("semiring", ["plus_times", "max_times"])
+def test_spgemm_plan_recomputes_with_new_values(rng, semiring):
+    A = random_csr(rng, 40, 30)
+    B = random_csr(rng, 30, 35)
+    plan = spk.SpgemmPlan(A, B, semiring=semiring)
+    C = plan.compute()
+    assert C.nnz == plan.nnz
+    np.testing.assert_allclose(C.to_scipy().toarray(), spk.spgemm(A, B, semiring=semiring).to_scipy().toarray(), rtol=1e-12)
+    for _ in range(2):
+        a_values, b_values = rng.uniform(-1, 1, A.nnz), rng.uniform(-1, 1, B.nnz)
+        A2 = sp.csr_matrix((a_values, A.indices, A.indptr), shape=A.shape)
+        B2 = sp.csr_matrix((b_values, B.indices, B.indptr), shape=B.shape)
+        plan.recompute(C, a_values, b_values)
+        want = spk.spgemm(A2, B2, semiring=semiring)
+        np.testing.assert_array_equal(C.indptr, want.indptr)
+        np.testing.assert_array_equal(C.indices, want.indices)
+        np.testing.assert_allclose(C.data, want.data, rtol=1e-12, atol=1e-12)
+
+
+def test_spgemm_plan_reads_the_operands_current_values_and_checks_lengths(rng):
+    A = spk.from_scipy(random_csr(rng, 20, 20))
+    plan = spk.SpgemmPlan(A, A, mask=A)
+    C = plan.compute()
+    A.data *= 2.0  # in place: recompute() reads A's values as they are now
+    plan.recompute(C)
+    np.testing.assert_allclose(C.to_scipy().toarray(), spk.spgemm(A, A, mask=A).to_scipy().toarray(), rtol=1e-12)
+    with pytest.raises(ValueError, match="a_values: length"):
+        plan.recompute(C, A.data[:-1], A.data)
+    with pytest.raises(TypeError, match="b_values: dtype"):
+        plan.recompute(C, A.data, A.data.astype(np.float32))
