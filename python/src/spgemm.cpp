@@ -29,29 +29,46 @@ void check_same_types(const SparseMatrix& a, const SparseMatrix& b, std::string_
                                  .c_str());
 }
 
-// to_host: spk::spgemm_to_host (C in chunks of rows under memory_budget, gathered in host memory).
-nb::tuple spgemm(const SparseMatrix& a, const SparseMatrix& b, const SparseMatrix* mask, const std::string& semiring, bool complement_mask,
-                 bool sorted, bool to_host, std::size_t memory_budget, std::uintptr_t stream, int threads) {
+// What spgemm and SpgemmPlan check and set up alike: the options, the operands' types, and the
+// executor of the memory space they share.
+struct Product {
+    SpgemmOptions options;
+    Executor exec;
+};
+
+Product product(const SparseMatrix& a, const SparseMatrix& b, const SparseMatrix* mask, const std::string& semiring, bool complement_mask,
+                bool sorted, std::uintptr_t stream, int threads) {
     SpgemmOptions options;
     options.semiring = parse_semiring(semiring);
     options.complement_mask = complement_mask;
     options.sorted = sorted;
-    options.memory_budget = memory_budget;
     check_same_types(a, b, "B");
     if (mask) check_same_types(a, *mask, "mask");
     Placement place;
     place.add(a.indptr(), "A");
     place.add(b.indptr(), "B");
     if (mask) place.add(mask->indptr(), "mask");
-    const Executor exec = place.executor(stream, threads);
+    return {options, place.executor(stream, threads)};
+}
+
+template <class V, class I>
+std::optional<CsrView<const V, I>> mask_view(const SparseMatrix* mask) {
+    if (!mask) return std::nullopt;
+    return mask->view<V, I>();
+}
+
+// to_host: spk::spgemm_to_host (C in chunks of rows under memory_budget, gathered in host memory).
+nb::tuple spgemm(const SparseMatrix& a, const SparseMatrix& b, const SparseMatrix* mask, const std::string& semiring, bool complement_mask,
+                 bool sorted, bool to_host, std::size_t memory_budget, std::uintptr_t stream, int threads) {
+    Product p = product(a, b, mask, semiring, complement_mask, sorted, stream, threads);
+    p.options.memory_budget = memory_budget;
     return dispatch_float("spgemm", a.value_type(), a.index_type(), [&]<class V, class I>() {
-        std::optional<CsrView<const V, I>> mask_view;
-        if (mask) mask_view = mask->view<V, I>();
+        const auto m = mask_view<V, I>(mask);
         Csr<V, I> c;
         {
             nb::gil_scoped_release nogil;
-            c = to_host ? spk::spgemm_to_host(exec, a.view<V, I>(), b.view<V, I>(), options, mask_view)
-                        : spk::spgemm(exec, a.view<V, I>(), b.view<V, I>(), options, mask_view);
+            c = to_host ? spk::spgemm_to_host(p.exec, a.view<V, I>(), b.view<V, I>(), p.options, m)
+                        : spk::spgemm(p.exec, a.view<V, I>(), b.view<V, I>(), p.options, m);
         }
         return export_csr(std::move(c));
     });
@@ -65,22 +82,12 @@ public:
     AnySpgemmPlan(const SparseMatrix& a, const SparseMatrix& b, const SparseMatrix* mask, const std::string& semiring, bool complement_mask,
                   bool sorted, std::uintptr_t stream, int threads)
         : a_(a), b_(b) {
-        SpgemmOptions options;
-        options.semiring = parse_semiring(semiring);
-        options.complement_mask = complement_mask;
-        options.sorted = sorted;
-        check_same_types(a, b, "B");
-        if (mask) check_same_types(a, *mask, "mask");
-        Placement place;
-        place.add(a.indptr(), "A");
-        place.add(b.indptr(), "B");
-        if (mask) place.add(mask->indptr(), "mask");
-        exec_ = std::make_unique<Executor>(place.executor(stream, threads));
+        Product p = product(a, b, mask, semiring, complement_mask, sorted, stream, threads);
+        exec_ = std::make_unique<Executor>(p.exec);
         dispatch_float("SpgemmPlan", a.value_type(), a.index_type(), [&]<class V, class I>() {
-            std::optional<CsrView<const V, I>> mask_view;
-            if (mask) mask_view = mask->view<V, I>();
+            const auto m = mask_view<V, I>(mask);
             nb::gil_scoped_release nogil;
-            plan_ = std::make_shared<SpgemmPlan<V, I>>(*exec_, a.view<V, I>(), b.view<V, I>(), options, mask_view);
+            plan_ = std::make_shared<SpgemmPlan<V, I>>(*exec_, a.view<V, I>(), b.view<V, I>(), p.options, m);
         });
     }
 
