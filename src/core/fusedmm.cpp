@@ -105,7 +105,7 @@ struct Widths {
     index_t d, dz;
 };
 
-// Checks X, Y, Z (and E when given) against A and the options; returns the widths per head.
+// Checks X, Y, Z against A and the options; returns the widths per head.
 template <class V, class I>
 Widths check_inputs(const Executor& exec, CsrView<const V, I> a, const FusedOptions& o, DenseView<const V> x, DenseView<const V> y,
                     DenseView<const V> z) {
@@ -155,6 +155,18 @@ void check_saved(const FusedSavedViews<V, I, Writable>& s, const Executor& exec,
     }
     if (o.aggregate == Aggregate::max) check_saved(s.argmax, exec, rows, z_cols, "saved.argmax");
     if (o.save_attention) check_saved(s.attention, exec, nnz, o.heads, "saved.attention");
+}
+
+// What both passes check: X, Y and Z against A and the options, the rows x Z-columns array the pass
+// writes (E, forward) or reads (dE, backward), and the saved arrays. Returns the widths per head.
+template <class V, class I, class T, bool Writable>
+Widths check_pass(const Executor& exec, CsrView<const V, I> a, const FusedOptions& o, DenseView<const V> x, DenseView<const V> y,
+                  DenseView<const V> z, DenseView<T> e, std::string_view e_name, const FusedSavedViews<V, I, Writable>& saved) {
+    const Widths w = check_inputs(exec, a, o, x, y, z);
+    detail::check_dense(e, exec, e_name);
+    detail::check_shape(e, a.rows, z.cols, e_name);
+    check_saved(saved, exec, o, a.rows, a.nnz, z.cols);
+    return w;
 }
 
 // A gradient output: skipped when empty, else it must have the shape of what it differentiates.
@@ -241,10 +253,7 @@ void FusedPlan<V, I>::forward(DenseView<const V> x, DenseView<const V> y, DenseV
                               const FusedSavedOut<V, I>& saved) const {
     const Impl& p = *impl_;
     const FusedOptions& o = p.options;
-    const Widths w = check_inputs(p.exec, p.a, o, x, y, z);
-    detail::check_dense(e, p.exec, "E");
-    detail::check_shape(e, p.a.rows, z.cols, "E");
-    check_saved(saved, p.exec, o, p.a.rows, p.a.nnz, z.cols);
+    const Widths w = check_pass(p.exec, p.a, o, x, y, z, e, "E", saved);
 
     detail::FusedForwardArgs<V, I> args{p.a, x, y, z, e, o, w.d, w.dz, saved.row_max, saved.row_sum, saved.argmax, saved.attention};
     switch (p.exec.backend()) {
@@ -282,10 +291,7 @@ void FusedPlan<V, I>::backward(DenseView<const V> de, const FusedSavedIn<V, I>& 
                                DenseView<const V> e) const {
     const Impl& p = *impl_;
     const FusedOptions& o = p.options;
-    const Widths w = check_inputs(p.exec, p.a, o, x, y, z);
-    detail::check_dense(de, p.exec, "dE");
-    detail::check_shape(de, p.a.rows, z.cols, "dE");
-    check_saved(saved, p.exec, o, p.a.rows, p.a.nnz, z.cols);
+    const Widths w = check_pass(p.exec, p.a, o, x, y, z, de, "dE", saved);
     check_gradient(dx, p.exec, x.rows, x.cols, "dX");
     check_gradient(dy, p.exec, y.rows, y.cols, "dY");
     check_gradient(dz, p.exec, z.rows, z.cols, "dZ");
