@@ -36,14 +36,14 @@ constexpr int backward_min_blocks(BackwardPath p) {
 // the batch's (the score is symmetric in X_i and Y_j); x_scalar + y_scalar for add.
 template <class T, class I, int G, int VEC, bool VECTOR>
 __device__ __forceinline__ void resident_scores(const BackwardArgs<T, I>& args, int h, const Batch<I>& e, const accum_t<T> (&mine)[VEC],
-                                                const accum_t<T> (&theirs)[kBatch][VEC], Terms<accum_t<T>>& t, unsigned mask) {
+                                                const accum_t<T> (&theirs)[kBackwardBatch][VEC], Terms<accum_t<T>>& t, unsigned mask) {
     using A = accum_t<T>;
     const Rules& r = args.rules;
 #pragma unroll
-    for (int b = 0; b < kBatch; ++b) t.s[b] = 0;
+    for (int b = 0; b < kBackwardBatch; ++b) t.s[b] = 0;
     if (!args.recompute) return;
 #pragma unroll
-    for (int b = 0; b < kBatch; ++b) {
+    for (int b = 0; b < kBackwardBatch; ++b) {
         switch (r.score) {
             case Score::value:
                 t.s[b] = to_accum(args.a_values[e.p[b]]);
@@ -59,12 +59,12 @@ __device__ __forceinline__ void resident_scores(const BackwardArgs<T, I>& args, 
 
 // dα_b = c_b Σ_k [won(b, k)] g_bk z_bk over the head's dz values, where won(b, k) (max
 // aggregation only, else true) says entry b's column won output value k of its row. A predicate,
-// not an array: a [kBatch][VEC] array of flags cost the kernels their spill-free 80 registers.
+// not an array: a [kBackwardBatch][VEC] array of flags cost the kernels their spill-free 80 registers.
 template <class A, int G, int VEC, class Won>
-__device__ __forceinline__ void resident_dalpha(Terms<A>& t, const A (&g)[kBatch][VEC], const A (&z)[kBatch][VEC], Won&& won,
+__device__ __forceinline__ void resident_dalpha(Terms<A>& t, const A (&g)[kBackwardBatch][VEC], const A (&z)[kBackwardBatch][VEC], Won&& won,
                                                 unsigned mask) {
 #pragma unroll
-    for (int b = 0; b < kBatch; ++b) {
+    for (int b = 0; b < kBackwardBatch; ++b) {
         A part = 0;
 #pragma unroll
         for (int k = 0; k < VEC; ++k)
@@ -75,10 +75,10 @@ __device__ __forceinline__ void resident_dalpha(Terms<A>& t, const A (&g)[kBatch
 
 // d_self += ds_b * other_b (dot) or -2 ds_b (self - other_b) (negative squared distance).
 template <class A, int VEC>
-__device__ __forceinline__ void resident_score_gradient(Score score, A (&d)[VEC], const A (&ds)[kBatch], const A (&self)[VEC],
-                                                        const A (&others)[kBatch][VEC]) {
+__device__ __forceinline__ void resident_score_gradient(Score score, A (&d)[VEC], const A (&ds)[kBackwardBatch], const A (&self)[VEC],
+                                                        const A (&others)[kBackwardBatch][VEC]) {
 #pragma unroll
-    for (int b = 0; b < kBatch; ++b)
+    for (int b = 0; b < kBackwardBatch; ++b)
 #pragma unroll
         for (int k = 0; k < VEC; ++k) d[k] += score == Score::dot ? ds[b] * others[b][k] : A(-2) * ds[b] * (self[k] - others[b][k]);
 }
@@ -109,11 +109,11 @@ __device__ __forceinline__ void resident_row_work(const BackwardArgs<T, I>& args
 
         // One sweep over the entries: each batch's terms, then visit(e, t, Y_j rows).
         const auto sweep = [&](auto&& visit) {
-            for (long long p0 = begin; p0 < end; p0 += kBatch) {
+            for (long long p0 = begin; p0 < end; p0 += kBackwardBatch) {
                 const Batch<I> e = row_batch(args.col_idx, i, p0, end);
-                A yv[kBatch][VEC], zv[kBatch][VEC], gv[kBatch][VEC];
+                A yv[kBackwardBatch][VEC], zv[kBackwardBatch][VEC], gv[kBackwardBatch][VEC];
 #pragma unroll
-                for (int b = 0; b < kBatch; ++b) {
+                for (int b = 0; b < kBackwardBatch; ++b) {
                     const long long j = static_cast<long long>(e.j[b]);
                     load_or_zero<T, VEC>(args.y + j * args.ldy + h * r.d, f, has_d && (args.recompute || args.dx != nullptr), yv[b]);
                     load_or_zero<T, VEC>(args.z + j * args.ldz + h * r.dz, f, has_dz, zv[b]);
@@ -132,9 +132,9 @@ __device__ __forceinline__ void resident_row_work(const BackwardArgs<T, I>& args
         if (r.softmax && (args.sigma_given || (chunk && !split.sigma_pass))) {
             sigma = args.sigma[i * r.heads + h];  // from E, or combined from the sigma pass's shares
         } else if (r.softmax) {
-            sweep([&](const Batch<I>& e, const Terms<A>& t, const A (&)[kBatch][VEC]) {
+            sweep([&](const Batch<I>& e, const Terms<A>& t, const A (&)[kBackwardBatch][VEC]) {
 #pragma unroll
-                for (int b = 0; b < kBatch; ++b)
+                for (int b = 0; b < kBackwardBatch; ++b)
                     if (e.valid[b]) sigma += t.alpha[b] * t.dalpha[b];
             });
             if (lane == 0) write_sigma(args, i, h, chunk_id, sigma);
@@ -145,18 +145,18 @@ __device__ __forceinline__ void resident_row_work(const BackwardArgs<T, I>& args
         A dx[VEC];
         zero<T, VEC>(dx);
         A dx_add = 0;  // the add score's dX(i, h)
-        sweep([&](const Batch<I>& e, const Terms<A>& t, const A (&yv)[kBatch][VEC]) {
-            A ds[kBatch];
+        sweep([&](const Batch<I>& e, const Terms<A>& t, const A (&yv)[kBackwardBatch][VEC]) {
+            A ds[kBackwardBatch];
 #pragma unroll
-            for (int b = 0; b < kBatch; ++b) ds[b] = e.valid[b] ? score_gradient(r, t, b, sigma) : A(0);
+            for (int b = 0; b < kBackwardBatch; ++b) ds[b] = e.valid[b] ? score_gradient(r, t, b, sigma) : A(0);
             if (args.edge_terms != nullptr && lane == 0)  // for the column kernel (backward_stored.cuh)
 #pragma unroll
-                for (int b = 0; b < kBatch; ++b)
+                for (int b = 0; b < kBackwardBatch; ++b)
                     if (e.valid[b]) args.edge_terms[e.p[b] * r.heads + h] = {t.c[b] * t.alpha[b], ds[b]};
             if (args.da != nullptr && lane == 0) add_to_da(args, e, h, h0, ds);
             if (r.score == Score::add) {
 #pragma unroll
-                for (int b = 0; b < kBatch; ++b) dx_add += ds[b];
+                for (int b = 0; b < kBackwardBatch; ++b) dx_add += ds[b];
             } else if (vector && args.dx != nullptr) {
                 resident_score_gradient<A, VEC>(r.score, dx, ds, xi, yv);
             }
@@ -228,11 +228,11 @@ __device__ __forceinline__ void resident_column_work(const BackwardArgs<T, I>& a
     zero<T, VEC>(dz);
     zero<T, VEC>(dy);
     A dy_add = 0;
-    for (long long t0 = begin; t0 < end; t0 += kBatch) {
+    for (long long t0 = begin; t0 < end; t0 += kBackwardBatch) {
         const Batch<I> e = column_batch(args.t_row, args.t_entry, j, t0, end);
-        A xv[kBatch][VEC], gv[kBatch][VEC], zv[kBatch][VEC];
+        A xv[kBackwardBatch][VEC], gv[kBackwardBatch][VEC], zv[kBackwardBatch][VEC];
 #pragma unroll
-        for (int b = 0; b < kBatch; ++b) {
+        for (int b = 0; b < kBackwardBatch; ++b) {
             load_or_zero<T, VEC>(args.x + e.i[b] * args.ldx + h * r.d, f, has_d && (args.recompute || args.dy != nullptr), xv[b]);
             load_or_zero<T, VEC>(args.de + e.i[b] * args.ldde + h * r.dz, f, has_dz, gv[b]);
 #pragma unroll
@@ -246,7 +246,7 @@ __device__ __forceinline__ void resident_column_work(const BackwardArgs<T, I>& a
         resident_dalpha<A, G, VEC>(t, gv, zv, won, mask);
         if (args.dz != nullptr) {
 #pragma unroll
-            for (int b = 0; b < kBatch; ++b) {
+            for (int b = 0; b < kBackwardBatch; ++b) {
                 if (!e.valid[b]) continue;
                 const A beta = t.c[b] * t.alpha[b];
 #pragma unroll
@@ -255,13 +255,13 @@ __device__ __forceinline__ void resident_column_work(const BackwardArgs<T, I>& a
             }
         }
         if (args.dy == nullptr) continue;
-        A ds[kBatch];
+        A ds[kBackwardBatch];
 #pragma unroll
-        for (int b = 0; b < kBatch; ++b)
+        for (int b = 0; b < kBackwardBatch; ++b)
             ds[b] = e.valid[b] ? score_gradient(r, t, b, r.softmax ? args.sigma[e.i[b] * r.heads + h] : A(0)) : A(0);
         if (r.score == Score::add) {
 #pragma unroll
-            for (int b = 0; b < kBatch; ++b) dy_add += ds[b];
+            for (int b = 0; b < kBackwardBatch; ++b) dy_add += ds[b];
         } else if (vector) {
             resident_score_gradient<A, VEC>(r.score, dy, ds, yj, xv);
         }

@@ -28,32 +28,32 @@ __device__ __forceinline__ void stored_column_work(const BackwardArgs<T, I>& arg
     zero<T, VEC>(dz);
     zero<T, VEC>(dy);
     A dy_add = 0;
-    for (long long t0 = begin; t0 < end; t0 += kBatch) {
+    for (long long t0 = begin; t0 < end; t0 += kBackwardBatch) {
         const Batch<I> e = column_batch(args.t_row, args.t_entry, j, t0, end);
-        EdgeTerm<A> term[kBatch];
+        EdgeTerm<A> term[kBackwardBatch];
 #pragma unroll
-        for (int b = 0; b < kBatch; ++b)  // invalid slots repeat the first entry: their terms are zeroed
+        for (int b = 0; b < kBackwardBatch; ++b)  // invalid slots repeat the first entry: their terms are zeroed
             term[b] = e.valid[b] ? args.edge_terms[e.p[b] * r.heads + h] : EdgeTerm<A>{A(0), A(0)};
         if (want_dz) {
-            A g[kBatch][VEC];
+            A g[kBackwardBatch][VEC];
 #pragma unroll
-            for (int b = 0; b < kBatch; ++b) load_vec<T, VEC>(args.de + e.i[b] * args.ldde + h * r.dz + f, g[b]);
+            for (int b = 0; b < kBackwardBatch; ++b) load_vec<T, VEC>(args.de + e.i[b] * args.ldde + h * r.dz + f, g[b]);
 #pragma unroll
-            for (int b = 0; b < kBatch; ++b)
+            for (int b = 0; b < kBackwardBatch; ++b)
 #pragma unroll
                 for (int k = 0; k < VEC; ++k) dz[k] += term[b].weight * g[b][k];
         }
         if (vector_dy) {
-            A xv[kBatch][VEC];
+            A xv[kBackwardBatch][VEC];
 #pragma unroll
-            for (int b = 0; b < kBatch; ++b) load_vec<T, VEC>(args.x + e.i[b] * args.ldx + h * r.d + f, xv[b]);
-            A ds[kBatch];
+            for (int b = 0; b < kBackwardBatch; ++b) load_vec<T, VEC>(args.x + e.i[b] * args.ldx + h * r.d + f, xv[b]);
+            A ds[kBackwardBatch];
 #pragma unroll
-            for (int b = 0; b < kBatch; ++b) ds[b] = term[b].ds;
+            for (int b = 0; b < kBackwardBatch; ++b) ds[b] = term[b].ds;
             resident_score_gradient<A, VEC>(r.score, dy, ds, yj, xv);
         } else if (want_dy && r.score == Score::add) {
 #pragma unroll
-            for (int b = 0; b < kBatch; ++b) dy_add += term[b].ds;
+            for (int b = 0; b < kBackwardBatch; ++b) dy_add += term[b].ds;
         }
     }
     write_column_sums<T, I, VEC>(args, j, h, chunk_id, f, lane, want_dz, vector_dy, dz, dy, dy_add);

@@ -12,17 +12,17 @@ using BackwardArgs = BackwardKernelArgs<T, I, accum_t<T>>;
 // A batch of entries of A: row i, column j, entry number p; invalid slots repeat slot 0.
 template <class I>
 struct Batch {
-    long long i[kBatch], p[kBatch];
-    I j[kBatch];
-    bool valid[kBatch];
+    long long i[kBackwardBatch], p[kBackwardBatch];
+    I j[kBackwardBatch];
+    bool valid[kBackwardBatch];
 };
 
-// Row i's entries p0 .. p0 + kBatch - 1 below end, with their columns.
+// Row i's entries p0 .. p0 + kBackwardBatch - 1 below end, with their columns.
 template <class I>
 __device__ __forceinline__ Batch<I> row_batch(const I* col_idx, long long i, long long p0, long long end) {
     Batch<I> e;
 #pragma unroll
-    for (int b = 0; b < kBatch; ++b) {
+    for (int b = 0; b < kBackwardBatch; ++b) {
         e.valid[b] = p0 + b < end;
         e.i[b] = i;
         e.p[b] = e.valid[b] ? p0 + b : p0;
@@ -31,13 +31,13 @@ __device__ __forceinline__ Batch<I> row_batch(const I* col_idx, long long i, lon
     return e;
 }
 
-// Column j's entries t0 .. t0 + kBatch - 1 below end over Aᵀ's pattern (t_row: their rows, t_entry:
+// Column j's entries t0 .. t0 + kBackwardBatch - 1 below end over Aᵀ's pattern (t_row: their rows, t_entry:
 // their numbers in A).
 template <class I>
 __device__ __forceinline__ Batch<I> column_batch(const I* t_row, const I* t_entry, long long j, long long t0, long long end) {
     Batch<I> e;
 #pragma unroll
-    for (int b = 0; b < kBatch; ++b) {
+    for (int b = 0; b < kBackwardBatch; ++b) {
         e.valid[b] = t0 + b < end;
         const long long t = e.valid[b] ? t0 + b : t0;
         e.i[b] = t_row[t];
@@ -59,10 +59,10 @@ __device__ __forceinline__ void write_sigma(const BackwardArgs<T, I>& args, long
 // dA of a batch's entries, summed over the heads h0, h0 + 1, ... that one group walks: the first
 // head writes, the later ones add to it.
 template <class T, class I>
-__device__ __forceinline__ void add_to_da(const BackwardArgs<T, I>& args, const Batch<I>& e, int h, int h0, const accum_t<T> (&ds)[kBatch]) {
+__device__ __forceinline__ void add_to_da(const BackwardArgs<T, I>& args, const Batch<I>& e, int h, int h0, const accum_t<T> (&ds)[kBackwardBatch]) {
     using A = accum_t<T>;
 #pragma unroll
-    for (int b = 0; b < kBatch; ++b) {
+    for (int b = 0; b < kBackwardBatch; ++b) {
         if (!e.valid[b]) continue;
         T* out = args.da + e.p[b] * args.da_stride;
         *out = from_accum<T>((h == h0 ? A(0) : to_accum(*out)) + ds[b]);
@@ -72,7 +72,7 @@ __device__ __forceinline__ void add_to_da(const BackwardArgs<T, I>& args, const 
 // What both kernels need of every entry of a batch, for head h.
 template <class A>
 struct Terms {
-    A s[kBatch], w[kBatch], alpha[kBatch], dalpha[kBatch], c[kBatch];
+    A s[kBackwardBatch], w[kBackwardBatch], alpha[kBackwardBatch], dalpha[kBackwardBatch], c[kBackwardBatch];
 };
 
 // The score's gradient with respect to one side of the batch's entries, for this lane's C chunks
@@ -81,20 +81,20 @@ struct Terms {
 // in the column kernel, for dY) and other_b the row of the batch's other side (Y_j, X_i), found at
 // others + index[b] * ld (the head's offset included in both pointers).
 template <class T, int G, int VEC, int C, class K>
-__device__ __forceinline__ void add_score_gradient(const Rules& r, accum_t<T> (&d)[C][VEC], const accum_t<T> (&ds)[kBatch],
-                                                   const bool (&valid)[kBatch], const T* self, const T* others, long long ld,
-                                                   const K (&index)[kBatch], long long tile0, int lane) {
+__device__ __forceinline__ void add_score_gradient(const Rules& r, accum_t<T> (&d)[C][VEC], const accum_t<T> (&ds)[kBackwardBatch],
+                                                   const bool (&valid)[kBackwardBatch], const T* self, const T* others, long long ld,
+                                                   const K (&index)[kBackwardBatch], long long tile0, int lane) {
     using A = accum_t<T>;
 #pragma unroll
     for (int c = 0; c < C; ++c) {
         const long long f = chunk_start<G, VEC>(tile0 + c, lane);
         if (f >= r.d) break;
-        A ov[kBatch][VEC], sv[VEC];
+        A ov[kBackwardBatch][VEC], sv[VEC];
 #pragma unroll
-        for (int b = 0; b < kBatch; ++b) load_vec<T, VEC>(others + static_cast<long long>(index[b]) * ld + f, ov[b]);
+        for (int b = 0; b < kBackwardBatch; ++b) load_vec<T, VEC>(others + static_cast<long long>(index[b]) * ld + f, ov[b]);
         load_or_zero<T, VEC>(self, f, r.score == Score::neg_sqdist, sv);
 #pragma unroll
-        for (int b = 0; b < kBatch; ++b) {
+        for (int b = 0; b < kBackwardBatch; ++b) {
             if (!valid[b]) continue;
 #pragma unroll
             for (int k = 0; k < VEC; ++k) d[c][k] += r.score == Score::dot ? ds[b] * ov[b][k] : A(-2) * ds[b] * (sv[k] - ov[b][k]);
@@ -109,7 +109,7 @@ __device__ __forceinline__ void entry_weights(const BackwardArgs<T, I>& args, in
     using A = accum_t<T>;
     const Rules& r = args.rules;
 #pragma unroll
-    for (int b = 0; b < kBatch; ++b) {
+    for (int b = 0; b < kBackwardBatch; ++b) {
         t.w[b] = args.recompute ? edge_apply(r.edge, t.s[b]) : A(0);
         if (args.use_saved)
             t.alpha[b] = to_accum(args.attention[e.p[b] * args.ld_attention + h]);
@@ -132,62 +132,62 @@ __device__ __forceinline__ void entry_terms(const BackwardArgs<T, I>& args, int 
     using A = accum_t<T>;
     const Rules& r = args.rules;
 #pragma unroll
-    for (int b = 0; b < kBatch; ++b) t.s[b] = 0;
+    for (int b = 0; b < kBackwardBatch; ++b) t.s[b] = 0;
     if (args.recompute) {
         switch (r.score) {
             case Score::value:
 #pragma unroll
-                for (int b = 0; b < kBatch; ++b) t.s[b] = to_accum(args.a_values[e.p[b]]);
+                for (int b = 0; b < kBackwardBatch; ++b) t.s[b] = to_accum(args.a_values[e.p[b]]);
                 break;
             case Score::add:
 #pragma unroll
-                for (int b = 0; b < kBatch; ++b) t.s[b] = to_accum(args.x[e.i[b] * args.ldx + h]) + to_accum(args.y[e.j[b] * args.ldy + h]);
+                for (int b = 0; b < kBackwardBatch; ++b) t.s[b] = to_accum(args.x[e.i[b] * args.ldx + h]) + to_accum(args.y[e.j[b] * args.ldy + h]);
                 break;
             case Score::dot:
             case Score::neg_sqdist: {
-                A part[kBatch];
+                A part[kBackwardBatch];
 #pragma unroll
-                for (int b = 0; b < kBatch; ++b) part[b] = 0;
+                for (int b = 0; b < kBackwardBatch; ++b) part[b] = 0;
                 for (long long c = 0; c * G * VEC < r.d; ++c) {
                     const long long f = chunk_start<G, VEC>(c, lane);
                     if (f >= r.d) break;
-                    A xv[kBatch][VEC], yv[kBatch][VEC];
+                    A xv[kBackwardBatch][VEC], yv[kBackwardBatch][VEC];
 #pragma unroll
-                    for (int b = 0; b < kBatch; ++b) {
+                    for (int b = 0; b < kBackwardBatch; ++b) {
                         load_vec<T, VEC>(args.x + e.i[b] * args.ldx + h * r.d + f, xv[b]);
                         load_vec<T, VEC>(args.y + e.j[b] * args.ldy + h * r.d + f, yv[b]);
                     }
 #pragma unroll
-                    for (int b = 0; b < kBatch; ++b) part[b] += score_terms(r.score, xv[b], yv[b]);
+                    for (int b = 0; b < kBackwardBatch; ++b) part[b] += score_terms(r.score, xv[b], yv[b]);
                 }
 #pragma unroll
-                for (int b = 0; b < kBatch; ++b) t.s[b] = finish_score<G>(r.score, part[b], mask);
+                for (int b = 0; b < kBackwardBatch; ++b) t.s[b] = finish_score<G>(r.score, part[b], mask);
                 break;
             }
         }
     }
     const bool max_agg = r.aggregate == Aggregate::max;
     entry_weights(args, h, e, t);
-    A part[kBatch];
+    A part[kBackwardBatch];
 #pragma unroll
-    for (int b = 0; b < kBatch; ++b) part[b] = 0;
+    for (int b = 0; b < kBackwardBatch; ++b) part[b] = 0;
     for (long long c = 0; c * G * VEC < r.dz; ++c) {
         const long long f = chunk_start<G, VEC>(c, lane);
         if (f >= r.dz) break;
-        A gv[kBatch][VEC], zv[kBatch][VEC];
+        A gv[kBackwardBatch][VEC], zv[kBackwardBatch][VEC];
 #pragma unroll
-        for (int b = 0; b < kBatch; ++b) {
+        for (int b = 0; b < kBackwardBatch; ++b) {
             load_vec<T, VEC>(args.de + e.i[b] * args.ldde + h * r.dz + f, gv[b]);
             load_vec<T, VEC>(args.z + e.j[b] * args.ldz + h * r.dz + f, zv[b]);
         }
 #pragma unroll
-        for (int b = 0; b < kBatch; ++b)
+        for (int b = 0; b < kBackwardBatch; ++b)
 #pragma unroll
             for (int k = 0; k < VEC; ++k)
                 if (!max_agg || args.argmax[e.i[b] * args.ld_argmax + h * r.dz + f + k] == e.j[b]) part[b] += gv[b][k] * zv[b][k];
     }
 #pragma unroll
-    for (int b = 0; b < kBatch; ++b) t.dalpha[b] = t.c[b] * group_sum<G>(part[b], mask);
+    for (int b = 0; b < kBackwardBatch; ++b) t.dalpha[b] = t.c[b] * group_sum<G>(part[b], mask);
 }
 
 // ds = dw f'(s), dw = α (dα - σ) under softmax, else dα.

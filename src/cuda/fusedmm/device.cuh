@@ -20,8 +20,13 @@ namespace spk::detail::cuda::fused {
 
 constexpr int kBlockThreads = 256;
 // Entries handled together: their column indices, then their Y (Z) rows, are loaded before any
-// of them is used, so several rows' loads are in flight per lane.
-constexpr int kBatch = 4;
+// of them is used, so several rows' loads are in flight per lane. The backward kernels hold two
+// rows an entry (Y_j and Z_j, or X_i and dE_i) and the entry's terms, and take half the forward's
+// batch: on the H200 (attention, 4 heads, k = 32 and 128) batches of 2 took the backward 9-13%
+// faster without edge terms and 1-5% with them (its row kernel's spills at 80 registers fell from
+// 260 to 28 bytes), while batches of 2 cost the forward 12-25%.
+constexpr int kForwardBatch = 4;
+constexpr int kBackwardBatch = 2;
 constexpr int kLaneElements = 8;
 
 template <int VEC>

@@ -6,7 +6,7 @@
 // and find them in L1. Under sum and mean without saved attention, rows longer than a threshold
 // are cut into chunks (split.cuh): the row blocks skip them, and the first blocks of the grid
 // walk the (chunk, head) items instead, writing each chunk's partial state for combine_chunks.
-// Per batch of kBatch entries: the scores (X_i's share in registers, loaded once; Y_j per
+// Per batch of kForwardBatch entries: the scores (X_i's share in registers, loaded once; Y_j per
 // entry; group_sum), the edge function, the online softmax (running max m and sum l, the
 // accumulator rescaled by exp(m_old - m_new) when m grows, as in flash attention) and the
 // weighted Z_j rows. Nothing of size nnz is written unless the attention is asked for; then,
@@ -25,65 +25,65 @@ namespace spk::detail::cuda::fused {
 template <class T, class I>
 using ForwardArgs = ForwardKernelArgs<T, I, accum_t<T>>;
 
-// w = edge(score) for a batch of the row's entries p0 .. p0+kBatch-1 (head h; xi: X_i's head
+// w = edge(score) for a batch of the row's entries p0 .. p0+kForwardBatch-1 (head h; xi: X_i's head
 // slice, xr: its first chunks in registers).
 template <class T, class I, int G, int VEC>
 __device__ __forceinline__ void forward_weights(const ForwardArgs<T, I>& args, int h, const accum_t<T> (&xr)[forward_lane_elements(VEC) / VEC][VEC],
-                                                const T* xi, long long p0, const I (&j)[kBatch], const bool (&valid)[kBatch],
-                                                accum_t<T> (&w)[kBatch], int lane, unsigned mask) {
+                                                const T* xi, long long p0, const I (&j)[kForwardBatch], const bool (&valid)[kForwardBatch],
+                                                accum_t<T> (&w)[kForwardBatch], int lane, unsigned mask) {
     using A = accum_t<T>;
     constexpr int C = forward_lane_elements(VEC) / VEC;
     const Rules& r = args.rules;
     switch (r.score) {
         case Score::value:
 #pragma unroll
-            for (int b = 0; b < kBatch; ++b) w[b] = to_accum(args.a_values[valid[b] ? p0 + b : p0]);
+            for (int b = 0; b < kForwardBatch; ++b) w[b] = to_accum(args.a_values[valid[b] ? p0 + b : p0]);
             break;
         case Score::add: {
             const A xs = to_accum(xi[0]);
 #pragma unroll
-            for (int b = 0; b < kBatch; ++b) w[b] = xs + to_accum(args.y[j[b] * args.ldy + h]);
+            for (int b = 0; b < kForwardBatch; ++b) w[b] = xs + to_accum(args.y[j[b] * args.ldy + h]);
             break;
         }
         case Score::dot:
         case Score::neg_sqdist: {
-            A part[kBatch];
+            A part[kForwardBatch];
 #pragma unroll
-            for (int b = 0; b < kBatch; ++b) part[b] = 0;
+            for (int b = 0; b < kForwardBatch; ++b) part[b] = 0;
 #pragma unroll
             for (int c = 0; c < C; ++c) {
                 const long long f = chunk_start<G, VEC>(c, lane);
                 if (f >= r.d) break;
-                A yv[kBatch][VEC];
+                A yv[kForwardBatch][VEC];
 #pragma unroll
-                for (int b = 0; b < kBatch; ++b) load_vec<T, VEC>(args.y + j[b] * args.ldy + h * r.d + f, yv[b]);
+                for (int b = 0; b < kForwardBatch; ++b) load_vec<T, VEC>(args.y + j[b] * args.ldy + h * r.d + f, yv[b]);
 #pragma unroll
-                for (int b = 0; b < kBatch; ++b) part[b] += score_terms(r.score, xr[c], yv[b]);
+                for (int b = 0; b < kForwardBatch; ++b) part[b] += score_terms(r.score, xr[c], yv[b]);
             }
             // Score widths beyond the register share read X_i again (from L1).
             for (long long c = C; c * G * VEC < r.d; ++c) {
                 const long long f = chunk_start<G, VEC>(c, lane);
                 if (f >= r.d) break;
-                A xv[VEC], yv[kBatch][VEC];
+                A xv[VEC], yv[kForwardBatch][VEC];
                 load_vec<T, VEC>(xi + f, xv);
 #pragma unroll
-                for (int b = 0; b < kBatch; ++b) load_vec<T, VEC>(args.y + j[b] * args.ldy + h * r.d + f, yv[b]);
+                for (int b = 0; b < kForwardBatch; ++b) load_vec<T, VEC>(args.y + j[b] * args.ldy + h * r.d + f, yv[b]);
 #pragma unroll
-                for (int b = 0; b < kBatch; ++b) part[b] += score_terms(r.score, xv, yv[b]);
+                for (int b = 0; b < kForwardBatch; ++b) part[b] += score_terms(r.score, xv, yv[b]);
             }
 #pragma unroll
-            for (int b = 0; b < kBatch; ++b) w[b] = finish_score<G>(r.score, part[b], mask);
+            for (int b = 0; b < kForwardBatch; ++b) w[b] = finish_score<G>(r.score, part[b], mask);
             break;
         }
     }
 #pragma unroll
-    for (int b = 0; b < kBatch; ++b) w[b] = edge_apply(r.edge, w[b]);
+    for (int b = 0; b < kForwardBatch; ++b) w[b] = edge_apply(r.edge, w[b]);
 }
 
 template <class I>
-__device__ __forceinline__ void batch_columns(const I* col_idx, long long p0, long long end, I (&j)[kBatch], bool (&valid)[kBatch]) {
+__device__ __forceinline__ void batch_columns(const I* col_idx, long long p0, long long end, I (&j)[kForwardBatch], bool (&valid)[kForwardBatch]) {
 #pragma unroll
-    for (int b = 0; b < kBatch; ++b) {
+    for (int b = 0; b < kForwardBatch; ++b) {
         valid[b] = p0 + b < end;
         j[b] = col_idx[valid[b] ? p0 + b : p0];  // a valid address; the result is ignored
     }
@@ -93,10 +93,10 @@ __device__ __forceinline__ void batch_columns(const I* col_idx, long long p0, lo
 // win, as with std::max), l follows, and w becomes exp(w - m). Returns exp(m_old - m_new), the
 // factor the running sums must take (1 when m stays; 0 at the first batch, m being -inf).
 template <class A>
-__device__ __forceinline__ A online_softmax(A (&w)[kBatch], const bool (&valid)[kBatch], A& m, A& l) {
+__device__ __forceinline__ A online_softmax(A (&w)[kForwardBatch], const bool (&valid)[kForwardBatch], A& m, A& l) {
     A top = m;
 #pragma unroll
-    for (int b = 0; b < kBatch; ++b)
+    for (int b = 0; b < kForwardBatch; ++b)
         if (valid[b] && w[b] > top) top = w[b];
     A shrink = 1;
     if (top > m) {
@@ -105,7 +105,7 @@ __device__ __forceinline__ A online_softmax(A (&w)[kBatch], const bool (&valid)[
         m = top;
     }
 #pragma unroll
-    for (int b = 0; b < kBatch; ++b) {
+    for (int b = 0; b < kForwardBatch; ++b) {
         w[b] = valid[b] ? exp(w[b] - m) : A(0);
         l += w[b];
     }
@@ -137,11 +137,11 @@ __device__ __forceinline__ void forward_work(const ForwardArgs<T, I>& args, long
     // Max aggregation under softmax: m and l first, so that the aggregation sees the final α.
     const bool final_weights = MAX && r.softmax;
     if (final_weights)
-        for (long long p0 = begin; p0 < end; p0 += kBatch) {
-            I j[kBatch];
-            bool valid[kBatch];
+        for (long long p0 = begin; p0 < end; p0 += kForwardBatch) {
+            I j[kForwardBatch];
+            bool valid[kForwardBatch];
             batch_columns(args.col_idx, p0, end, j, valid);
-            A w[kBatch];
+            A w[kForwardBatch];
             forward_weights<T, I, G, VEC>(args, h, xr, xi, p0, j, valid, w, lane, mask);
             online_softmax(w, valid, m, l);
         }
@@ -155,15 +155,15 @@ __device__ __forceinline__ void forward_work(const ForwardArgs<T, I>& args, long
             acc[c][q] = 0;
             arg[c][q] = I(-1);
         }
-    for (long long p0 = begin; p0 < end; p0 += kBatch) {
-        I j[kBatch];
-        bool valid[kBatch];
+    for (long long p0 = begin; p0 < end; p0 += kForwardBatch) {
+        I j[kForwardBatch];
+        bool valid[kForwardBatch];
         batch_columns(args.col_idx, p0, end, j, valid);
-        A w[kBatch];
+        A w[kForwardBatch];
         forward_weights<T, I, G, VEC>(args, h, xr, xi, p0, j, valid, w, lane, mask);
         if (final_weights) {
 #pragma unroll
-            for (int b = 0; b < kBatch; ++b) w[b] = valid[b] ? exp(w[b] - m) / l : A(0);  // the reference's α, to the rounding
+            for (int b = 0; b < kForwardBatch; ++b) w[b] = valid[b] ? exp(w[b] - m) / l : A(0);  // the reference's α, to the rounding
         } else if (r.softmax) {
             const A shrink = online_softmax(w, valid, m, l);
             if (shrink < A(1))
@@ -175,17 +175,17 @@ __device__ __forceinline__ void forward_work(const ForwardArgs<T, I>& args, long
         // Without softmax w is α; with final weights too. Otherwise a second sweep writes α.
         if (write_attention && (!r.softmax || final_weights))
 #pragma unroll
-            for (int b = 0; b < kBatch; ++b)
+            for (int b = 0; b < kForwardBatch; ++b)
                 if (valid[b]) args.attention[(p0 + b) * args.ld_attention + h] = from_accum<T>(w[b]);
 #pragma unroll
         for (int c = 0; c < C; ++c) {
             const long long f = chunk_start<G, VEC>(tile0 + c, lane);
             if (f >= r.dz) break;
-            A zv[kBatch][VEC];
+            A zv[kForwardBatch][VEC];
 #pragma unroll
-            for (int b = 0; b < kBatch; ++b) load_vec<T, VEC>(args.z + j[b] * args.ldz + h * r.dz + f, zv[b]);
+            for (int b = 0; b < kForwardBatch; ++b) load_vec<T, VEC>(args.z + j[b] * args.ldz + h * r.dz + f, zv[b]);
 #pragma unroll
-            for (int b = 0; b < kBatch; ++b) {
+            for (int b = 0; b < kForwardBatch; ++b) {
                 if (!valid[b]) continue;
 #pragma unroll
                 for (int q = 0; q < VEC; ++q) {
@@ -243,15 +243,15 @@ __device__ __forceinline__ void forward_work(const ForwardArgs<T, I>& args, long
     }
     if (args.attention == nullptr || final_weights) return;
     // α = exp(w - m) / l needs the final m and l: a second sweep recomputes w.
-    for (long long p0 = begin; p0 < end; p0 += kBatch) {
-        I j[kBatch];
-        bool valid[kBatch];
+    for (long long p0 = begin; p0 < end; p0 += kForwardBatch) {
+        I j[kForwardBatch];
+        bool valid[kForwardBatch];
         batch_columns(args.col_idx, p0, end, j, valid);
-        A w[kBatch];
+        A w[kForwardBatch];
         forward_weights<T, I, G, VEC>(args, h, xr, xi, p0, j, valid, w, lane, mask);
         if (lane == 0)
 #pragma unroll
-            for (int b = 0; b < kBatch; ++b)
+            for (int b = 0; b < kForwardBatch; ++b)
                 if (valid[b]) args.attention[(p0 + b) * args.ld_attention + h] = from_accum<T>(exp(w[b] - m) / l);
     }
 }
