@@ -46,12 +46,12 @@ __device__ __forceinline__ void backward_row_work(const BackwardArgs<T, I>& args
         if (r.softmax && (args.sigma_given || (chunk && !split.sigma_pass))) {
             sigma = args.sigma[i * r.heads + h];  // from E, or combined from the sigma pass's shares
         } else if (r.softmax) {
-            for (long long p0 = begin; p0 < end; p0 += kBackwardBatch) {
+            for (long long p0 = begin; p0 < end; p0 += kBatch) {
                 const Batch<I> e = row_batch(args.col_idx, i, p0, end);
                 Terms<A> t;
                 entry_terms<T, I, G, VEC>(args, h, e, t, lane, mask);
 #pragma unroll
-                for (int b = 0; b < kBackwardBatch; ++b)
+                for (int b = 0; b < kBatch; ++b)
                     if (e.valid[b]) sigma += t.alpha[b] * t.dalpha[b];
             }
             if (first_tile && lane == 0) write_sigma(args, i, h, chunk_id, sigma);
@@ -63,18 +63,18 @@ __device__ __forceinline__ void backward_row_work(const BackwardArgs<T, I>& args
 #pragma unroll
         for (int c = 0; c < C; ++c) zero<T, VEC>(dx[c]);
         A dx_add = 0;  // the add score's dX(i, h)
-        for (long long p0 = begin; p0 < end; p0 += kBackwardBatch) {
+        for (long long p0 = begin; p0 < end; p0 += kBatch) {
             const Batch<I> e = row_batch(args.col_idx, i, p0, end);
             Terms<A> t;
             entry_terms<T, I, G, VEC>(args, h, e, t, lane, mask);
-            A ds[kBackwardBatch];
+            A ds[kBatch];
 #pragma unroll
-            for (int b = 0; b < kBackwardBatch; ++b) ds[b] = e.valid[b] ? score_gradient(r, t, b, sigma) : A(0);
+            for (int b = 0; b < kBatch; ++b) ds[b] = e.valid[b] ? score_gradient(r, t, b, sigma) : A(0);
             if (args.da != nullptr && first_tile && lane == 0) add_to_da(args, e, h, h0, ds);
             if (args.dx == nullptr) continue;
             if (r.score == Score::add) {
 #pragma unroll
-                for (int b = 0; b < kBackwardBatch; ++b) dx_add += ds[b];
+                for (int b = 0; b < kBatch; ++b) dx_add += ds[b];
                 continue;
             }
             add_score_gradient<T, G, VEC, C>(r, dx, ds, e.valid, args.x + i * args.ldx + h * r.d, args.y + h * r.d, args.ldy, e.j, tile0,
@@ -126,12 +126,10 @@ __global__ void __launch_bounds__(kBlockThreads, backward_min_blocks<T>(P)) back
         begin = row_begin + chunk_offset(c, len, count);
         end = row_begin + chunk_offset(c + 1, len, count);
     } else {
-        // A row block: kGroups consecutive rows of one head group, as in the forward kernel, so
-        // that rows with similar patterns find each other's Y_j and Z_j rows in L1.
-        const long long block = static_cast<long long>(blockIdx.x) - list.blocks;
-        h0 = static_cast<int>(block % head_groups) * args.row_heads;
-        i = block / head_groups * kGroups + slot;
-        if (i >= args.rows) return;
+        const long long group = ((static_cast<long long>(blockIdx.x) - list.blocks) * kBlockThreads + threadIdx.x) / G;
+        if (group >= args.rows * head_groups) return;
+        i = group / head_groups;
+        h0 = static_cast<int>(group % head_groups) * args.row_heads;
         begin = args.row_ptr[i];
         end = args.row_ptr[i + 1];
         if (end - begin > list.threshold) return;  // a long row: the chunk blocks walk it
@@ -165,7 +163,7 @@ __device__ __forceinline__ void backward_column_work(const BackwardArgs<T, I>& a
         zero<T, VEC>(dy[c]);
     }
     A dy_add = 0;
-    for (long long t0 = begin; t0 < end; t0 += kBackwardBatch) {
+    for (long long t0 = begin; t0 < end; t0 += kBatch) {
         const Batch<I> e = column_batch(args.t_row, args.t_entry, j, t0, end);
         Terms<A> t;
         entry_terms<T, I, G, VEC>(args, h, e, t, lane, mask);
@@ -174,11 +172,11 @@ __device__ __forceinline__ void backward_column_work(const BackwardArgs<T, I>& a
             for (int c = 0; c < C; ++c) {
                 const long long f = chunk_start<G, VEC>(tile0 + c, lane);
                 if (f >= r.dz) break;
-                A gv[kBackwardBatch][VEC];
+                A gv[kBatch][VEC];
 #pragma unroll
-                for (int b = 0; b < kBackwardBatch; ++b) load_vec<T, VEC>(args.de + e.i[b] * args.ldde + h * r.dz + f, gv[b]);
+                for (int b = 0; b < kBatch; ++b) load_vec<T, VEC>(args.de + e.i[b] * args.ldde + h * r.dz + f, gv[b]);
 #pragma unroll
-                for (int b = 0; b < kBackwardBatch; ++b) {
+                for (int b = 0; b < kBatch; ++b) {
                     if (!e.valid[b]) continue;
                     const A beta = t.c[b] * t.alpha[b];
 #pragma unroll
@@ -188,13 +186,13 @@ __device__ __forceinline__ void backward_column_work(const BackwardArgs<T, I>& a
             }
         }
         if (args.dy == nullptr) continue;
-        A ds[kBackwardBatch];
+        A ds[kBatch];
 #pragma unroll
-        for (int b = 0; b < kBackwardBatch; ++b)
+        for (int b = 0; b < kBatch; ++b)
             ds[b] = e.valid[b] ? score_gradient(r, t, b, r.softmax ? args.sigma[e.i[b] * r.heads + h] : A(0)) : A(0);
         if (r.score == Score::add) {
 #pragma unroll
-            for (int b = 0; b < kBackwardBatch; ++b) dy_add += ds[b];
+            for (int b = 0; b < kBatch; ++b) dy_add += ds[b];
             continue;
         }
         add_score_gradient<T, G, VEC, C>(r, dy, ds, e.valid, args.y + j * args.ldy + h * r.d, args.x + h * r.d, args.ldx, e.i, tile0, lane);
@@ -244,11 +242,10 @@ __global__ void __launch_bounds__(kBlockThreads, backward_min_blocks<T>(P)) back
         begin = column_begin + chunk_offset(c, len, count);
         end = column_begin + chunk_offset(c + 1, len, count);
     } else {
-        // A column block: kGroups consecutive columns of one head (rows of X and dE shared in L1).
-        const long long block = static_cast<long long>(blockIdx.x) - list.blocks;
-        h = static_cast<int>(block % heads);
-        j = block / heads * kGroups + slot;
-        if (j >= args.cols) return;
+        const long long group = ((static_cast<long long>(blockIdx.x) - list.blocks) * kBlockThreads + threadIdx.x) / G;
+        if (group >= args.cols * heads) return;
+        j = group / heads;
+        h = static_cast<int>(group % heads);
         begin = args.col_ptr[j];
         end = args.col_ptr[j + 1];
         if (end - begin > list.threshold) return;  // a long column: the chunk blocks walk it

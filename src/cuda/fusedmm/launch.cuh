@@ -79,8 +79,8 @@ void launch_combine_chunks(const ForwardArgs<T, I>& args, long long blocks, cuda
 }
 
 // The row kernel's grid: first the chunk blocks, one group a (chunk, head group) item of the long
-// rows found, then, unless `chunks_only`, blocks of consecutive rows of one head group; tiles
-// along y (one tile on the resident paths).
+// rows found, then, unless `chunks_only`, one group a (row, head group); tiles along y (one tile on
+// the resident paths).
 template <class T, class I>
 void launch_backward_rows(const Shape& s, const BackwardArgs<T, I>& args, bool chunks_only, long long tiles, BackwardPath path,
                           cudaStream_t stream) {
@@ -89,7 +89,7 @@ void launch_backward_rows(const Shape& s, const BackwardArgs<T, I>& args, bool c
         BackwardArgs<T, I> a = args;
         const long long head_groups = a.rules.heads / a.row_heads;
         a.split.rows.blocks = (a.split.rows.max_chunks * head_groups + groups - 1) / groups;
-        const long long blocks = a.split.rows.blocks + (chunks_only ? 0 : (a.rows + groups - 1) / groups * head_groups);
+        const long long blocks = a.split.rows.blocks + (chunks_only ? 0 : (a.rows * head_groups + groups - 1) / groups);
         if (blocks == 0 || tiles == 0) return;
         check_grid(blocks, tiles);
         const dim3 grid(static_cast<unsigned>(blocks), static_cast<unsigned>(path == BackwardPath::general ? tiles : 1));
@@ -98,15 +98,15 @@ void launch_backward_rows(const Shape& s, const BackwardArgs<T, I>& args, bool c
     });
 }
 
-// The column kernel's grid: first the chunk blocks of the long columns, then blocks of
-// consecutive columns of one head; tiles along y (one tile on the resident paths).
+// The column kernel's grid: first the chunk blocks of the long columns, then one group a
+// (column, head); tiles along y (one tile on the resident paths).
 template <class T, class I>
 void launch_backward_columns(const Shape& s, const BackwardArgs<T, I>& args, long long tiles, BackwardPath path, cudaStream_t stream) {
     with_shape<T>(s, [&]<int G, int VEC>() {
         constexpr long long groups = kBlockThreads / G;
         BackwardArgs<T, I> a = args;
         a.split.columns.blocks = (a.split.columns.max_chunks * a.rules.heads + groups - 1) / groups;
-        const long long blocks = a.split.columns.blocks + (a.cols + groups - 1) / groups * a.rules.heads;
+        const long long blocks = a.split.columns.blocks + (a.cols * a.rules.heads + groups - 1) / groups;
         if (blocks == 0 || tiles == 0) return;
         check_grid(blocks, tiles);
         const dim3 grid(static_cast<unsigned>(blocks), static_cast<unsigned>(path == BackwardPath::general ? tiles : 1));
