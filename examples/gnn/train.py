@@ -280,7 +280,12 @@ def graphed_step(model, x, y, train, opt):
     opt.zero_grad(set_to_none=True)  # the capture's backward makes the gradients, in the graph's memory
     with torch.cuda.graph(graph, stream=stream):
         step()
-    return graph.replay
+
+    def replay():
+        graph.replay()
+
+    replay.inputs = (x, y, train)  # each replay reads these tensors' memory: it must outlive the graph
+    return replay
 
 
 def run(model_name, impl, adj, features, labels, split, epochs, device, width, profile=0, edge_terms=False, sparse_features=False,

@@ -103,7 +103,7 @@ def test_torch_spmm_with_new_values_each_step_matches_the_host(rng, transpose):
         G = torch.from_numpy(rng.standard_normal((rows, 16)).astype(np.float32))
         results = {}
         for device, a in A.items():
-            b = B.to(device).requires_grad_(True)
+            b = B.to(device).detach().requires_grad_(True)  # on the CPU, .to() would return B itself
             C = ops.spmm(a, b, transpose=transpose, values=a.data * keep.to(device) * 2.0)
             (C * G.to(device)).sum().backward()
             results[device] = (C.detach().cpu(), b.grad.cpu())
