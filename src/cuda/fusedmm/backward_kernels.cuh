@@ -46,12 +46,12 @@ __device__ __forceinline__ void backward_row_work(const BackwardArgs<T, I>& args
         if (r.softmax && (args.sigma_given || (chunk && !split.sigma_pass))) {
             sigma = args.sigma[i * r.heads + h];  // from E, or combined from the sigma pass's shares
         } else if (r.softmax) {
-            for (long long p0 = begin; p0 < end; p0 += kBatch) {
+            for (long long p0 = begin; p0 < end; p0 += kBackwardBatch) {
                 const Batch<I> e = row_batch(args.col_idx, i, p0, end);
                 Terms<A> t;
                 entry_terms<T, I, G, VEC>(args, h, e, t, lane, mask);
 #pragma unroll
-                for (int b = 0; b < kBatch; ++b)
+                for (int b = 0; b < kBackwardBatch; ++b)
                     if (e.valid[b]) sigma += t.alpha[b] * t.dalpha[b];
             }
             if (first_tile && lane == 0) write_sigma(args, i, h, chunk_id, sigma);
@@ -63,18 +63,18 @@ __device__ __forceinline__ void backward_row_work(const BackwardArgs<T, I>& args
 #pragma unroll
         for (int c = 0; c < C; ++c) zero<T, VEC>(dx[c]);
         A dx_add = 0;  // the add score's dX(i, h)
-        for (long long p0 = begin; p0 < end; p0 += kBatch) {
+        for (long long p0 = begin; p0 < end; p0 += kBackwardBatch) {
             const Batch<I> e = row_batch(args.col_idx, i, p0, end);
             Terms<A> t;
             entry_terms<T, I, G, VEC>(args, h, e, t, lane, mask);
-            A ds[kBatch];
+            A ds[kBackwardBatch];
 #pragma unroll
-            for (int b = 0; b < kBatch; ++b) ds[b] = e.valid[b] ? score_gradient(r, t, b, sigma) : A(0);
+            for (int b = 0; b < kBackwardBatch; ++b) ds[b] = e.valid[b] ? score_gradient(r, t, b, sigma) : A(0);
             if (args.da != nullptr && first_tile && lane == 0) add_to_da(args, e, h, h0, ds);
             if (args.dx == nullptr) continue;
             if (r.score == Score::add) {
 #pragma unroll
-                for (int b = 0; b < kBatch; ++b) dx_add += ds[b];
+                for (int b = 0; b < kBackwardBatch; ++b) dx_add += ds[b];
                 continue;
             }
             add_score_gradient<T, G, VEC, C>(r, dx, ds, e.valid, args.x + i * args.ldx + h * r.d, args.y + h * r.d, args.ldy, e.j, tile0,
@@ -163,7 +163,7 @@ __device__ __forceinline__ void backward_column_work(const BackwardArgs<T, I>& a
         zero<T, VEC>(dy[c]);
     }
     A dy_add = 0;
-    for (long long t0 = begin; t0 < end; t0 += kBatch) {
+    for (long long t0 = begin; t0 < end; t0 += kBackwardBatch) {
         const Batch<I> e = column_batch(args.t_row, args.t_entry, j, t0, end);
         Terms<A> t;
         entry_terms<T, I, G, VEC>(args, h, e, t, lane, mask);
@@ -172,11 +172,11 @@ __device__ __forceinline__ void backward_column_work(const BackwardArgs<T, I>& a
             for (int c = 0; c < C; ++c) {
                 const long long f = chunk_start<G, VEC>(tile0 + c, lane);
                 if (f >= r.dz) break;
-                A gv[kBatch][VEC];
+                A gv[kBackwardBatch][VEC];
 #pragma unroll
-                for (int b = 0; b < kBatch; ++b) load_vec<T, VEC>(args.de + e.i[b] * args.ldde + h * r.dz + f, gv[b]);
+                for (int b = 0; b < kBackwardBatch; ++b) load_vec<T, VEC>(args.de + e.i[b] * args.ldde + h * r.dz + f, gv[b]);
 #pragma unroll
-                for (int b = 0; b < kBatch; ++b) {
+                for (int b = 0; b < kBackwardBatch; ++b) {
                     if (!e.valid[b]) continue;
                     const A beta = t.c[b] * t.alpha[b];
 #pragma unroll
@@ -186,13 +186,13 @@ __device__ __forceinline__ void backward_column_work(const BackwardArgs<T, I>& a
             }
         }
         if (args.dy == nullptr) continue;
-        A ds[kBatch];
+        A ds[kBackwardBatch];
 #pragma unroll
-        for (int b = 0; b < kBatch; ++b)
+        for (int b = 0; b < kBackwardBatch; ++b)
             ds[b] = e.valid[b] ? score_gradient(r, t, b, r.softmax ? args.sigma[e.i[b] * r.heads + h] : A(0)) : A(0);
         if (r.score == Score::add) {
 #pragma unroll
-            for (int b = 0; b < kBatch; ++b) dy_add += ds[b];
+            for (int b = 0; b < kBackwardBatch; ++b) dy_add += ds[b];
             continue;
         }
         add_score_gradient<T, G, VEC, C>(r, dy, ds, e.valid, args.y + j * args.ldy + h * r.d, args.x + h * r.d, args.ldx, e.i, tile0, lane);
