@@ -80,12 +80,15 @@ __device__ __forceinline__ void forward_weights(const ForwardArgs<T, I>& args, i
     for (int b = 0; b < kForwardBatch; ++b) w[b] = edge_apply(r.edge, w[b]);
 }
 
-template <class I>
-__device__ __forceinline__ void batch_columns(const I* col_idx, long long p0, long long end, I (&j)[kForwardBatch], bool (&valid)[kForwardBatch]) {
+// The columns of the row's entries p0 .. p0+kForwardBatch-1 below end (invalid slots repeat p0's).
+template <int G, class I>
+__device__ __forceinline__ void batch_columns(IndexWindow<G, I>& columns, const I* col_idx, long long p0, long long end, int lane,
+                                              unsigned mask, I (&j)[kForwardBatch], bool (&valid)[kForwardBatch]) {
+    columns.template cover<kForwardBatch>(col_idx, p0, end, lane);
 #pragma unroll
     for (int b = 0; b < kForwardBatch; ++b) {
         valid[b] = p0 + b < end;
-        j[b] = col_idx[valid[b] ? p0 + b : p0];  // a valid address; the result is ignored
+        j[b] = columns.at(valid[b] ? p0 + b : p0, mask);
     }
 }
 
@@ -136,15 +139,17 @@ __device__ __forceinline__ void forward_work(const ForwardArgs<T, I>& args, long
     A m = minus_infinity<A>(), l = 0;
     // Max aggregation under softmax: m and l first, so that the aggregation sees the final α.
     const bool final_weights = MAX && r.softmax;
-    if (final_weights)
+    if (final_weights) {
+        IndexWindow<G, I> columns(begin);
         for (long long p0 = begin; p0 < end; p0 += kForwardBatch) {
             I j[kForwardBatch];
             bool valid[kForwardBatch];
-            batch_columns(args.col_idx, p0, end, j, valid);
+            batch_columns(columns, args.col_idx, p0, end, lane, mask, j, valid);
             A w[kForwardBatch];
             forward_weights<T, I, G, VEC>(args, h, xr, xi, p0, j, valid, w, lane, mask);
             online_softmax(w, valid, m, l);
         }
+    }
 
     A acc[C][VEC];
     I arg[C][VEC];
@@ -155,10 +160,11 @@ __device__ __forceinline__ void forward_work(const ForwardArgs<T, I>& args, long
             acc[c][q] = 0;
             arg[c][q] = I(-1);
         }
+    IndexWindow<G, I> columns(begin);
     for (long long p0 = begin; p0 < end; p0 += kForwardBatch) {
         I j[kForwardBatch];
         bool valid[kForwardBatch];
-        batch_columns(args.col_idx, p0, end, j, valid);
+        batch_columns(columns, args.col_idx, p0, end, lane, mask, j, valid);
         A w[kForwardBatch];
         forward_weights<T, I, G, VEC>(args, h, xr, xi, p0, j, valid, w, lane, mask);
         if (final_weights) {
@@ -243,10 +249,11 @@ __device__ __forceinline__ void forward_work(const ForwardArgs<T, I>& args, long
     }
     if (args.attention == nullptr || final_weights) return;
     // α = exp(w - m) / l needs the final m and l: a second sweep recomputes w.
+    columns = IndexWindow<G, I>(begin);
     for (long long p0 = begin; p0 < end; p0 += kForwardBatch) {
         I j[kForwardBatch];
         bool valid[kForwardBatch];
-        batch_columns(args.col_idx, p0, end, j, valid);
+        batch_columns(columns, args.col_idx, p0, end, lane, mask, j, valid);
         A w[kForwardBatch];
         forward_weights<T, I, G, VEC>(args, h, xr, xi, p0, j, valid, w, lane, mask);
         if (lane == 0)
