@@ -46,9 +46,8 @@ __device__ __forceinline__ void backward_row_work(const BackwardArgs<T, I>& args
         if (r.softmax && (args.sigma_given || (chunk && !split.sigma_pass))) {
             sigma = args.sigma[i * r.heads + h];  // from E, or combined from the sigma pass's shares
         } else if (r.softmax) {
-            IndexWindow<G, I> columns(begin);
             for (long long p0 = begin; p0 < end; p0 += kBackwardBatch) {
-                const Batch<I> e = row_batch(columns, args.col_idx, i, p0, end, lane, mask);
+                const Batch<I> e = row_batch(args.col_idx, i, p0, end);
                 Terms<A> t;
                 entry_terms<T, I, G, VEC>(args, h, e, t, lane, mask);
 #pragma unroll
@@ -64,9 +63,8 @@ __device__ __forceinline__ void backward_row_work(const BackwardArgs<T, I>& args
 #pragma unroll
         for (int c = 0; c < C; ++c) zero<T, VEC>(dx[c]);
         A dx_add = 0;  // the add score's dX(i, h)
-        IndexWindow<G, I> columns(begin);
         for (long long p0 = begin; p0 < end; p0 += kBackwardBatch) {
-            const Batch<I> e = row_batch(columns, args.col_idx, i, p0, end, lane, mask);
+            const Batch<I> e = row_batch(args.col_idx, i, p0, end);
             Terms<A> t;
             entry_terms<T, I, G, VEC>(args, h, e, t, lane, mask);
             A ds[kBackwardBatch];
@@ -165,9 +163,8 @@ __device__ __forceinline__ void backward_column_work(const BackwardArgs<T, I>& a
         zero<T, VEC>(dy[c]);
     }
     A dy_add = 0;
-    TransposedWindows<G, I> windows(begin);
     for (long long t0 = begin; t0 < end; t0 += kBackwardBatch) {
-        const Batch<I> e = column_batch(windows, args.t_row, args.t_entry, j, t0, end, lane, mask);
+        const Batch<I> e = column_batch(args.t_row, args.t_entry, j, t0, end);
         Terms<A> t;
         entry_terms<T, I, G, VEC>(args, h, e, t, lane, mask);
         if (args.dz != nullptr) {

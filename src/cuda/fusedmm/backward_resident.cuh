@@ -109,9 +109,8 @@ __device__ __forceinline__ void resident_row_work(const BackwardArgs<T, I>& args
 
         // One sweep over the entries: each batch's terms, then visit(e, t, Y_j rows).
         const auto sweep = [&](auto&& visit) {
-            IndexWindow<G, I> columns(begin);
             for (long long p0 = begin; p0 < end; p0 += kBackwardBatch) {
-                const Batch<I> e = row_batch(columns, args.col_idx, i, p0, end, lane, mask);
+                const Batch<I> e = row_batch(args.col_idx, i, p0, end);
                 A yv[kBackwardBatch][VEC], zv[kBackwardBatch][VEC], gv[kBackwardBatch][VEC];
 #pragma unroll
                 for (int b = 0; b < kBackwardBatch; ++b) {
@@ -229,9 +228,8 @@ __device__ __forceinline__ void resident_column_work(const BackwardArgs<T, I>& a
     zero<T, VEC>(dz);
     zero<T, VEC>(dy);
     A dy_add = 0;
-    TransposedWindows<G, I> windows(begin);
     for (long long t0 = begin; t0 < end; t0 += kBackwardBatch) {
-        const Batch<I> e = column_batch(windows, args.t_row, args.t_entry, j, t0, end, lane, mask);
+        const Batch<I> e = column_batch(args.t_row, args.t_entry, j, t0, end);
         A xv[kBackwardBatch][VEC], gv[kBackwardBatch][VEC], zv[kBackwardBatch][VEC];
 #pragma unroll
         for (int b = 0; b < kBackwardBatch; ++b) {

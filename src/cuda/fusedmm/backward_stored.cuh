@@ -28,9 +28,8 @@ __device__ __forceinline__ void stored_column_work(const BackwardArgs<T, I>& arg
     zero<T, VEC>(dz);
     zero<T, VEC>(dy);
     A dy_add = 0;
-    TransposedWindows<G, I> windows(begin);
     for (long long t0 = begin; t0 < end; t0 += kBackwardBatch) {
-        const Batch<I> e = column_batch(windows, args.t_row, args.t_entry, j, t0, end, lane, group_mask<G>());
+        const Batch<I> e = column_batch(args.t_row, args.t_entry, j, t0, end);
         EdgeTerm<A> term[kBackwardBatch];
 #pragma unroll
         for (int b = 0; b < kBackwardBatch; ++b)  // invalid slots repeat the first entry: their terms are zeroed

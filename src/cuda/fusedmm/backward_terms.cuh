@@ -17,44 +17,31 @@ struct Batch {
     bool valid[kBackwardBatch];
 };
 
-// Row i's entries p0 .. p0 + kBackwardBatch - 1 below end, with their columns (from the group's
-// window on col_idx).
-template <int G, class I>
-__device__ __forceinline__ Batch<I> row_batch(IndexWindow<G, I>& columns, const I* col_idx, long long i, long long p0, long long end,
-                                              int lane, unsigned mask) {
-    columns.template cover<kBackwardBatch>(col_idx, p0, end, lane);
+// Row i's entries p0 .. p0 + kBackwardBatch - 1 below end, with their columns.
+template <class I>
+__device__ __forceinline__ Batch<I> row_batch(const I* col_idx, long long i, long long p0, long long end) {
     Batch<I> e;
 #pragma unroll
     for (int b = 0; b < kBackwardBatch; ++b) {
         e.valid[b] = p0 + b < end;
         e.i[b] = i;
         e.p[b] = e.valid[b] ? p0 + b : p0;
-        e.j[b] = columns.at(e.p[b], mask);
+        e.j[b] = col_idx[e.p[b]];
     }
     return e;
 }
 
-// A group's windows on Aᵀ's pattern: the rows of a column's entries and their numbers in A.
-template <int G, class I>
-struct TransposedWindows {
-    IndexWindow<G, I> rows, entries;
-    __device__ explicit TransposedWindows(long long begin) : rows(begin), entries(begin) {}
-};
-
 // Column j's entries t0 .. t0 + kBackwardBatch - 1 below end over Aᵀ's pattern (t_row: their rows, t_entry:
-// their numbers in A), through the group's windows on both.
-template <int G, class I>
-__device__ __forceinline__ Batch<I> column_batch(TransposedWindows<G, I>& windows, const I* t_row, const I* t_entry, long long j, long long t0,
-                                                 long long end, int lane, unsigned mask) {
-    windows.rows.template cover<kBackwardBatch>(t_row, t0, end, lane);
-    windows.entries.template cover<kBackwardBatch>(t_entry, t0, end, lane);
+// their numbers in A).
+template <class I>
+__device__ __forceinline__ Batch<I> column_batch(const I* t_row, const I* t_entry, long long j, long long t0, long long end) {
     Batch<I> e;
 #pragma unroll
     for (int b = 0; b < kBackwardBatch; ++b) {
         e.valid[b] = t0 + b < end;
         const long long t = e.valid[b] ? t0 + b : t0;
-        e.i[b] = windows.rows.at(t, mask);
-        e.p[b] = windows.entries.at(t, mask);
+        e.i[b] = t_row[t];
+        e.p[b] = t_entry[t];
         e.j[b] = static_cast<I>(j);
     }
     return e;

@@ -40,36 +40,6 @@ __host__ __device__ constexpr int forward_lane_elements(int vec) { return vec > 
 template <class T, int VEC, bool MAX>
 constexpr int forward_min_blocks = sizeof(T) == 4 && VEC > 1 && !MAX ? 4 : 1;
 
-// A group's window on an index array (a row's columns, a column's rows in Aᵀ): G consecutive
-// entries, one a lane, loaded together. A batch takes its entries' indices by shuffle, so the
-// gathers they name wait for one index load every G entries instead of one every batch (a
-// dependent load of a few hundred cycles before each batch's rows). The window holds one index a
-// lane: its start follows from the sweep's first entry, which the caller keeps anyway.
-template <int G, class I>
-class IndexWindow {
-    static_assert((G & (G - 1)) == 0, "G is a power of two");
-
-  public:
-    __device__ explicit IndexWindow(long long begin) : begin_(begin) {}
-
-    // Entries p .. p + BATCH - 1 of a sweep that starts at begin and steps by BATCH (the group's
-    // lanes together): at each G-th entry, the window moves on, reading idx[p + lane] below end.
-    template <int BATCH>
-    __device__ __forceinline__ void cover(const I* idx, long long p, long long end, int lane) {
-        static_assert(G % BATCH == 0, "batches tile the window");
-        if (((p - begin_) & (G - 1)) == 0) held_ = p + lane < end ? idx[p + lane] : I(0);
-    }
-
-    // Entry p's index, p inside the window.
-    __device__ __forceinline__ I at(long long p, unsigned mask) const {
-        return __shfl_sync(mask, held_, static_cast<int>((p - begin_) & (G - 1)), G);
-    }
-
-  private:
-    long long begin_;
-    I held_ = I(0);
-};
-
 // The first of this lane's VEC values in chunk c.
 template <int G, int VEC>
 __device__ __forceinline__ long long chunk_start(long long c, int lane) {

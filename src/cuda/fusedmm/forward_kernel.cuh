@@ -80,15 +80,12 @@ __device__ __forceinline__ void forward_weights(const ForwardArgs<T, I>& args, i
     for (int b = 0; b < kForwardBatch; ++b) w[b] = edge_apply(r.edge, w[b]);
 }
 
-// The columns of the row's entries p0 .. p0+kForwardBatch-1 below end (invalid slots repeat p0's).
-template <int G, class I>
-__device__ __forceinline__ void batch_columns(IndexWindow<G, I>& columns, const I* col_idx, long long p0, long long end, int lane,
-                                              unsigned mask, I (&j)[kForwardBatch], bool (&valid)[kForwardBatch]) {
-    columns.template cover<kForwardBatch>(col_idx, p0, end, lane);
+template <class I>
+__device__ __forceinline__ void batch_columns(const I* col_idx, long long p0, long long end, I (&j)[kForwardBatch], bool (&valid)[kForwardBatch]) {
 #pragma unroll
     for (int b = 0; b < kForwardBatch; ++b) {
         valid[b] = p0 + b < end;
-        j[b] = columns.at(valid[b] ? p0 + b : p0, mask);
+        j[b] = col_idx[valid[b] ? p0 + b : p0];  // a valid address; the result is ignored
     }
 }
 
@@ -139,17 +136,15 @@ __device__ __forceinline__ void forward_work(const ForwardArgs<T, I>& args, long
     A m = minus_infinity<A>(), l = 0;
     // Max aggregation under softmax: m and l first, so that the aggregation sees the final α.
     const bool final_weights = MAX && r.softmax;
-    if (final_weights) {
-        IndexWindow<G, I> columns(begin);
+    if (final_weights)
         for (long long p0 = begin; p0 < end; p0 += kForwardBatch) {
             I j[kForwardBatch];
             bool valid[kForwardBatch];
-            batch_columns(columns, args.col_idx, p0, end, lane, mask, j, valid);
+            batch_columns(args.col_idx, p0, end, j, valid);
             A w[kForwardBatch];
             forward_weights<T, I, G, VEC>(args, h, xr, xi, p0, j, valid, w, lane, mask);
             online_softmax(w, valid, m, l);
         }
-    }
 
     A acc[C][VEC];
     I arg[C][VEC];
@@ -160,11 +155,10 @@ __device__ __forceinline__ void forward_work(const ForwardArgs<T, I>& args, long
             acc[c][q] = 0;
             arg[c][q] = I(-1);
         }
-    IndexWindow<G, I> columns(begin);
     for (long long p0 = begin; p0 < end; p0 += kForwardBatch) {
         I j[kForwardBatch];
         bool valid[kForwardBatch];
-        batch_columns(columns, args.col_idx, p0, end, lane, mask, j, valid);
+        batch_columns(args.col_idx, p0, end, j, valid);
         A w[kForwardBatch];
         forward_weights<T, I, G, VEC>(args, h, xr, xi, p0, j, valid, w, lane, mask);
         if (final_weights) {
@@ -249,11 +243,10 @@ __device__ __forceinline__ void forward_work(const ForwardArgs<T, I>& args, long
     }
     if (args.attention == nullptr || final_weights) return;
     // α = exp(w - m) / l needs the final m and l: a second sweep recomputes w.
-    columns = IndexWindow<G, I>(begin);
     for (long long p0 = begin; p0 < end; p0 += kForwardBatch) {
         I j[kForwardBatch];
         bool valid[kForwardBatch];
-        batch_columns(columns, args.col_idx, p0, end, lane, mask, j, valid);
+        batch_columns(args.col_idx, p0, end, j, valid);
         A w[kForwardBatch];
         forward_weights<T, I, G, VEC>(args, h, xr, xi, p0, j, valid, w, lane, mask);
         if (lane == 0)
