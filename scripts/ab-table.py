@@ -1,0 +1,58 @@
+#!/usr/bin/env python3
+"""One Markdown table from the `spk bench --json` files of variants of one bench (scripts/gpu-ab.sh): a row per case
+(operation, configuration, matrix, n), a column per variant with its median ms and, after the first (the base), the
+time over the base's. Where the bench timed a forward pass beside a backward one, a last column per variant gives it.
+
+    scripts/ab-table.py base-1.json batch2-1.json [--prefix DIR/]
+"""
+import argparse
+import json
+import pathlib
+
+
+def cases(path):
+    """(case key, median ms, forward ms or None) of every result in one file, in the file's order."""
+    data = json.loads(pathlib.Path(path).read_text())
+    for r in data.get("results", []):
+        key = (r.get("config", r.get("op", "")), r.get("matrix", ""), r.get("n", ""))
+        forward = r.get("forward_s")
+        yield key, r["median_s"] * 1e3, forward * 1e3 if forward is not None else None
+
+
+def main():
+    p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    p.add_argument("files", nargs="+", help="one JSON file a variant, the base first")
+    p.add_argument("--prefix", default="", help="prepended to every file name")
+    args = p.parse_args()
+    names = [pathlib.Path(f).stem for f in args.files]
+    runs = []
+    for f in args.files:
+        try:
+            runs.append({key: (ms, fwd) for key, ms, fwd in cases(args.prefix + f)})
+        except (OSError, ValueError) as e:
+            print(f"skipped {f}: {e}")
+            runs.append({})
+    keys = list(dict.fromkeys(k for run in runs for k in run))
+    with_forward = any(fwd is not None for run in runs for _, fwd in run.values())
+    header = ["case", "n"] + [n + " ms" for n in names] + ([n + " forward ms" for n in names] if with_forward else [])
+    print("| " + " | ".join(header) + " |")
+    print("|" + "---|" * 2 + "---:|" * (len(header) - 2))
+    for key in keys:
+        config, matrix, n = key
+        base = runs[0].get(key, (None, None))[0]
+        cells = []
+        for i, run in enumerate(runs):
+            ms = run.get(key, (None, None))[0]
+            if ms is None:
+                cells.append("-")
+            elif i == 0 or not base:
+                cells.append(f"{ms:.4g}")
+            else:
+                cells.append(f"{ms:.4g} ({ms / base:.2f}x)")
+        if with_forward:
+            cells += [f"{run[key][1]:.4g}" if key in run and run[key][1] is not None else "-" for run in runs]
+        print(f"| {config} {matrix} | {n} | " + " | ".join(cells) + " |")
+
+
+if __name__ == "__main__":
+    main()

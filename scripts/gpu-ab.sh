@@ -1,0 +1,68 @@
+#!/usr/bin/env bash
+# A/B of source variants in one device call: scripts/gpu-ab.sh -b "BENCH ARGS" [-b ...] [PATCH...]
+# builds spk_cli from the tree as it is (variant "base"), runs every `spk bench --backend cuda BENCH ARGS` given with -b,
+# then, for each PATCH (a `git diff` of the variant against the tree), applies it alone, rebuilds (only what the patch
+# touches recompiles), runs the same benches and reverses it. Prints each variant's table rows as they come, then one
+# table per bench with every case's median ms in every variant and its ratio to base (scripts/ab-table.py). Files:
+# $OUT/ab/<variant>-<bench>.{txt,json} (OUT defaults to gpu-out/). Variants share one build folder, so a later variant
+# costs the rebuild of the files its patch touches (about a minute for a FusedMM or SpMM kernel header).
+# Run scripts/stage-matrices.sh first where ../shared exists, and carry .data/matrices.
+set -uo pipefail
+cd "$(dirname "$0")/.." || exit 1
+benches=()
+while getopts "b:" opt; do
+  case $opt in
+    b) benches+=("$OPTARG") ;;
+    *) echo "usage: $0 -b \"BENCH ARGS\" [-b ...] [PATCH...]" >&2; exit 2 ;;
+  esac
+done
+shift $((OPTIND - 1))
+[ ${#benches[@]} -gt 0 ] || { echo "usage: $0 -b \"BENCH ARGS\" [-b ...] [PATCH...]" >&2; exit 2; }
+for patch in "$@"; do git apply --check "$patch" || { echo "$patch does not apply to this tree" >&2; exit 2; }; done
+OUT=${OUT:-$PWD/gpu-out}
+log=$OUT/ab
+mkdir -p "$log"
+matrices=$PWD/.data/matrices
+[ -d "$matrices" ] || matrices=$PWD/../shared/matrices
+export SPK_MATRICES=$matrices
+t0=$(date +%s)
+stamp() { echo "== $* ($(($(date +%s) - t0)) s)"; }
+
+build() {  # variant
+  cmake --build build-gpu -j "$(nproc)" --target spk_cli >"$log/build-$1.log" 2>&1 || {
+    grep -E "error" -A3 "$log/build-$1.log" | head -20
+    return 1
+  }
+  stamp "built $1"
+}
+run_benches() {  # variant
+  local k=0
+  for args in "${benches[@]}"; do
+    k=$((k + 1))
+    # shellcheck disable=SC2086 # the bench arguments are a word list
+    timeout 300 build-gpu/bin/spk bench --backend cuda $args --json "$log/$1-$k.json" >"$log/$1-$k.txt" 2>&1 ||
+      echo "bench $k of $1 failed: $(tail -1 "$log/$1-$k.txt")"
+    echo "-- $1, bench $k: $args"
+    grep -E "^[a-z]+ |^geomean" "$log/$1-$k.txt" | grep -v "^spk bench"
+  done
+  stamp "benched $1"
+}
+
+cmake -S . -B build-gpu -G Ninja -DCMAKE_BUILD_TYPE=Release -DSPK_CUDA=ON -DSPK_WERROR=OFF -DSPK_MATRIX_DIR="$matrices" \
+  >"$log/configure.log" 2>&1 || { tail -20 "$log/configure.log"; exit 1; }
+build base || exit 1
+run_benches base
+variants=(base)
+for patch in "$@"; do
+  name=$(basename "$patch" .patch)
+  git apply "$patch" || continue
+  if build "$name"; then
+    run_benches "$name"
+    variants+=("$name")
+  fi
+  git apply -R "$patch"
+done
+for ((k = 1; k <= ${#benches[@]}; k++)); do
+  echo "## bench $k: ${benches[$((k - 1))]}"
+  python3 scripts/ab-table.py "${variants[@]/%/-$k.json}" --prefix "$log/"
+done
