@@ -21,8 +21,11 @@ struct Timing {
     std::size_t peak_bytes = 0;  // device memory the library's buffers (and output) took at most (0: not measured)
 };
 
-// Median milliseconds of fn over `reps` calls after `warmup`, each call timed with CUDA events on
-// the executor's stream.
+// Milliseconds of each of `reps` calls of fn after `warmup`, timed with CUDA events on the
+// executor's stream (at least one call).
+std::vector<double> time_device_runs_ms(const Executor& exec, const std::function<void()>& fn, int warmup, int reps);
+
+// Their median.
 double time_device_ms(const Executor& exec, const std::function<void()>& fn, int warmup, int reps);
 
 // Device-to-device copy bandwidth in bytes per second, counting bytes read plus bytes written

@@ -5,6 +5,10 @@
 
 namespace spk::baselines {
 
+std::vector<double> time_device_runs_ms(const Executor&, const std::function<void()>&, int, int) {
+    unsupported("device timing: spk was built without CUDA");
+}
+
 double time_device_ms(const Executor&, const std::function<void()>&, int, int) { unsupported("device timing: spk was built without CUDA"); }
 
 double copy_bandwidth(const Executor&) { unsupported("copy bandwidth: spk was built without CUDA"); }

@@ -8,14 +8,14 @@
 
 namespace spk::baselines {
 
-double time_device_ms(const Executor& exec, const std::function<void()>& fn, int warmup, int reps) {
+std::vector<double> time_device_runs_ms(const Executor& exec, const std::function<void()>& fn, int warmup, int reps) {
     const auto stream = static_cast<cudaStream_t>(exec.stream());
     for (int i = 0; i < warmup; ++i) fn();
     SPK_CUDA_CHECK(cudaStreamSynchronize(stream));
     cudaEvent_t start, stop;
     SPK_CUDA_CHECK(cudaEventCreate(&start));
     SPK_CUDA_CHECK(cudaEventCreate(&stop));
-    std::vector<float> times;
+    std::vector<double> times;
     for (int i = 0; i < std::max(reps, 1); ++i) {
         SPK_CUDA_CHECK(cudaEventRecord(start, stream));
         fn();
@@ -27,6 +27,11 @@ double time_device_ms(const Executor& exec, const std::function<void()>& fn, int
     }
     cudaEventDestroy(start);
     cudaEventDestroy(stop);
+    return times;
+}
+
+double time_device_ms(const Executor& exec, const std::function<void()>& fn, int warmup, int reps) {
+    std::vector<double> times = time_device_runs_ms(exec, fn, warmup, reps);
     std::nth_element(times.begin(), times.begin() + static_cast<long>(times.size() / 2), times.end());
     return times[times.size() / 2];
 }

@@ -101,9 +101,9 @@ struct Settings {
     std::vector<std::int64_t> widths;
 };
 
-// On a device, CUDA events around each run (one median); on the host, a wall clock (every run).
+// Every run's time: on a device, CUDA events around it; on the host, a wall clock.
 std::vector<double> op_times(const Executor& exec, Operation& op, const Settings& s) {
-    if (exec.backend() == Backend::cuda) return {device_seconds(exec, op, s.warmup, s.reps)};
+    if (exec.backend() == Backend::cuda) return device_seconds(exec, op, s.warmup, s.reps);
     return time_runs([&] { op.run(); }, s.warmup, s.reps);
 }
 

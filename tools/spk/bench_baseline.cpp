@@ -202,10 +202,10 @@ std::optional<BaselineTime> vendor_baseline(const Executor& exec, const OpConfig
 
 double device_copy_bandwidth(const Executor& exec) { return baselines::copy_bandwidth(exec); }
 
-double device_seconds(const Executor& exec, Operation& op, std::int64_t warmup, std::int64_t reps) {
-    return baselines::time_device_ms(
-               exec, [&] { op.enqueue(); }, static_cast<int>(warmup), static_cast<int>(reps)) /
-           1e3;
+std::vector<double> device_seconds(const Executor& exec, Operation& op, std::int64_t warmup, std::int64_t reps) {
+    std::vector<double> times = baselines::time_device_runs_ms(exec, [&] { op.enqueue(); }, static_cast<int>(warmup), static_cast<int>(reps));
+    for (double& t : times) t /= 1e3;
+    return times;
 }
 
 }  // namespace spk::cli

@@ -28,7 +28,7 @@ std::optional<BaselineTime> vendor_baseline(const Executor& exec, const OpConfig
 // Device-to-device copy bandwidth in bytes per second (read + write), the floor's denominator.
 double device_copy_bandwidth(const Executor& exec);
 
-// Median seconds of `reps` runs after `warmup`, with CUDA events on the executor's stream.
-double device_seconds(const Executor& exec, Operation& op, std::int64_t warmup, std::int64_t reps);
+// Seconds of each of `reps` runs after `warmup`, timed with CUDA events on the executor's stream.
+std::vector<double> device_seconds(const Executor& exec, Operation& op, std::int64_t warmup, std::int64_t reps);
 
 }  // namespace spk::cli
