@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
-# A/B of source variants in one device call: scripts/gpu-ab.sh -b "BENCH ARGS" [-b ...] [PATCH...]
+# A/B of source variants in one device call: scripts/gpu-ab.sh -b "BENCH ARGS" [-b ...] [-t TEST ...] [PATCH...]
 # builds spk_cli from the tree as it is (variant "base"), runs every `spk bench --backend cuda BENCH ARGS` given with -b,
 # then, for each PATCH (a `git diff` of the variant against the tree), applies it alone, rebuilds (only what the patch
-# touches recompiles), runs the same benches and reverses it. Prints each variant's table rows as they come, then one
+# touches recompiles), runs the same benches and reverses it. -t names a test executable (e.g. test_cuda_spgemm_test)
+# to build and run in every variant but the base, so that a variant's figures come with its correctness. Prints each variant's table rows as they come, then one
 # table per bench with every case's median ms in every variant and its ratio to base (scripts/ab-table.py). Files:
 # $OUT/ab/<variant>-<bench>.{txt,json} (OUT defaults to gpu-out/). Variants share one build folder, so a later variant
 # costs the rebuild of the files its patch touches (about a minute for a FusedMM or SpMM kernel header).
@@ -10,14 +11,17 @@
 set -uo pipefail
 cd "$(dirname "$0")/.." || exit 1
 benches=()
-while getopts "b:" opt; do
+tests=()
+usage="usage: $0 -b \"BENCH ARGS\" [-b ...] [-t TEST ...] [PATCH...]"
+while getopts "b:t:" opt; do
   case $opt in
     b) benches+=("$OPTARG") ;;
-    *) echo "usage: $0 -b \"BENCH ARGS\" [-b ...] [PATCH...]" >&2; exit 2 ;;
+    t) tests+=("$OPTARG") ;;
+    *) echo "$usage" >&2; exit 2 ;;
   esac
 done
 shift $((OPTIND - 1))
-[ ${#benches[@]} -gt 0 ] || { echo "usage: $0 -b \"BENCH ARGS\" [-b ...] [PATCH...]" >&2; exit 2; }
+[ ${#benches[@]} -gt 0 ] || { echo "$usage" >&2; exit 2; }
 for patch in "$@"; do git apply --check "$patch" || { echo "$patch does not apply to this tree" >&2; exit 2; }; done
 OUT=${OUT:-$PWD/gpu-out}
 log=$OUT/ab
@@ -28,12 +32,21 @@ export SPK_MATRICES=$matrices
 t0=$(date +%s)
 stamp() { echo "== $* ($(($(date +%s) - t0)) s)"; }
 
-build() {  # variant
-  cmake --build build-gpu -j "$(nproc)" --target spk_cli >"$log/build-$1.log" 2>&1 || {
-    grep -E "error" -A3 "$log/build-$1.log" | head -20
+build() {  # variant, then test targets
+  local variant=$1
+  shift
+  cmake --build build-gpu -j "$(nproc)" --target spk_cli "$@" >"$log/build-$variant.log" 2>&1 || {
+    grep -E "error" -A3 "$log/build-$variant.log" | head -20
     return 1
   }
-  stamp "built $1"
+  stamp "built $variant"
+}
+run_tests() {  # variant
+  for t in "${tests[@]}"; do
+    build-gpu/tests/"$t" >"$log/$1-$t.log" 2>&1
+    echo "$1 $t: $(grep -E "PASSED|FAILED" "$log/$1-$t.log" | tail -1)"
+    grep "^\[  FAILED" "$log/$1-$t.log" | head -5
+  done
 }
 run_benches() {  # variant
   local k=0
@@ -56,7 +69,8 @@ variants=(base)
 for patch in "$@"; do
   name=$(basename "$patch" .patch)
   git apply "$patch" || continue
-  if build "$name"; then
+  if build "$name" "${tests[@]}"; then
+    run_tests "$name"
     run_benches "$name"
     variants+=("$name")
   fi
