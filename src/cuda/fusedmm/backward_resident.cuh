@@ -61,8 +61,8 @@ __device__ __forceinline__ void resident_scores(const BackwardArgs<T, I>& args, 
 // aggregation only, else true) says entry b's column won output value k of its row. A predicate,
 // not an array: a [kBackwardBatch][VEC] array of flags cost the kernels their spill-free 80 registers.
 template <class A, int G, int VEC, class Won>
-__device__ __forceinline__ void resident_dalpha(Terms<A>& t, const A (&g)[kBackwardBatch][VEC], const A (&z)[kBackwardBatch][VEC], Won&& won,
-                                                unsigned mask) {
+__device__ __forceinline__ void resident_dalpha(Terms<A>& t, const A (&g)[kBackwardBatch][VEC], const A (&z)[kBackwardBatch][VEC],
+                                                Won&& won, unsigned mask) {
 #pragma unroll
     for (int b = 0; b < kBackwardBatch; ++b) {
         A part = 0;
@@ -123,7 +123,8 @@ __device__ __forceinline__ void resident_row_work(const BackwardArgs<T, I>& args
                 Terms<A> t;
                 resident_scores<T, I, G, VEC, VECTOR>(args, h, e, xi, yv, t, mask);
                 entry_weights(args, h, e, t);
-                resident_dalpha<A, G, VEC>(t, gv, zv, [&](int b, int k) { return !max_agg || winner[k] == e.j[b]; }, mask);
+                resident_dalpha<A, G, VEC>(
+                    t, gv, zv, [&](int b, int k) { return !max_agg || winner[k] == e.j[b]; }, mask);
                 visit(e, t, yv);
             }
         };
@@ -132,7 +133,7 @@ __device__ __forceinline__ void resident_row_work(const BackwardArgs<T, I>& args
         if (r.softmax && (args.sigma_given || (chunk && !split.sigma_pass))) {
             sigma = args.sigma[i * r.heads + h];  // from E, or combined from the sigma pass's shares
         } else if (r.softmax) {
-            sweep([&](const Batch<I>& e, const Terms<A>& t, const A (&)[kBackwardBatch][VEC]) {
+            sweep([&](const Batch<I>& e, const Terms<A>& t, const A(&)[kBackwardBatch][VEC]) {
 #pragma unroll
                 for (int b = 0; b < kBackwardBatch; ++b)
                     if (e.valid[b]) sigma += t.alpha[b] * t.dalpha[b];
@@ -145,7 +146,7 @@ __device__ __forceinline__ void resident_row_work(const BackwardArgs<T, I>& args
         A dx[VEC];
         zero<T, VEC>(dx);
         A dx_add = 0;  // the add score's dX(i, h)
-        sweep([&](const Batch<I>& e, const Terms<A>& t, const A (&yv)[kBackwardBatch][VEC]) {
+        sweep([&](const Batch<I>& e, const Terms<A>& t, const A(&yv)[kBackwardBatch][VEC]) {
             A ds[kBackwardBatch];
 #pragma unroll
             for (int b = 0; b < kBackwardBatch; ++b) ds[b] = e.valid[b] ? score_gradient(r, t, b, sigma) : A(0);
@@ -239,7 +240,9 @@ __device__ __forceinline__ void resident_column_work(const BackwardArgs<T, I>& a
             for (int k = 0; k < VEC; ++k) zv[b][k] = zj[k];
         }
         // Under max, whether row i_b's output value k was won by this column (re-read from L1 by the dZ sum).
-        const auto won = [&](int b, int k) { return !max_agg || (has_dz && args.argmax[e.i[b] * args.ld_argmax + h * r.dz + f + k] == e.j[b]); };
+        const auto won = [&](int b, int k) {
+            return !max_agg || (has_dz && args.argmax[e.i[b] * args.ld_argmax + h * r.dz + f + k] == e.j[b]);
+        };
         Terms<A> t;
         resident_scores<T, I, G, VEC, VECTOR>(args, h, e, yj, xv, t, mask);
         entry_weights(args, h, e, t);

@@ -59,7 +59,8 @@ __device__ __forceinline__ void write_sigma(const BackwardArgs<T, I>& args, long
 // dA of a batch's entries, summed over the heads h0, h0 + 1, ... that one group walks: the first
 // head writes, the later ones add to it.
 template <class T, class I>
-__device__ __forceinline__ void add_to_da(const BackwardArgs<T, I>& args, const Batch<I>& e, int h, int h0, const accum_t<T> (&ds)[kBackwardBatch]) {
+__device__ __forceinline__ void add_to_da(const BackwardArgs<T, I>& args, const Batch<I>& e, int h, int h0,
+                                          const accum_t<T> (&ds)[kBackwardBatch]) {
     using A = accum_t<T>;
 #pragma unroll
     for (int b = 0; b < kBackwardBatch; ++b) {
@@ -141,7 +142,8 @@ __device__ __forceinline__ void entry_terms(const BackwardArgs<T, I>& args, int 
                 break;
             case Score::add:
 #pragma unroll
-                for (int b = 0; b < kBackwardBatch; ++b) t.s[b] = to_accum(args.x[e.i[b] * args.ldx + h]) + to_accum(args.y[e.j[b] * args.ldy + h]);
+                for (int b = 0; b < kBackwardBatch; ++b)
+                    t.s[b] = to_accum(args.x[e.i[b] * args.ldx + h]) + to_accum(args.y[e.j[b] * args.ldy + h]);
                 break;
             case Score::dot:
             case Score::neg_sqdist: {
@@ -196,6 +198,5 @@ __device__ __forceinline__ A score_gradient(const Rules& r, const Terms<A>& t, i
     const A dw = r.softmax ? t.alpha[b] * (t.dalpha[b] - sigma) : t.dalpha[b];
     return dw * edge_derivative(r.edge, t.s[b], t.w[b]);
 }
-
 
 }  // namespace spk::detail::cuda::fused

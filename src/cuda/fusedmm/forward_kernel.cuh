@@ -28,8 +28,9 @@ using ForwardArgs = ForwardKernelArgs<T, I, accum_t<T>>;
 // w = edge(score) for a batch of the row's entries p0 .. p0+kForwardBatch-1 (head h; xi: X_i's head
 // slice, xr: its first chunks in registers).
 template <class T, class I, int G, int VEC>
-__device__ __forceinline__ void forward_weights(const ForwardArgs<T, I>& args, int h, const accum_t<T> (&xr)[forward_lane_elements(VEC) / VEC][VEC],
-                                                const T* xi, long long p0, const I (&j)[kForwardBatch], const bool (&valid)[kForwardBatch],
+__device__ __forceinline__ void forward_weights(const ForwardArgs<T, I>& args, int h,
+                                                const accum_t<T> (&xr)[forward_lane_elements(VEC) / VEC][VEC], const T* xi, long long p0,
+                                                const I (&j)[kForwardBatch], const bool (&valid)[kForwardBatch],
                                                 accum_t<T> (&w)[kForwardBatch], int lane, unsigned mask) {
     using A = accum_t<T>;
     constexpr int C = forward_lane_elements(VEC) / VEC;
@@ -81,7 +82,8 @@ __device__ __forceinline__ void forward_weights(const ForwardArgs<T, I>& args, i
 }
 
 template <class I>
-__device__ __forceinline__ void batch_columns(const I* col_idx, long long p0, long long end, I (&j)[kForwardBatch], bool (&valid)[kForwardBatch]) {
+__device__ __forceinline__ void batch_columns(const I* col_idx, long long p0, long long end, I (&j)[kForwardBatch],
+                                              bool (&valid)[kForwardBatch]) {
 #pragma unroll
     for (int b = 0; b < kForwardBatch; ++b) {
         valid[b] = p0 + b < end;
