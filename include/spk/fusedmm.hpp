@@ -23,6 +23,9 @@ namespace spk {
 enum class Score { dot, add, neg_sqdist, value };
 enum class Normalize { none, softmax };
 enum class Aggregate { sum, mean, max };
+inline constexpr Score all_scores[] = {Score::dot, Score::add, Score::neg_sqdist, Score::value};
+inline constexpr Normalize all_normalizations[] = {Normalize::none, Normalize::softmax};
+inline constexpr Aggregate all_aggregations[] = {Aggregate::sum, Aggregate::mean, Aggregate::max};
 
 struct Edge {
     enum class Kind { identity, sigmoid, exp, leaky_relu, tanh, scale };

@@ -15,6 +15,8 @@ namespace spk {
 // plus_times: ordinary product. plus_pair: each product counts 1 (counting paths).
 // min_plus: shortest paths. max_times. lor_land: boolean (non-zero means true; results 0/1).
 enum class Semiring { plus_times, plus_pair, min_plus, max_times, lor_land };
+inline constexpr Semiring all_semirings[] = {Semiring::plus_times, Semiring::plus_pair, Semiring::min_plus, Semiring::max_times,
+                                             Semiring::lor_land};
 std::string_view to_string(Semiring s) noexcept;
 
 struct SpgemmOptions {

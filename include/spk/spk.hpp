@@ -7,6 +7,7 @@
 #include "spk/generate.hpp"
 #include "spk/io.hpp"
 #include "spk/matrix.hpp"
+#include "spk/names.hpp"
 #include "spk/sddmm.hpp"
 #include "spk/sparse_tensor.hpp"
 #include "spk/spgemm.hpp"

@@ -12,6 +12,7 @@ namespace spk {
 // sum: the usual product. mean: sum divided by the row's number of non-zeros.
 // max / min: element-wise over the row's products A(i,j) * B(j,:). Empty rows give 0.
 enum class Reduce { sum, mean, max, min };
+inline constexpr Reduce all_reduces[] = {Reduce::sum, Reduce::mean, Reduce::max, Reduce::min};
 std::string_view to_string(Reduce r) noexcept;
 
 struct SpmmOptions {

@@ -15,16 +15,7 @@ namespace {
 FusedOptions make_options(const std::string& score, const std::string& edge, double edge_param, const std::string& normalize,
                           const std::string& aggregate, int heads) {
     FusedOptions o;
-    if (score == "dot")
-        o.score = Score::dot;
-    else if (score == "add")
-        o.score = Score::add;
-    else if (score == "neg_sqdist")
-        o.score = Score::neg_sqdist;
-    else if (score == "value")
-        o.score = Score::value;
-    else
-        unknown_option("score", score, "dot, add, neg_sqdist, value");
+    o.score = parse_choice("score", score, all_scores);
     const auto p = static_cast<float>(edge_param);
     if (edge == "identity")
         o.edge = Edge::identity();
@@ -40,20 +31,8 @@ FusedOptions make_options(const std::string& score, const std::string& edge, dou
         o.edge = Edge::scale(p);
     else
         unknown_option("edge", edge, "identity, sigmoid, exp, leaky_relu, tanh, scale");
-    if (normalize == "none")
-        o.normalize = Normalize::none;
-    else if (normalize == "softmax")
-        o.normalize = Normalize::softmax;
-    else
-        unknown_option("normalize", normalize, "none, softmax");
-    if (aggregate == "sum")
-        o.aggregate = Aggregate::sum;
-    else if (aggregate == "mean")
-        o.aggregate = Aggregate::mean;
-    else if (aggregate == "max")
-        o.aggregate = Aggregate::max;
-    else
-        unknown_option("aggregate", aggregate, "sum, mean, max");
+    o.normalize = parse_choice("normalize", normalize, all_normalizations);
+    o.aggregate = parse_choice("aggregate", aggregate, all_aggregations);
     o.heads = heads;
     return o;
 }

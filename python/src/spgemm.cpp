@@ -12,14 +12,7 @@ namespace spk::python {
 
 namespace {
 
-Semiring parse_semiring(const std::string& s) {
-    if (s == "plus_times") return Semiring::plus_times;
-    if (s == "plus_pair") return Semiring::plus_pair;
-    if (s == "min_plus") return Semiring::min_plus;
-    if (s == "max_times") return Semiring::max_times;
-    if (s == "lor_land") return Semiring::lor_land;
-    unknown_option("semiring", s, "plus_times, plus_pair, min_plus, max_times, lor_land");
-}
+Semiring parse_semiring(const std::string& s) { return parse_choice("semiring", s, all_semirings); }
 
 void check_same_types(const SparseMatrix& a, const SparseMatrix& b, std::string_view name) {
     if (a.value_type() != b.value_type() || a.index_type() != b.index_type())

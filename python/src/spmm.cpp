@@ -11,13 +11,7 @@ namespace spk::python {
 
 namespace {
 
-Reduce parse_reduce(const std::string& r) {
-    if (r == "sum") return Reduce::sum;
-    if (r == "mean") return Reduce::mean;
-    if (r == "max") return Reduce::max;
-    if (r == "min") return Reduce::min;
-    unknown_option("reduce", r, "sum, mean, max, min");
-}
+Reduce parse_reduce(const std::string& r) { return parse_choice("reduce", r, all_reduces); }
 
 SpmmOptions make_options(const std::string& reduce, double alpha, double beta, bool transpose_a, bool deterministic,
                          const std::string& config) {

@@ -1,10 +1,12 @@
 #include "op_options.hpp"
 
 #include <array>
+#include <cstddef>
 
 #include "command.hpp"
 #include "matrix_source.hpp"
 #include "spk/io.hpp"
+#include "spk/names.hpp"
 
 namespace spk::cli {
 
@@ -15,23 +17,14 @@ const char* const matrix_argument_help =
 
 namespace {
 
-constexpr std::array<std::string_view, 4> reduce_names{"sum", "mean", "max", "min"};
 constexpr std::array<std::string_view, 3> tune_names{"select", "cache", "measure"};
-constexpr std::array<std::string_view, 5> semiring_names{"plus_times", "plus_pair", "min_plus", "max_times", "lor_land"};
 
-Reduce to_reduce(const std::string& s) {
-    if (s == "mean") return Reduce::mean;
-    if (s == "max") return Reduce::max;
-    if (s == "min") return Reduce::min;
-    return Reduce::sum;
-}
-
-Semiring to_semiring(const std::string& s) {
-    if (s == "plus_pair") return Semiring::plus_pair;
-    if (s == "min_plus") return Semiring::min_plus;
-    if (s == "max_times") return Semiring::max_times;
-    if (s == "lor_land") return Semiring::lor_land;
-    return Semiring::plus_times;
+// --name's value among `all` (spk/names.hpp), `fallback` when absent; a usage error names the choices.
+template <class E, std::size_t N>
+E enum_option(const ParsedArgs& args, std::string_view name, E fallback, const E (&all)[N]) {
+    std::array<std::string_view, N> names;
+    for (std::size_t i = 0; i < N; ++i) names[i] = to_string(all[i]);
+    return *from_string(args.get_choice(name, to_string(fallback), names), all);
 }
 
 std::int64_t positive(const ParsedArgs& args, std::string_view name, std::int64_t fallback) {
@@ -92,9 +85,9 @@ OpConfig read_op_config(const ParsedArgs& args, const std::string& op, bool with
         c.k = positive(args, "k", 32);
     }
     c.heads = static_cast<int>(positive(args, "heads", 1));
-    c.reduce = to_reduce(args.get_choice("reduce", "sum", reduce_names));
+    c.reduce = enum_option(args, "reduce", Reduce::sum, all_reduces);
     c.preset = args.get_choice("preset", "gcn", fused_presets);
-    c.semiring = to_semiring(args.get_choice("semiring", "plus_times", semiring_names));
+    c.semiring = enum_option(args, "semiring", Semiring::plus_times, all_semirings);
     c.complement_mask = args.has("complement-mask");
     if (c.complement_mask && !args.has("mask")) throw UsageError("--complement-mask needs --mask");
     c.mode = static_cast<int>(args.get_int("mode", 0));
