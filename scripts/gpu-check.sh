@@ -71,8 +71,8 @@ if [ "$tests" != 0 ] && command -v compute-sanitizer >/dev/null; then
   tail -3 "$LOG/racecheck.log"
 fi
 
-# Benchmarks: GPU_CHECK_BENCH names which (all by default); each writes bench-<name>.{json,txt}.
-benches=${GPU_CHECK_BENCH:-spmm measured deterministic sddmm fusedmm spgemm}
+# Benchmarks: GPU_CHECK_BENCH names which (all by default, none when set empty); each writes bench-<name>.{json,txt}.
+benches=${GPU_CHECK_BENCH-spmm measured deterministic sddmm fusedmm spgemm}  # set and empty: none
 spk_bench() {  # name, then spk bench arguments
   local name=$1
   shift
