@@ -37,12 +37,17 @@ struct Edge {
     static constexpr Edge leaky_relu(float alpha) { return {Kind::leaky_relu, alpha}; }
     static constexpr Edge tanh() { return {Kind::tanh, 0.0f}; }
     static constexpr Edge scale(float c) { return {Kind::scale, c}; }
+    // Whether the kind reads `param` (leaky_relu, scale).
+    static constexpr bool takes_param(Kind k) { return k == Kind::leaky_relu || k == Kind::scale; }
 };
+inline constexpr Edge::Kind all_edge_kinds[] = {Edge::Kind::identity,   Edge::Kind::sigmoid, Edge::Kind::exp,
+                                                Edge::Kind::leaky_relu, Edge::Kind::tanh,    Edge::Kind::scale};
 
 std::string_view to_string(Score s) noexcept;
 std::string_view to_string(Normalize n) noexcept;
 std::string_view to_string(Aggregate a) noexcept;
-std::string to_string(Edge e);  // "leaky_relu(0.2)"
+std::string_view to_string(Edge::Kind k) noexcept;  // "leaky_relu"
+std::string to_string(Edge e);                      // "leaky_relu(0.2)"
 
 struct FusedOptions {
     Score score = Score::dot;

@@ -16,21 +16,8 @@ FusedOptions make_options(const std::string& score, const std::string& edge, dou
                           const std::string& aggregate, int heads) {
     FusedOptions o;
     o.score = parse_choice("score", score, all_scores);
-    const auto p = static_cast<float>(edge_param);
-    if (edge == "identity")
-        o.edge = Edge::identity();
-    else if (edge == "sigmoid")
-        o.edge = Edge::sigmoid();
-    else if (edge == "exp")
-        o.edge = Edge::exp();
-    else if (edge == "leaky_relu")
-        o.edge = Edge::leaky_relu(p);
-    else if (edge == "tanh")
-        o.edge = Edge::tanh();
-    else if (edge == "scale")
-        o.edge = Edge::scale(p);
-    else
-        unknown_option("edge", edge, "identity, sigmoid, exp, leaky_relu, tanh, scale");
+    const Edge::Kind kind = parse_choice("edge", edge, all_edge_kinds);
+    o.edge = {kind, Edge::takes_param(kind) ? static_cast<float>(edge_param) : 0.0f};
     o.normalize = parse_choice("normalize", normalize, all_normalizations);
     o.aggregate = parse_choice("aggregate", aggregate, all_aggregations);
     o.heads = heads;

@@ -49,21 +49,8 @@ std::string_view to_string(Aggregate a) noexcept {
     return "?";
 }
 
-namespace {
-
-// "name(param)" with the shortest text that reads back as param. std::to_chars rather than an
-// ostream: no locale, which matters inside the Python extension, where a second copy of the C++
-// runtime's locale machinery has crashed on the GPU machine's image.
-std::string with_param(const char* name, float param) {
-    char digits[32];
-    const auto end = std::to_chars(digits, digits + sizeof digits, param).ptr;
-    return std::string(name) + "(" + std::string(digits, end) + ")";
-}
-
-}  // namespace
-
-std::string to_string(Edge e) {
-    switch (e.kind) {
+std::string_view to_string(Edge::Kind k) noexcept {
+    switch (k) {
         case Edge::Kind::identity:
             return "identity";
         case Edge::Kind::sigmoid:
@@ -73,11 +60,22 @@ std::string to_string(Edge e) {
         case Edge::Kind::tanh:
             return "tanh";
         case Edge::Kind::leaky_relu:
-            return with_param("leaky_relu", e.param);
+            return "leaky_relu";
         case Edge::Kind::scale:
-            return with_param("scale", e.param);
+            return "scale";
     }
     return "?";
+}
+
+// "name" or "name(param)", param in the shortest text that reads back as it. std::to_chars rather
+// than an ostream: no locale, which matters inside the Python extension, where a second copy of
+// the C++ runtime's locale machinery has crashed on the GPU machine's image.
+std::string to_string(Edge e) {
+    std::string text(to_string(e.kind));
+    if (!Edge::takes_param(e.kind)) return text;
+    char digits[32];
+    const auto end = std::to_chars(digits, digits + sizeof digits, e.param).ptr;
+    return text.append("(").append(digits, end).append(")");
 }
 
 namespace {

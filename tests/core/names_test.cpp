@@ -25,6 +25,7 @@ TEST(Names, EveryValueReadsBackFromItsName) {
     expect_round_trip(all_scores);
     expect_round_trip(all_normalizations);
     expect_round_trip(all_aggregations);
+    expect_round_trip(all_edge_kinds);
 }
 
 TEST(Names, UnknownNamesAreNotValues) {
@@ -37,6 +38,14 @@ TEST(Names, ListsEveryName) {
     EXPECT_EQ(names_of(all_reduces), "sum, mean, max, min");
     EXPECT_EQ(names_of(all_semirings), "plus_times, plus_pair, min_plus, max_times, lor_land");
     EXPECT_EQ(names_of(all_normalizations), "none, softmax");
+    EXPECT_EQ(names_of(all_edge_kinds), "identity, sigmoid, exp, leaky_relu, tanh, scale");
+}
+
+TEST(Names, AnEdgeNamesItsParameterOnlyWhenItTakesOne) {
+    EXPECT_EQ(to_string(Edge::leaky_relu(0.2f)), "leaky_relu(0.2)");
+    EXPECT_EQ(to_string(Edge::scale(-1.5f)), "scale(-1.5)");
+    EXPECT_EQ(to_string(Edge::sigmoid()), "sigmoid");
+    EXPECT_EQ(to_string(Edge{Edge::Kind::tanh, 3.0f}), "tanh");
 }
 
 }  // namespace
