@@ -27,6 +27,23 @@ struct Group {
         else
             __syncthreads();
     }
+    // The warp's lanes meet (its share of the group: a round's end, see numeric_kernels.cuh).
+    static __device__ void converge() { __syncwarp(); }
+};
+
+// The threads that compute one row when rows are short: S lanes of a warp (S a power of two below
+// 32), so that a warp has 32 / S rows' chains of dependent loads in flight instead of one. Same
+// interface as Group; the sub-groups of a warp go their own ways, so its syncs name their lanes.
+template <int S>
+struct SubWarp {
+    static_assert(S > 0 && S < 32 && (S & (S - 1)) == 0, "S lanes, a power of two below a warp");
+    static __device__ int size() { return S; }
+    static __device__ int rank() { return static_cast<int>(threadIdx.x) & (S - 1); }
+    static __device__ int index() { return static_cast<int>(threadIdx.x) / S; }
+    static __device__ int per_block() { return static_cast<int>(blockDim.x) / S; }
+    static __device__ unsigned mask() { return ((1u << S) - 1u) << (static_cast<int>(threadIdx.x) & 31 & ~(S - 1)); }
+    static __device__ void sync() { __syncwarp(mask()); }
+    static __device__ void converge() { __syncwarp(mask()); }
 };
 
 // Sum over the group; every thread gets it. scratch: one shared word (blocks only).

@@ -1,15 +1,33 @@
 #pragma once
 // The numeric-reuse driver: one launch of reuse_rows per non-empty bin of C's rows but the global
 // bin (the bins the symbolic phase left for the numeric phase; spgemm_numeric runs the global
-// bin's rows through the hash kernels), the semiring chosen at compile time. Each group gets a tree
-// of its bin's table size (rows of a bin are at most half of it). Nothing to allocate, nothing
-// read back.
+// bin's rows through the hash kernels), the semiring chosen at compile time. Each group (a few
+// lanes, a warp or a block, by the bin) gets a tree of its bin's table size (rows of a bin are at
+// most half of it). Nothing to allocate, nothing read back.
 #include "core/spgemm_kernels.hpp"
 #include "core/spgemm_semiring.hpp"
 #include "cuda/spgemm/launch.cuh"
 #include "cuda/spgemm/numeric_reuse_kernels.cuh"
 
 namespace spk::detail::cuda::spgemm {
+
+// Rows of bins 1 and 2 (at most 32 and 64 entries of C) go to sub-groups of 8 and 16 lanes: a
+// row's chain of dependent loads (its id, A's and C's row bounds, A's entries, B's row bounds, B's
+// entries) takes microseconds, and a warp a row left Laplace's recompute bound by it (0.82 ms on
+// the H200 for 1M rows of 25 entries, 64 rows in flight an SM).
+inline int reuse_lanes(int bin) { return bin == 1 ? 8 : bin == 2 ? 16 : 32; }
+
+// One launch of reuse_rows over `count` rows with groups of `lanes` lanes (8 or 16) in blocks of 128 threads.
+template <class Kernel, class Args>
+void launch_sub_warps(Kernel kernel, Args args, int lanes, long long count, std::size_t entry_bytes, cudaStream_t stream) {
+    constexpr int threads = 128;
+    const long long groups = threads / lanes;
+    const std::size_t smem = static_cast<std::size_t>(groups) * (std::size_t{1} << args.log2_capacity) * entry_bytes;
+    SPK_CUDA_CHECK(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, static_cast<int>(smem)));
+    const long long blocks = std::min<long long>((count + groups - 1) / groups, 1ll << 30);
+    kernel<<<static_cast<unsigned>(blocks), threads, smem, stream>>>(args);
+    SPK_CUDA_CHECK_LAUNCH();
+}
 
 // C's values from C's sorted columns c_col (device memory, as compute() wrote them).
 template <class V, class I>
@@ -33,10 +51,16 @@ void numeric_reuse(const Executor& exec, const SpgemmProblem<V, I>& p, const Dev
         using Op = decltype(op);
         for_each_bin(bins, state.numeric_rows.data(), args, [&](int bin, long long count, ReuseArgs<V, I> a) {
             if (bin == kGlobalBin) return;
-            if (kBinShapes[bin].warp)
-                launch_bin(reuse_rows<Op, V, I, true>, a, bin, count, entry_bytes, 0, 0, stream);
+            const int lanes = reuse_lanes(bin);
+            a.width = std::min(a.width, lanes);
+            if (lanes == 8)
+                launch_sub_warps(reuse_rows<Op, V, I, SubWarp<8>>, a, lanes, count, entry_bytes, stream);
+            else if (lanes == 16)
+                launch_sub_warps(reuse_rows<Op, V, I, SubWarp<16>>, a, lanes, count, entry_bytes, stream);
+            else if (kBinShapes[bin].warp)
+                launch_bin(reuse_rows<Op, V, I, Group<true>>, a, bin, count, entry_bytes, 0, 0, stream);
             else
-                launch_bin(reuse_rows<Op, V, I, false>, a, bin, count, entry_bytes, 0, 0, stream);
+                launch_bin(reuse_rows<Op, V, I, Group<false>>, a, bin, count, entry_bytes, 0, 0, stream);
         });
     });
 }

@@ -75,9 +75,9 @@ __device__ __forceinline__ EntryOfA<V, I> entry_of_a(const ReuseArgs<V, I>& p, l
     return e;
 }
 
-template <class Op, class V, class I, bool kWarp>
+// G: the group a row gets (Group<true>, a warp; Group<false>, the block; SubWarp<S>, S lanes).
+template <class Op, class V, class I, class G>
 __global__ void reuse_rows(ReuseArgs<V, I> p) {
-    using G = Group<kWarp>;
     constexpr I kAbsent = static_cast<I>(static_cast<std::make_unsigned_t<I>>(~std::make_unsigned_t<I>(0)) >> 1);  // above every column
     extern __shared__ __align__(16) unsigned char smem[];
     const long long capacity = 1ll << p.log2_capacity;
@@ -131,7 +131,7 @@ __global__ void reuse_rows(ReuseArgs<V, I> p) {
                 j = j_next;
                 b = b_next;
             }
-            __syncwarp();
+            G::converge();
             e = next;
         }
         G::sync();
