@@ -5,8 +5,12 @@
 # touches recompiles), runs the same benches and reverses it. -t names a test executable (e.g. test_cuda_spgemm_test)
 # to build and run in every variant but the base, so that a variant's figures come with its correctness. Prints each variant's table rows as they come, then one
 # table per bench with every case's median ms in every variant and its ratio to base (scripts/ab-table.py). Files:
-# $OUT/ab/<variant>-<bench>.{txt,json} (OUT defaults to gpu-out/). Variants share one build folder, so a later variant
-# costs the rebuild of the files its patch touches (about a minute for a FusedMM or SpMM kernel header).
+# $OUT/ab/<variant>-<bench>.{txt,json} (OUT defaults to gpu-out/). Variants share one build folder of their own,
+# build-ab (build-gpu, which scripts/gpu-check.sh tests, never holds a variant's objects), so a later variant costs the
+# rebuild of the files its patch touches (about a minute for a FusedMM or SpMM kernel header).
+# Why build-ab/patched-files: the device's copy of the tree takes this machine's file times, so a file a patch touched
+# and reversed comes back OLDER than the objects built from the patched text, and ninja would keep those objects in the
+# next call. Every file a patch touched is listed there and touched before the next base build.
 # Run scripts/stage-matrices.sh first where ../shared exists, and carry .data/matrices.
 set -uo pipefail
 cd "$(dirname "$0")/.." || exit 1
@@ -35,7 +39,7 @@ stamp() { echo "== $* ($(($(date +%s) - t0)) s)"; }
 build() {  # variant, then test targets
   local variant=$1
   shift
-  cmake --build build-gpu -j "$(nproc)" --target spk_cli "$@" >"$log/build-$variant.log" 2>&1 || {
+  cmake --build build-ab -j "$(nproc)" --target spk_cli "$@" >"$log/build-$variant.log" 2>&1 || {
     grep -E "error" -A3 "$log/build-$variant.log" | head -20
     return 1
   }
@@ -43,7 +47,7 @@ build() {  # variant, then test targets
 }
 run_tests() {  # variant
   for t in "${tests[@]}"; do
-    build-gpu/tests/"$t" >"$log/$1-$t.log" 2>&1
+    build-ab/tests/"$t" >"$log/$1-$t.log" 2>&1
     echo "$1 $t: $(grep -E "PASSED|FAILED" "$log/$1-$t.log" | tail -1)"
     grep "^\[  FAILED" "$log/$1-$t.log" | head -5
   done
@@ -53,7 +57,7 @@ run_benches() {  # variant
   for args in "${benches[@]}"; do
     k=$((k + 1))
     # shellcheck disable=SC2086 # the bench arguments are a word list
-    timeout 300 build-gpu/bin/spk bench --backend cuda $args --json "$log/$1-$k.json" >"$log/$1-$k.txt" 2>&1 ||
+    timeout 300 build-ab/bin/spk bench --backend cuda $args --json "$log/$1-$k.json" >"$log/$1-$k.txt" 2>&1 ||
       echo "bench $k of $1 failed: $(tail -1 "$log/$1-$k.txt")"
     echo "-- $1, bench $k: $args"
     grep -E "^[a-z]+ |^geomean" "$log/$1-$k.txt" | grep -v "^spk bench"
@@ -61,13 +65,19 @@ run_benches() {  # variant
   stamp "benched $1"
 }
 
-cmake -S . -B build-gpu -G Ninja -DCMAKE_BUILD_TYPE=Release -DSPK_CUDA=ON -DSPK_WERROR=OFF -DSPK_MATRIX_DIR="$matrices" \
+cmake -S . -B build-ab -G Ninja -DCMAKE_BUILD_TYPE=Release -DSPK_CUDA=ON -DSPK_WERROR=OFF -DSPK_MATRIX_DIR="$matrices" \
   >"$log/configure.log" 2>&1 || { tail -20 "$log/configure.log"; exit 1; }
+patched=build-ab/patched-files
+if [ -f "$patched" ]; then  # left by an earlier call: its objects may hold a variant's text
+  sort -u "$patched" | while read -r f; do [ -f "$f" ] && touch "$f"; done
+  rm -f "$patched"
+fi
 build base || exit 1
 run_benches base
 variants=(base)
 for patch in "$@"; do
   name=$(basename "$patch" .patch)
+  git apply --numstat "$patch" | cut -f3 >>"$patched"
   git apply "$patch" || continue
   if build "$name" "${tests[@]}"; then
     run_tests "$name"
