@@ -3,8 +3,9 @@
 # profiles the first COUNT launches of kernels whose name matches REGEX while COMMAND runs (for
 # example build-gpu/bin/spk bench ... --warmup 0 --reps 1), prints one row per launch
 # (scripts/ncu-summary.py: time, DRAM / L2 / SM throughput, hit rates, registers, occupancy,
-# spills) and keeps ncu's full report in $OUT/ncu.txt (OUT defaults to gpu-out/). Under ncu every
-# launch replays about 11 times: keep COUNT and the problem small enough for one device call.
+# spills, cycles between issues and the largest stall) and keeps ncu's full report in $OUT/ncu.txt
+# (OUT defaults to gpu-out/). Under ncu every launch replays about 12 times: keep COUNT and the
+# problem small enough for one device call.
 set -uo pipefail
 cd "$(dirname "$0")/.."
 [ $# -ge 3 ] || { echo "usage: $0 REGEX COUNT COMMAND..." >&2; exit 2; }
@@ -14,7 +15,7 @@ OUT=${OUT:-$PWD/gpu-out}
 mkdir -p "$OUT"
 command -v ncu >/dev/null || { echo "ncu is not on this machine" >&2; exit 1; }
 ncu --kernel-name "regex:$regex" --launch-count "$count" --section SpeedOfLight --section LaunchStats --section Occupancy \
-  --section MemoryWorkloadAnalysis "$@" >"$OUT/ncu.txt" 2>&1
+  --section MemoryWorkloadAnalysis --section WarpStateStats "$@" >"$OUT/ncu.txt" 2>&1
 status=$?
 python3 scripts/ncu-summary.py "$OUT/ncu.txt" || tail -20 "$OUT/ncu.txt"
 exit $status
