@@ -1,22 +1,29 @@
 #!/usr/bin/env python3
 """One Markdown table from the `spk bench --json` files of variants of one bench (scripts/gpu-ab.sh): a row per case
 (operation, configuration, matrix, n), a column per variant with its median ms and, after the first (the base), the
-time over the base's. Where the bench timed a forward pass beside a backward one, a last column per variant gives it.
+time over the base's. Where the bench timed a forward pass beside a backward one, a last column per variant gives it;
+where the configuration names a plan's time (SpMM on CUDA: "[rb.g8.r1.v4, plan 0.25 ms]"), that goes to its own columns
+and out of the case's name, so that the variants' rows line up.
 
     scripts/ab-table.py base-1.json batch2-1.json [--prefix DIR/]
 """
 import argparse
 import json
 import pathlib
+import re
+
+PLAN = re.compile(r", plan ([\d.]+) ms\]")
 
 
 def cases(path):
-    """(case key, median ms, forward ms or None) of every result in one file, in the file's order."""
+    """(case key, (median ms, forward ms or None, plan ms or None)) of every result in one file, in the file's order."""
     data = json.loads(pathlib.Path(path).read_text())
     for r in data.get("results", []):
-        key = (r.get("config", r.get("op", "")), r.get("matrix", ""), r.get("n", ""))
+        config = r.get("config", r.get("op", ""))
+        plan = PLAN.search(config)
+        key = (PLAN.sub("]", config), r.get("matrix", ""), r.get("n", ""))
         forward = r.get("forward_s")
-        yield key, r["median_s"] * 1e3, forward * 1e3 if forward is not None else None
+        yield key, (r["median_s"] * 1e3, forward * 1e3 if forward is not None else None, float(plan.group(1)) if plan else None)
 
 
 def main():
@@ -28,29 +35,32 @@ def main():
     runs = []
     for f in args.files:
         try:
-            runs.append({key: (ms, fwd) for key, ms, fwd in cases(args.prefix + f)})
+            runs.append(dict(cases(args.prefix + f)))
         except (OSError, ValueError) as e:
             print(f"skipped {f}: {e}")
             runs.append({})
     keys = list(dict.fromkeys(k for run in runs for k in run))
-    with_forward = any(fwd is not None for run in runs for _, fwd in run.values())
+    with_forward = any(v[1] is not None for run in runs for v in run.values())
+    with_plan = any(v[2] is not None for run in runs for v in run.values())
     header = ["case", "n"] + [n + " ms" for n in names] + ([n + " forward ms" for n in names] if with_forward else [])
+    header += [n + " plan ms" for n in names] if with_plan else []
     print("| " + " | ".join(header) + " |")
     print("|" + "---|" * 2 + "---:|" * (len(header) - 2))
     for key in keys:
         config, matrix, n = key
-        base = runs[0].get(key, (None, None))[0]
+        base = runs[0].get(key, (None,))[0]
         cells = []
         for i, run in enumerate(runs):
-            ms = run.get(key, (None, None))[0]
+            ms = run.get(key, (None,))[0]
             if ms is None:
                 cells.append("-")
             elif i == 0 or not base:
                 cells.append(f"{ms:.4g}")
             else:
                 cells.append(f"{ms:.4g} ({ms / base:.2f}x)")
-        if with_forward:
-            cells += [f"{run[key][1]:.4g}" if key in run and run[key][1] is not None else "-" for run in runs]
+        for column, wanted in ((1, with_forward), (2, with_plan)):
+            if wanted:
+                cells += [f"{run[key][column]:.4g}" if key in run and run[key][column] is not None else "-" for run in runs]
         print(f"| {config} {matrix} | {n} | " + " | ".join(cells) + " |")
 
 
