@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # The GPU benchmark suites of the CUDA issues, against cuSPARSE in the same process:
-#   scripts/bench-gpu.sh [PART ...]     PART: spmm sddmm fusedmm spgemm amg amg-large tc sweep gnn (default: all)
+#   scripts/bench-gpu.sh [PART ...]     PART: spmm sddmm fusedmm spgemm spgemm-f64 amg amg-large tc sweep gnn (default: all)
 # Each part fits one 10-minute device call. Results: $OUT/<part>.json and .txt (OUT defaults to
 # bench/results/raw), a markdown table per JSON by scripts/bench-table.py.
 # Environment: SPK_BUILD_DIR (default build-gpu), SPK_MATRICES (shared matrices folder).
@@ -14,7 +14,7 @@ if [ -z "${SPK_MATRICES:-}" ]; then
   [ -d "$SPK_MATRICES" ] || SPK_MATRICES=$PWD/../shared/matrices
 fi
 export SPK_MATRICES
-parts=${*:-spmm sddmm fusedmm spgemm amg amg-large tc sweep gnn}
+parts=${*:-spmm sddmm fusedmm spgemm spgemm-f64 amg amg-large tc sweep gnn}
 status=0
 
 # Configure once, then always bring the tool up to date (a kept build folder may be older).
@@ -61,6 +61,8 @@ for part in $parts; do
       bench fusedmm-backward-edge-terms --op fusedmm --backward --edge-terms --preset attention --heads 4 \
         --suite bench/suites/gpu-quick.txt --n 32,128 --warmup 2 --reps 5 ;;
     spgemm) bench spgemm --op spgemm --suite bench/suites/gpu-spgemm.txt --warmup 2 --reps 5 ;;
+    # In f64, as the issue's OpSparse figures are (bench/suites/opsparse.txt lists them).
+    spgemm-f64) bench spgemm-f64 --op spgemm --dtype f64 --suite bench/suites/opsparse.txt --warmup 2 --reps 5 ;;
     amg)
       amg laplace3d-100 laplace3d:n=100
       amg bigstar2d-2000 bigstar2d:n=2000
@@ -80,7 +82,7 @@ for part in $parts; do
       # The Python package over this build's library (installed; no second CUDA build) when it is position independent.
       cmake --install "$build" --prefix "$build/prefix" >/dev/null 2>&1 && export SPK_PREFIX=$(realpath "$build/prefix")
       scripts/gpu-python.sh "$OUT" || status=1 ;;
-    *) echo "unknown part '$part' (spmm sddmm fusedmm spgemm amg amg-large tc sweep gnn)"; status=2 ;;
+    *) echo "unknown part '$part' (spmm sddmm fusedmm spgemm spgemm-f64 amg amg-large tc sweep gnn)"; status=2 ;;
   esac
 done
 exit $status

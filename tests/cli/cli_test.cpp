@@ -275,7 +275,8 @@ TEST_F(Cli, BenchChecksumsAgreeWithRun) {
     const std::string attention = " --heads 2 --preset attention";
     for (const Case& c : {Case{"spmm", " --n 5", " --n 5"}, Case{"sddmm", " --k 4 --heads 2", " --n 4 --heads 2"},
                           Case{"fusedmm", " --k 4" + attention, " --n 4" + attention},
-                          Case{"fusedmm", " --k 4 --backward" + attention, " --n 4 --backward" + attention}, Case{"spgemm", "", ""}}) {
+                          Case{"fusedmm", " --k 4 --backward" + attention, " --n 4 --backward" + attention}, Case{"spgemm", "", ""},
+                          Case{"spgemm", " --dtype f64", " --dtype f64"}}) {
         const Result run = spk("run " + c.op + m + c.run_options);
         ASSERT_EQ(run.code, 0) << c.op << c.run_options << ": " << run.err;
         const Result bench = spk("bench --op " + c.op + c.bench_options + " --matrix" + m + " --warmup 0 --reps 1 --json '" + json + "'");
@@ -288,6 +289,28 @@ TEST_F(Cli, BenchChecksumsAgreeWithRun) {
             EXPECT_EQ(number_after(j, "\"result_nnz\": "), number_after(run.out, "nnz       ")) << j;
         }
     }
+}
+
+// --dtype f64 runs spgemm in double (the inputs widened from f32): the same pattern and, to f32's
+// rounding, the same sum as in f32; the other operations refuse it.
+TEST_F(Cli, SpgemmRunsInF64AndOnlySpgemmTakesDtype) {
+    const std::string m = " banded:n=80,half_width=2 --threads 1 --backend reference";
+    const Result f32 = spk("run spgemm" + m), f64 = spk("run spgemm" + m + " --dtype f64");
+    ASSERT_EQ(f32.code, 0) << f32.err;
+    ASSERT_EQ(f64.code, 0) << f64.err;
+    EXPECT_NE(f64.out.find("spgemm plus_times f64"), std::string::npos) << f64.out;
+    EXPECT_EQ(f32.out.find(" f64"), std::string::npos) << f32.out;
+    const auto value_after = [](const std::string& text, const std::string& key) { return std::stod(text.substr(text.find(key) + key.size())); };
+    EXPECT_EQ(value_after(f64.out, "nnz       "), value_after(f32.out, "nnz       "));
+    const double sum32 = value_after(f32.out, "checksum  "), sum64 = value_after(f64.out, "checksum  ");
+    EXPECT_NE(sum64, 0.0);
+    EXPECT_NEAR(sum64, sum32, 1e-4 * std::abs(sum64));
+    const Result spmm = spk("bench --op spmm --dtype f64 --matrix" + m);
+    EXPECT_EQ(spmm.code, 2);
+    EXPECT_NE(spmm.err.find("--dtype f64 is for spgemm only"), std::string::npos) << spmm.err;
+    const Result bad = spk("run spgemm" + m + " --dtype f16");
+    EXPECT_EQ(bad.code, 2);
+    EXPECT_NE(bad.err.find("'f16' is not one of f32, f64"), std::string::npos) << bad.err;
 }
 
 TEST_F(Cli, BenchSuiteResolvesSharedMatrices) {

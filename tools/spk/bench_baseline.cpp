@@ -42,16 +42,18 @@ struct SpgemmFigures {
     double peak_bytes = 0;
 };
 
-SpgemmFigures spgemm_spk_figures(const Executor& exec, const Matrix& a, const Matrix& b, std::int64_t warmup, std::int64_t reps) {
-    std::optional<SpgemmPlan<float, std::int32_t>> plan;
-    Matrix c;
+template <class V>
+SpgemmFigures spgemm_spk_figures(const Executor& exec, const Csr<V, std::int32_t>& a, const Csr<V, std::int32_t>& b, std::int64_t warmup,
+                                 std::int64_t reps) {
+    std::optional<SpgemmPlan<V, std::int32_t>> plan;
+    Csr<V, std::int32_t> c;
     const std::size_t pool = baselines::pool_peak_bytes(exec, [&] {
         plan.emplace(exec, a.view(), b.view());
         c = plan->compute();
     });
     const double plan_rows = 2.0 * static_cast<double>(a.rows()) * sizeof(std::int32_t);
     SpgemmFigures f;
-    f.peak_bytes = static_cast<double>(pool) + csr_bytes(c.rows(), c.nnz()) + plan_rows;
+    f.peak_bytes = static_cast<double>(pool) + csr_bytes(c.rows(), c.nnz(), sizeof(V)) + plan_rows;
     const auto recompute = [&] { plan->recompute(a.values().data(), b.values().data(), c.values().data()); };
     const std::size_t held = device_memory_use(exec.device()).current;
     f.first_reuse_seconds = baselines::time_device_ms(exec, recompute, 0, 1) / 1e3;
@@ -60,15 +62,17 @@ SpgemmFigures spgemm_spk_figures(const Executor& exec, const Matrix& a, const Ma
     return f;
 }
 
-// cuSPARSE SpGEMM on the operands op_spgemm.cpp uses (B: A when square, else Aᵀ); no mask or
-// semiring (cuSPARSE has neither). The fastest full product is the baseline; reuse is listed.
-std::optional<BaselineTime> spgemm_baseline(const Executor& exec, const OpConfig& config, const OpInputs& inputs, std::int64_t warmup,
-                                            std::int64_t reps, double spk_seconds) {
-    if (!inputs.a || inputs.mask || config.semiring != Semiring::plus_times) return std::nullopt;
-    const Matrix a = inputs.a->to(exec);
-    const Matrix b = inputs.b ? inputs.b->to(exec)
-                              : inputs.a->rows() == inputs.a->cols() ? inputs.a->to(exec)
-                                                                     : transpose<float, std::int32_t>(inputs.a->view()).to(exec);
+// cuSPARSE SpGEMM on the operands op_spgemm.cpp uses (B: A when square, else Aᵀ; values of type
+// V, widened from the f32 inputs); no mask or semiring (cuSPARSE has neither). The fastest full
+// product is the baseline; reuse is listed.
+template <class V>
+std::optional<BaselineTime> spgemm_baseline_of(const Executor& exec, const OpInputs& inputs, std::int64_t warmup, std::int64_t reps,
+                                               double spk_seconds) {
+    const auto typed = [&](const Matrix& m) { return convert_values<V>(m.view()).to(exec); };
+    const Csr<V, std::int32_t> a = typed(*inputs.a);
+    const Csr<V, std::int32_t> b = inputs.b ? typed(*inputs.b)
+                                            : inputs.a->rows() == inputs.a->cols() ? typed(*inputs.a)
+                                                                                   : typed(transpose<float, std::int32_t>(inputs.a->view()));
     const SpgemmFigures spk = spgemm_spk_figures(exec, a, b, warmup, reps);
     const std::string spk_all = "spk.reuse=" + millis(spk.reuse_seconds) + "ms(first " + millis(spk.first_reuse_seconds) + "ms, keeps " +
                                 bytes(spk.reuse_kept_bytes) + ") spk.peak=" + bytes(spk.peak_bytes);
@@ -98,6 +102,13 @@ std::optional<BaselineTime> spgemm_baseline(const Executor& exec, const OpConfig
     best->all = all + " " + spk_all;
     best->ratios = std::move(ratios);
     return best;
+}
+
+std::optional<BaselineTime> spgemm_baseline(const Executor& exec, const OpConfig& config, const OpInputs& inputs, std::int64_t warmup,
+                                            std::int64_t reps, double spk_seconds) {
+    if (!inputs.a || inputs.mask || config.semiring != Semiring::plus_times) return std::nullopt;
+    if (config.values == ValueType::f64) return spgemm_baseline_of<double>(exec, inputs, warmup, reps, spk_seconds);
+    return spgemm_baseline_of<float>(exec, inputs, warmup, reps, spk_seconds);
 }
 
 // Largest |got - expected| over the largest |expected|: a norm-wise relative difference, which

@@ -25,6 +25,7 @@ void save_dense(const std::string& path, DenseView<const V> d) {
 }
 
 template void save_matrix(const std::string&, CsrView<const float, std::int32_t>);
+template void save_matrix(const std::string&, CsrView<const double, std::int32_t>);
 template void save_matrix(const std::string&, CsrView<const double, std::int64_t>);
 template void save_dense(const std::string&, DenseView<const float>);
 

@@ -66,6 +66,7 @@ std::vector<OptionSpec> op_parameter_options(bool with_widths) {
          .help = "spmm on cuda: select (rules), cache (tuning cache) or measure (time candidates)",
          .default_value = "select"},
         {.name = "deterministic", .help = "spmm: no timing-dependent sums (no atomics)"},
+        {.name = "dtype", .value_name = "T", .help = "spgemm: value type, f32 or f64 (the other operations run f32)", .default_value = "f32"},
         {.name = "backward",
          .help = "fusedmm: the backward pass (dX, dY, dZ; dA for gcn) from a forward's statistics; bench times the forward too"},
         {.name = "edge-terms",
@@ -101,6 +102,9 @@ OpConfig read_op_config(const ParsedArgs& args, const std::string& op, bool with
     c.backward = args.has("backward");
     c.edge_terms = args.has("edge-terms");
     if (c.edge_terms && !c.backward) throw UsageError("--edge-terms needs --backward");
+    c.values = enum_option(args, "dtype", ValueType::f32, spgemm_value_types);
+    if (c.values != ValueType::f32 && op != "spgemm")
+        throw UsageError("--dtype " + std::string(to_string(c.values)) + " is for spgemm only (" + op + " runs in f32)");
     return c;
 }
 

@@ -1,5 +1,8 @@
 // SpGEMM for the command line: C = A ⊕.⊗ B (B defaults to A, or Aᵀ when A is not square),
-// optionally under a structural mask. run() does both phases, symbolic and numeric.
+// optionally under a structural mask, in f32 or f64 (OpConfig::values). run() does both phases,
+// symbolic and numeric.
+#include <type_traits>
+
 #include "matrix_output.hpp"
 #include "operation.hpp"
 
@@ -15,25 +18,38 @@ double products(const Matrix& a, const Matrix& b) {
     return total;
 }
 
+// The host matrix m with values of type V, on exec.
+template <class V>
+Csr<V, std::int32_t> on_executor(const Executor& exec, const Matrix& m) {
+    if constexpr (std::is_same_v<V, float>)
+        return m.to(exec);
+    else
+        return convert_values<V>(m.view()).to(exec);
+}
+
+template <class V>
 class SpgemmOp final : public Operation {
+    using Csr32 = Csr<V, std::int32_t>;
+
 public:
     SpgemmOp(const Executor& exec, const OpConfig& config, const Matrix& a, const Matrix& b, const Matrix* mask)
-        : exec_(exec), config_(config), a_(a.to(exec)), b_(b.to(exec)), products_(products(a, b)) {
-        if (mask) mask_ = mask->to(exec);
+        : exec_(exec), config_(config), a_(on_executor<V>(exec, a)), b_(on_executor<V>(exec, b)), products_(products(a, b)) {
+        if (mask) mask_ = on_executor<V>(exec, *mask);
     }
 
     std::string describe() const override {
         std::string d = "spgemm " + std::string(to_string(config_.semiring));
         if (mask_) d += config_.complement_mask ? " mask=!M" : " mask=M";
+        if (!std::is_same_v<V, float>) d += " " + std::string(to_string(value_traits<V>::id));
         return d;
     }
     void run() override {
         SpgemmOptions options;
         options.semiring = config_.semiring;
         options.complement_mask = config_.complement_mask;
-        std::optional<CsrView<const float, std::int32_t>> mask;
+        std::optional<CsrView<const V, std::int32_t>> mask;
         if (mask_) mask = mask_->view();
-        c_ = spgemm<float, std::int32_t>(exec_, a_.view(), b_.view(), options, mask);
+        c_ = spgemm<V, std::int32_t>(exec_, a_.view(), b_.view(), options, mask);
         exec_.synchronize();
     }
     OpOutput output() const override { return sparse_output(c_); }
@@ -41,27 +57,34 @@ public:
     void save(const std::string& path) const override { save_matrix(path, c_.view()); }
     double flops() const override { return 2.0 * products_; }
     double bytes() const override {
-        return csr_bytes(a_.rows(), a_.nnz()) + csr_bytes(b_.rows(), b_.nnz()) + csr_bytes(c_.rows(), c_.nnz()) +
-               (mask_ ? csr_bytes(mask_->rows(), mask_->nnz()) - 4.0 * static_cast<double>(mask_->nnz()) : 0.0);
+        constexpr int v = sizeof(V);
+        return csr_bytes(a_.rows(), a_.nnz(), v) + csr_bytes(b_.rows(), b_.nnz(), v) + csr_bytes(c_.rows(), c_.nnz(), v) +
+               (mask_ ? csr_bytes(mask_->rows(), mask_->nnz(), 0) : 0.0);
     }
 
 private:
     Executor exec_;
     OpConfig config_;
-    Matrix a_, b_;
-    std::optional<Matrix> mask_;
-    Matrix c_;
+    Csr32 a_, b_;
+    std::optional<Csr32> mask_;
+    Csr32 c_;
     double products_;
 };
+
+template <class V>
+std::unique_ptr<Operation> make_spgemm_of(const Executor& exec, const OpConfig& config, const OpInputs& inputs) {
+    const Matrix& a = *inputs.a;
+    if (inputs.b) return std::make_unique<SpgemmOp<V>>(exec, config, a, *inputs.b, inputs.mask.get());
+    if (a.rows() == a.cols()) return std::make_unique<SpgemmOp<V>>(exec, config, a, a, inputs.mask.get());
+    const Matrix at = transpose<float, std::int32_t>(a.view());
+    return std::make_unique<SpgemmOp<V>>(exec, config, a, at, inputs.mask.get());
+}
 
 }  // namespace
 
 std::unique_ptr<Operation> make_spgemm(const Executor& exec, const OpConfig& config, const OpInputs& inputs) {
-    const Matrix& a = *inputs.a;
-    if (inputs.b) return std::make_unique<SpgemmOp>(exec, config, a, *inputs.b, inputs.mask.get());
-    if (a.rows() == a.cols()) return std::make_unique<SpgemmOp>(exec, config, a, a, inputs.mask.get());
-    const Matrix at = transpose<float, std::int32_t>(a.view());
-    return std::make_unique<SpgemmOp>(exec, config, a, at, inputs.mask.get());
+    if (config.values == ValueType::f64) return make_spgemm_of<double>(exec, config, inputs);
+    return make_spgemm_of<float>(exec, config, inputs);
 }
 
 }  // namespace spk::cli

@@ -66,7 +66,8 @@ OpOutput dense_output(const Dense<float>& d) {
     return out;
 }
 
-OpOutput sparse_output(const Matrix& m) {
+template <class V>
+OpOutput sparse_output(const Csr<V, std::int32_t>& m) {
     OpOutput out;
     out.rows = m.rows();
     out.cols = m.cols();
@@ -79,8 +80,12 @@ OpOutput sparse_output(const Matrix& m) {
     out.values.assign(vals.begin(), vals.end());
     return out;
 }
+template OpOutput sparse_output(const Csr<float, std::int32_t>&);
+template OpOutput sparse_output(const Csr<double, std::int32_t>&);
 
-double csr_bytes(index_t rows, index_t nnz) { return 4.0 * static_cast<double>(rows + 1) + 8.0 * static_cast<double>(nnz); }
+double csr_bytes(index_t rows, index_t nnz, int value_bytes) {
+    return 4.0 * static_cast<double>(rows + 1) + (4.0 + value_bytes) * static_cast<double>(nnz);
+}
 double dense_bytes(index_t rows, index_t cols) { return 4.0 * static_cast<double>(rows) * static_cast<double>(cols); }
 
 std::unique_ptr<Operation> make_operation(const Executor& exec, const OpConfig& config, const OpInputs& inputs) {

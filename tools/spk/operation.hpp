@@ -2,7 +2,9 @@
 // The operations `spk run`, `spk verify` and `spk bench` share: each builds its dense inputs
 // (random, from a seed, so every backend sees the same numbers), copies everything to the
 // executor, does its analysis (plans) at construction and computes in run(), the part
-// benchmarks time. Values are f32 and indices i32 throughout the command-line tool.
+// benchmarks time. Values are f32 and indices i32 throughout the command-line tool, except
+// spgemm's values, which may be f64 (--dtype): the published SpGEMM figures it is compared with
+// (OpSparse, cuSPARSE in the SpGEMM issue) are f64. Inputs are read as f32 and widened.
 #include <cstdint>
 #include <memory>
 #include <optional>
@@ -43,7 +45,9 @@ struct OpConfig {
     bool deterministic = false;  // spmm
     bool backward = false;       // fusedmm: the backward pass (from a forward's saved statistics) instead of the forward
     bool edge_terms = false;     // fusedmm --backward: FusedOptions::backward_edge_terms
+    ValueType values = ValueType::f32;  // spgemm: f32 or f64
 };
+inline constexpr ValueType spgemm_value_types[] = {ValueType::f32, ValueType::f64};
 
 // Host inputs, shared by the operations built on them (verify builds one per backend).
 struct OpInputs {
@@ -99,12 +103,13 @@ std::unique_ptr<Operation> make_operation(const Executor& exec, const OpConfig& 
 Dense<float> random_dense(const Executor& exec, index_t rows, index_t cols, std::uint64_t seed);
 OpOutput dense_output(const Dense<float>& d);
 double dense_checksum(const Dense<float>& d);  // the sum of d's values, in double, on every core
-OpOutput sparse_output(const Matrix& m);
+template <class V>
+OpOutput sparse_output(const Csr<V, std::int32_t>& m);  // f32 and f64
 // fusedmm's presets (op_fusedmm.cpp): the options, and the columns of X and Y per head (none for
 // gcn, whose scores are A's values; one for gat; k otherwise). The vendor baseline uses them too.
 FusedOptions fused_preset_options(const OpConfig& config);
 index_t fused_score_width(const OpConfig& config);
-double csr_bytes(index_t rows, index_t nnz);  // row_ptr + col_idx + values of an f32/i32 CSR
+double csr_bytes(index_t rows, index_t nnz, int value_bytes = 4);  // row_ptr + col_idx + values of an i32 CSR
 double dense_bytes(index_t rows, index_t cols);
 
 std::unique_ptr<Operation> make_spmm(const Executor& exec, const OpConfig& config, const OpInputs& inputs);
