@@ -68,11 +68,10 @@ SpgemmFigures spgemm_spk_figures(const Executor& exec, const Csr<V, std::int32_t
 template <class V>
 std::optional<BaselineTime> spgemm_baseline_of(const Executor& exec, const OpInputs& inputs, std::int64_t warmup, std::int64_t reps,
                                                double spk_seconds) {
-    const auto typed = [&](const Matrix& m) { return convert_values<V>(m.view()).to(exec); };
-    const Csr<V, std::int32_t> a = typed(*inputs.a);
-    const Csr<V, std::int32_t> b = inputs.b ? typed(*inputs.b)
-                                            : inputs.a->rows() == inputs.a->cols() ? typed(*inputs.a)
-                                                                                   : typed(transpose<float, std::int32_t>(inputs.a->view()));
+    const Csr<V, std::int32_t> a = matrix_on<V>(exec, *inputs.a);
+    const Csr<V, std::int32_t> b = inputs.b ? matrix_on<V>(exec, *inputs.b)
+                                            : inputs.a->rows() == inputs.a->cols() ? matrix_on<V>(exec, *inputs.a)
+                                                                                   : matrix_on<V>(exec, transpose<float, std::int32_t>(inputs.a->view()));
     const SpgemmFigures spk = spgemm_spk_figures(exec, a, b, warmup, reps);
     const std::string spk_all = "spk.reuse=" + millis(spk.reuse_seconds) + "ms(first " + millis(spk.first_reuse_seconds) + "ms, keeps " +
                                 bytes(spk.reuse_kept_bytes) + ") spk.peak=" + bytes(spk.peak_bytes);

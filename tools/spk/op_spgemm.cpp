@@ -18,23 +18,14 @@ double products(const Matrix& a, const Matrix& b) {
     return total;
 }
 
-// The host matrix m with values of type V, on exec.
-template <class V>
-Csr<V, std::int32_t> on_executor(const Executor& exec, const Matrix& m) {
-    if constexpr (std::is_same_v<V, float>)
-        return m.to(exec);
-    else
-        return convert_values<V>(m.view()).to(exec);
-}
-
 template <class V>
 class SpgemmOp final : public Operation {
     using Csr32 = Csr<V, std::int32_t>;
 
 public:
     SpgemmOp(const Executor& exec, const OpConfig& config, const Matrix& a, const Matrix& b, const Matrix* mask)
-        : exec_(exec), config_(config), a_(on_executor<V>(exec, a)), b_(on_executor<V>(exec, b)), products_(products(a, b)) {
-        if (mask) mask_ = on_executor<V>(exec, *mask);
+        : exec_(exec), config_(config), a_(matrix_on<V>(exec, a)), b_(matrix_on<V>(exec, b)), products_(products(a, b)) {
+        if (mask) mask_ = matrix_on<V>(exec, *mask);
     }
 
     std::string describe() const override {

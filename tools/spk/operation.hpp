@@ -9,6 +9,7 @@
 #include <memory>
 #include <optional>
 #include <string>
+#include <type_traits>
 #include <vector>
 
 #include "spk/executor.hpp"
@@ -109,7 +110,15 @@ OpOutput sparse_output(const Csr<V, std::int32_t>& m);  // f32 and f64
 // gcn, whose scores are A's values; one for gat; k otherwise). The vendor baseline uses them too.
 FusedOptions fused_preset_options(const OpConfig& config);
 index_t fused_score_width(const OpConfig& config);
-double csr_bytes(index_t rows, index_t nnz, int value_bytes = 4);  // row_ptr + col_idx + values of an i32 CSR
+double csr_bytes(index_t rows, index_t nnz, int value_bytes = 4);
+// The host matrix m on exec, its values as V (widened from f32 for f64).
+template <class V>
+Csr<V, std::int32_t> matrix_on(const Executor& exec, const Matrix& m) {
+    if constexpr (std::is_same_v<V, float>)
+        return m.to(exec);
+    else
+        return convert_values<V>(m.view()).to(exec);
+}  // row_ptr + col_idx + values of an i32 CSR
 double dense_bytes(index_t rows, index_t cols);
 
 std::unique_ptr<Operation> make_spmm(const Executor& exec, const OpConfig& config, const OpInputs& inputs);
