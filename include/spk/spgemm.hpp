@@ -23,6 +23,11 @@ struct SpgemmOptions {
     Semiring semiring = Semiring::plus_times;
     bool complement_mask = false;   // C<!M>: keep only entries outside M's pattern
     bool sorted = true;             // sorted column indices in C (unsorted may be faster)
+    // SpgemmPlan::recompute on CUDA: keep each scalar product's place in its row of C (2 bytes a
+    // product, 8 an entry of A), found at the first recompute, so that later ones read it instead of
+    // searching C's columns. Kept only where it takes at most a quarter of the device's free memory;
+    // false: never. The host backends recompute with their accumulators and ignore it.
+    bool reuse_positions = true;
     // spgemm_to_host only: bytes of exec's memory one chunk of rows may use for its part of C and
     // its workspaces (0: a quarter of the device's memory on CUDA, no chunking on the host).
     std::size_t memory_budget = 0;
@@ -47,8 +52,9 @@ public:
     Csr<V, I> compute() const;
     // Numeric phase only, with new values for A and B (same patterns), into C's values
     // (C as returned by compute()). On CUDA the first call also keeps a copy of C's column
-    // indices in the plan (nnz() * sizeof(I) bytes of device memory), which later calls use to
-    // place each product without hashing.
+    // indices in the plan (nnz() * sizeof(I) bytes of device memory), and with
+    // options.reuse_positions each product's place in C, which later calls use to place each
+    // product without hashing.
     void recompute(const V* a_values, const V* b_values, V* c_values) const;
 
     struct Impl;

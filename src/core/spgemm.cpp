@@ -106,7 +106,8 @@ template <class V, class I>
 SpgemmPlan<V, I>::SpgemmPlan(const Executor& exec, CsrView<const V, I> a, CsrView<const V, I> b, SpgemmOptions options,
                              std::optional<CsrView<const V, I>> mask) {
     validate_spgemm(exec, a, b, mask);
-    detail::SpgemmProblem<V, I> problem{a, b, mask, options.semiring, options.complement_mask, options.sorted};
+    detail::SpgemmProblem<V, I> problem{a, b, mask, options.semiring, options.complement_mask, options.sorted,
+                                        options.reuse_positions};
     detail::SpgemmAnalysis analysis = run_symbolic(exec, problem);
     const index_t nnz = analysis.nnz;
     if (nnz > static_cast<index_t>(std::numeric_limits<I>::max()))

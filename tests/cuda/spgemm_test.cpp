@@ -187,7 +187,8 @@ std::vector<double> values_of(const Csr<V, I>& c) {
 }
 
 // A plan's recompute with new values against `oracle`'s product: the first recompute (the hash
-// kernels; the plan keeps C's columns), then two on the reuse path, with the original and the new
+// kernels; the plan keeps C's columns, and with options.reuse_positions each product's place),
+// then two on the reuse path (replaying the places, or searching C's columns), with the original and the new
 // values in turn, each compared entry by entry with the hash kernels' values for the same inputs
 // (compute() and the first recompute, both checked against the oracle; the pattern is the same
 // and sorted, so the arrays line up). C's values are overwritten with garbage before each call
@@ -197,7 +198,7 @@ template <class V, class I>
 void expect_recompute_matches(const Csr<V, I>& a, const Csr<V, I>& b, const SpgemmOptions& options, const Csr<V, I>* mask = nullptr,
                               const Executor& oracle = Executor::reference()) {
     SCOPED_TRACE(std::string("recompute ") + std::string(to_string(options.semiring)) + (options.sorted ? " sorted" : " unsorted") +
-                 (mask ? (options.complement_mask ? " !mask" : " mask") : ""));
+                 (mask ? (options.complement_mask ? " !mask" : " mask") : "") + (options.reuse_positions ? " places" : " search"));
     const Executor gpu = Executor::cuda(0);
     const auto host_mask = mask ? std::optional(mask->view()) : std::nullopt;
     const auto a2 = with_new_values(a, 1.5, 13), b2 = with_new_values(b, -0.75, 7);
@@ -238,7 +239,8 @@ void expect_recompute_matches(const Csr<V, I>& a, const Csr<V, I>& b, const Spge
     expect_values(original, "compute after recomputes");
 }
 
-// Each semiring with every mask mode (sorted output), and unsorted output with and without a mask.
+// Each semiring with every mask mode (sorted output), and unsorted output with and without a mask,
+// on the places' path; then the search of C's columns (no places) with and without a mask.
 template <class V, class I>
 void expect_recompute_variants_match(const Csr<V, I>& a, const Csr<V, I>& b, const std::vector<Semiring>& semirings) {
     const auto mask = test::mask_overlapping_product(a, b);
@@ -248,12 +250,15 @@ void expect_recompute_variants_match(const Csr<V, I>& a, const Csr<V, I>& b, con
                                      mode == MaskMode::none ? nullptr : &mask);
     expect_recompute_matches(a, b, {.sorted = false});
     expect_recompute_matches(a, b, {.complement_mask = true, .sorted = false}, &mask);
+    expect_recompute_matches(a, b, {.reuse_positions = false});
+    expect_recompute_matches(a, b, {.semiring = Semiring::min_plus, .complement_mask = true, .reuse_positions = false}, &mask);
 }
 
 // Rows of C of every bin on the reuse path: short warp rows (bins 1-5) and block rows (bin 6)
 // under every semiring (each instantiates both kernels), then, under three, block rows of bin 7,
-// the global bin's rows (which recompute through the hash kernels), and rows of about 36000
-// entries, longer than a shared-memory tree holds.
+// the global bin's rows (which replay 32-bit places straight into C, or recompute through the
+// hash kernels where the plan keeps no places), and rows of about 36000 entries, longer than a
+// shared-memory tree holds.
 // Few rows each: the comparisons on the host bound the sizes.
 TYPED_TEST(CudaSpgemm, RecomputeOnEveryBin) {
     using V = typename TypeParam::value;

@@ -2,8 +2,9 @@
 // The numeric phase's driver: one kernel launch per non-empty bin of C's rows (bins and
 // row_ptr come from the symbolic phase), the semiring chosen at compile time. Returns without
 // waiting: the pool is a stream-ordered workspace. compute() and a plan's first recompute run the
-// hash kernels of numeric_kernels.cuh (the first recompute into the plan's copy of C's columns);
-// later recomputes run the numeric-reuse path of numeric_reuse.cuh on those columns.
+// hash kernels of numeric_kernels.cuh (the first recompute into the plan's copy of C's columns,
+// then, with SpgemmProblem::reuse_positions, a pass that keeps each product's place in C); later
+// recomputes replay the places (reuse_places.cuh) or search C's columns (numeric_reuse.cuh).
 #include <mutex>
 
 #include "core/spgemm_kernels.hpp"
@@ -12,6 +13,7 @@
 #include "cuda/spgemm/launch.cuh"
 #include "cuda/spgemm/numeric_kernels.cuh"
 #include "cuda/spgemm/numeric_reuse.cuh"
+#include "cuda/spgemm/reuse_places.cuh"
 
 namespace spk::detail::cuda {
 
@@ -93,6 +95,10 @@ void spgemm_numeric(const Executor& exec, const SpgemmProblem<V, I>& p, const Sp
         return;
     }
     const std::lock_guard<std::mutex> lock(state.reuse.mutex);
+    if (state.reuse.ready && state.reuse.placed) {
+        replay_reuse_places(exec, p, state, c_values);
+        return;
+    }
     if (state.reuse.ready) {
         numeric_reuse(exec, p, state, state.reuse.cols.data(), c_values);
         // The global bin's rows outgrow a shared-memory tree: in windows of C's columns each window
@@ -105,6 +111,12 @@ void spgemm_numeric(const Executor& exec, const SpgemmProblem<V, I>& p, const Sp
     state.reuse.cols = Array<I>(exec, static_cast<std::size_t>(s.nnz));
     numeric_hash(exec, p, state, state.reuse.cols.data(), c_values);
     state.reuse.ready = true;
+    if (!p.reuse_positions) return;
+    try {
+        state.reuse.placed = record_reuse_places(exec, p, state, state.reuse.cols.data());
+    } catch (const Error& e) {  // no room for the places: later recomputes search C's columns
+        if (e.kind() != ErrorKind::OutOfMemory) throw;
+    }
 }
 
 }  // namespace spk::detail::cuda

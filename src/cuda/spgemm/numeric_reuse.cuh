@@ -29,12 +29,26 @@ void launch_sub_warps(Kernel kernel, Args args, int lanes, long long count, std:
     SPK_CUDA_CHECK_LAUNCH();
 }
 
-// C's values from C's sorted columns c_col (device memory, as compute() wrote them).
+// Launches the kernel kernel_for(G{}) names over one bin's rows with the bin's group G: sub-groups
+// of 8 or 16 lanes for bins 1 and 2 (reuse_lanes), a warp or a block for the others; entry_bytes
+// of shared memory per slot of the bin's table.
+template <class V, class I, class KernelFor>
+void launch_reuse_bin(int bin, long long count, ReuseArgs<V, I> a, std::size_t entry_bytes, cudaStream_t stream, KernelFor kernel_for) {
+    const int lanes = reuse_lanes(bin);
+    a.width = std::min(a.width, lanes);
+    if (lanes == 8)
+        launch_sub_warps(kernel_for(SubWarp<8>{}), a, lanes, count, entry_bytes, stream);
+    else if (lanes == 16)
+        launch_sub_warps(kernel_for(SubWarp<16>{}), a, lanes, count, entry_bytes, stream);
+    else if (kBinShapes[bin].warp)
+        launch_bin(kernel_for(Group<true>{}), a, bin, count, entry_bytes, 0, 0, stream);
+    else
+        launch_bin(kernel_for(Group<false>{}), a, bin, count, entry_bytes, 0, 0, stream);
+}
+
+// The arguments every reuse kernel takes: A, B, C's row_ptr and sorted columns, C's values.
 template <class V, class I>
-void numeric_reuse(const Executor& exec, const SpgemmProblem<V, I>& p, const DeviceState<I>& state, const I* c_col, V* c_values) {
-    const BinLayout& bins = state.numeric;
-    const cudaStream_t stream = stream_of(exec);
-    constexpr long long entry_bytes = sizeof(I) + sizeof(V);
+ReuseArgs<V, I> reuse_args(const SpgemmProblem<V, I>& p, const DeviceState<I>& state, const I* c_col, V* c_values) {
     ReuseArgs<V, I> args{};
     args.a_ptr = p.a.row_ptr;
     args.a_col = p.a.col_idx;
@@ -47,20 +61,18 @@ void numeric_reuse(const Executor& exec, const SpgemmProblem<V, I>& p, const Dev
     args.c_val = c_values;
     args.masked = p.mask.has_value();
     args.width = entry_width(p.b.nnz, p.b.rows);
+    return args;
+}
+
+// C's values from C's sorted columns c_col (device memory, as compute() wrote them).
+template <class V, class I>
+void numeric_reuse(const Executor& exec, const SpgemmProblem<V, I>& p, const DeviceState<I>& state, const I* c_col, V* c_values) {
+    const ReuseArgs<V, I> args = reuse_args(p, state, c_col, c_values);
     with_semiring(p.semiring, [&](auto op) {
         using Op = decltype(op);
-        for_each_bin(bins, state.numeric_rows.data(), args, [&](int bin, long long count, ReuseArgs<V, I> a) {
+        for_each_bin(state.numeric, state.numeric_rows.data(), args, [&](int bin, long long count, ReuseArgs<V, I> a) {
             if (bin == kGlobalBin) return;
-            const int lanes = reuse_lanes(bin);
-            a.width = std::min(a.width, lanes);
-            if (lanes == 8)
-                launch_sub_warps(reuse_rows<Op, V, I, SubWarp<8>>, a, lanes, count, entry_bytes, stream);
-            else if (lanes == 16)
-                launch_sub_warps(reuse_rows<Op, V, I, SubWarp<16>>, a, lanes, count, entry_bytes, stream);
-            else if (kBinShapes[bin].warp)
-                launch_bin(reuse_rows<Op, V, I, Group<true>>, a, bin, count, entry_bytes, 0, 0, stream);
-            else
-                launch_bin(reuse_rows<Op, V, I, Group<false>>, a, bin, count, entry_bytes, 0, 0, stream);
+            launch_reuse_bin(bin, count, a, sizeof(I) + sizeof(V), stream_of(exec), [](auto g) { return reuse_rows<Op, V, I, decltype(g)>; });
         });
     });
 }

@@ -18,6 +18,7 @@
 // accumulators (numeric_kernels.cuh), which scan them once, recompute those rows instead.
 #include <cuda_runtime.h>
 
+#include <cstdint>
 #include <type_traits>
 
 #include "cuda/spgemm/device_table.cuh"
@@ -40,6 +41,9 @@ struct ReuseArgs {
     int log2_capacity;  // tree nodes (and accumulators) per group, log2
     bool masked;        // products may miss C's row: each descent checks the node it found
     int width;          // threads per entry of A (a power of two, at most 32)
+    // reuse_places_kernels.cuh only: each product's place in its row of C, and A's entries' first places.
+    std::uint16_t* places;
+    const long long* entry_offset;
 };
 
 // The node holding the element of in-order rank t (1-based) in a complete tree of size - 1 nodes

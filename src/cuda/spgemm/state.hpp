@@ -1,8 +1,10 @@
 #pragma once
 // What the CUDA SpGEMM symbolic phase leaves on the device for the numeric phase (kept in
 // SpgemmAnalysis::device): C's row_ptr, C's rows grouped by bin, a sorted copy of the mask; and
-// C's columns, which the plan's first recompute adds for the numeric-reuse path.
+// C's columns and the products' places, which the plan's first recompute adds for the
+// numeric-reuse path.
 #include <array>
+#include <cstdint>
 #include <memory>
 #include <mutex>
 
@@ -49,10 +51,18 @@ struct DeviceState {
     // is a plan and one compute) their time and memory. So the first recompute runs the hash
     // numeric phase, writing the columns here, and later ones reuse them. The plan's one piece of
     // state that changes after the symbolic phase (hence mutable, under a mutex).
+    // With SpgemmProblem::reuse_positions the first recompute also finds each product's place in
+    // its row of C (reuse_places_kernels.cuh): the products of A's entry pa start at places[entry_offset[pa]]
+    // (rows of bins 1 to 7) or global_places[global_entry_offset[pa]] (the global bin's rows).
     struct ReuseColumns {
         std::mutex mutex;
         Array<I> cols;
         bool ready = false;
+        Array<std::uint16_t> places;
+        Array<long long> entry_offset;  // nnz(A) + 1
+        Array<std::uint32_t> global_places;
+        Array<long long> global_entry_offset;  // nnz(A) + 1
+        bool placed = false;
     };
     mutable ReuseColumns reuse;
 };
