@@ -24,49 +24,67 @@ struct AnalysisSlots {
 
 // One thread a row. Short rows go to the front of `lists`, long rows (longer than threshold) to
 // its back, in no particular order (each row is still computed by one group, so results do not
-// depend on it). One global atomic per warp and bin; the histogram is gathered per block.
+// depend on it). The block reserves its slots in each list with one global atomic, and gathers
+// the histogram, the longest row and the chunks first: a million rows make 3906 blocks, where
+// an atomic per warp made 31250 on one address (same-address atomics serialise in L2, about a
+// nanosecond each: stop 9 measured 125 us for four per warp in the SDDMM statistics).
 template <class I>
-__global__ void analyse_rows(const I* row_ptr, long long rows, long long threshold, long long chunk, unsigned long long* counters,
-                             I* lists) {
+__global__ void __launch_bounds__(256) analyse_rows(const I* row_ptr, long long rows, long long threshold, long long chunk,
+                                                    unsigned long long* counters, I* lists) {
+    constexpr int kWarps = 256 / 32;
     __shared__ unsigned long long local[length_buckets];
-    __shared__ unsigned long long local_max;
+    __shared__ unsigned long long local_max, local_chunks;
+    __shared__ unsigned warp_long[kWarps], warp_short[kWarps];
+    __shared__ unsigned long long block_long, block_short;
     for (int k = threadIdx.x; k < length_buckets; k += blockDim.x) local[k] = 0;
-    if (threadIdx.x == 0) local_max = 0;
+    if (threadIdx.x == 0) local_max = local_chunks = 0;
     __syncthreads();
 
     const long long i = static_cast<long long>(blockIdx.x) * blockDim.x + threadIdx.x;
     const bool valid = i < rows;
     const unsigned long long len = valid ? static_cast<unsigned long long>(row_ptr[i + 1] - row_ptr[i]) : 0;
-    if (valid) {
-        const int bits = len == 0 ? 0 : 64 - __clzll(static_cast<long long>(len));
-        atomicAdd(&local[bits < length_buckets ? bits : length_buckets - 1], 1ull);
-    }
+    const int bits = len == 0 ? 0 : 64 - __clzll(static_cast<long long>(len));
+    const int bucket = bits < length_buckets ? bits : length_buckets - 1;
+    // Lanes of one bucket (every lane, on a mesh) add to it once.
+    const unsigned same = __match_any_sync(full_mask, valid ? bucket : -1);
+    const int lane = static_cast<int>(threadIdx.x) & 31, warp = static_cast<int>(threadIdx.x) >> 5;
+    if (valid && lane == __ffs(static_cast<int>(same)) - 1) atomicAdd(&local[bucket], static_cast<unsigned long long>(__popc(same)));
     const unsigned long long longest = group_reduce<32>(len, [](unsigned long long x, unsigned long long y) { return x > y ? x : y; });
     const bool is_long = valid && static_cast<long long>(len) > threshold;
     const unsigned long long chunks = group_sum<32>(is_long ? (len + static_cast<unsigned long long>(chunk) - 1) / chunk : 0ull);
-
     const unsigned long_votes = __ballot_sync(full_mask, is_long);
     const unsigned short_votes = __ballot_sync(full_mask, valid && !is_long);
-    const int lane = static_cast<int>(threadIdx.x) & 31;
-    unsigned long long long_base = 0, short_base = 0;
     if (lane == 0) {
         atomicMax(&local_max, longest);
-        if (long_votes) long_base = atomicAdd(&counters[AnalysisSlots::num_long], static_cast<unsigned long long>(__popc(long_votes)));
-        if (short_votes) short_base = atomicAdd(&counters[AnalysisSlots::num_short], static_cast<unsigned long long>(__popc(short_votes)));
-        if (chunks) atomicAdd(&counters[AnalysisSlots::num_chunks], chunks);
+        if (chunks) atomicAdd(&local_chunks, chunks);
+        warp_long[warp] = static_cast<unsigned>(__popc(long_votes));
+        warp_short[warp] = static_cast<unsigned>(__popc(short_votes));
     }
-    long_base = __shfl_sync(full_mask, long_base, 0);
-    short_base = __shfl_sync(full_mask, short_base, 0);
+    __syncthreads();
+    if (threadIdx.x == 0) {
+        unsigned long long total_long = 0, total_short = 0;
+        for (int w = 0; w < kWarps; ++w) {
+            total_long += warp_long[w];
+            total_short += warp_short[w];
+        }
+        block_long = total_long ? atomicAdd(&counters[AnalysisSlots::num_long], total_long) : 0;
+        block_short = total_short ? atomicAdd(&counters[AnalysisSlots::num_short], total_short) : 0;
+        if (local_chunks) atomicAdd(&counters[AnalysisSlots::num_chunks], local_chunks);
+        atomicMax(&counters[AnalysisSlots::max_row], local_max);
+    }
+    __syncthreads();
+    unsigned long long long_base = block_long, short_base = block_short;
+    for (int w = 0; w < warp; ++w) {
+        long_base += warp_long[w];
+        short_base += warp_short[w];
+    }
     const unsigned below = (1u << lane) - 1u;
     if (is_long)
         lists[rows - 1 - static_cast<long long>(long_base + __popc(long_votes & below))] = static_cast<I>(i);
     else if (valid)
         lists[short_base + __popc(short_votes & below)] = static_cast<I>(i);
-
-    __syncthreads();
     for (int k = threadIdx.x; k < length_buckets; k += blockDim.x)
         if (local[k]) atomicAdd(&counters[AnalysisSlots::histogram + k], local[k]);
-    if (threadIdx.x == 0) atomicMax(&counters[AnalysisSlots::max_row], local_max);
 }
 
 // counts[t] = the chunks of long row t.
