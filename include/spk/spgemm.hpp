@@ -24,9 +24,10 @@ struct SpgemmOptions {
     bool complement_mask = false;   // C<!M>: keep only entries outside M's pattern
     bool sorted = true;             // sorted column indices in C (unsorted may be faster)
     // SpgemmPlan::recompute on CUDA: keep each scalar product's place in its row of C (2 bytes a
-    // product, 8 an entry of A), found at the first recompute, so that later ones read it instead of
-    // searching C's columns. Kept only where it takes at most a quarter of the device's free memory;
-    // false: never. The host backends recompute with their accumulators and ignore it.
+    // product, 4 in rows too long for shared memory, and 16 bytes an entry of A), found at the first
+    // recompute, so that later ones read it instead of searching C's columns. Kept only where it
+    // takes at most a quarter of the device's memory and the allocation succeeds; false: never. The
+    // host backends recompute with their accumulators and ignore it.
     bool reuse_positions = true;
     // spgemm_to_host only: bytes of exec's memory one chunk of rows may use for its part of C and
     // its workspaces (0: a quarter of the device's memory on CUDA, no chunking on the host).
