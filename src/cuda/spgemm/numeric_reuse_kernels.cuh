@@ -60,6 +60,18 @@ __device__ __forceinline__ unsigned find_node(const I* tree, int depth, I j) {
     return k >> __ffs(static_cast<int>(~k));
 }
 
+// Where a row of C and its entries of A lie: C's columns and values from `start`, `len` of them;
+// A's entries a_begin .. a_end - 1.
+struct RowSpan {
+    long long start, len, a_begin, a_end;
+};
+
+template <class V, class I>
+__device__ __forceinline__ RowSpan row_span(const ReuseArgs<V, I>& p, long long row) {
+    const long long start = p.c_ptr[row];
+    return {start, p.c_ptr[row + 1] - start, p.a_ptr[row], p.a_ptr[row + 1]};
+}
+
 // One entry of A for a sub-group: its value and the range of B's row it multiplies.
 template <class V, class I>
 struct EntryOfA {
@@ -90,9 +102,7 @@ __global__ void reuse_rows(ReuseArgs<V, I> p) {
     const int sub = G::rank() / p.width, lane = G::rank() % p.width, subs = G::size() / p.width;
     const long long step = static_cast<long long>(gridDim.x) * G::per_block();
     for (long long r = static_cast<long long>(blockIdx.x) * G::per_block() + G::index(); r < p.num_rows; r += step) {
-        const long long row = p.rows[r];
-        const long long start = p.c_ptr[row], len = p.c_ptr[row + 1] - start;
-        const long long a_begin = p.a_ptr[row], a_end = p.a_ptr[row + 1];
+        const auto [start, len, a_begin, a_end] = row_span(p, p.rows[r]);
         if (len == 0) continue;  // the group's lanes agree on it: no sync is skipped by part of the group
         const I* cols = p.c_col + start;  // len of them, at most half the group's capacity (the bins' rule)
         const int depth = ceil_log2(len + 1);

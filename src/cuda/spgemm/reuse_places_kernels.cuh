@@ -66,9 +66,7 @@ __global__ void record_places(ReuseArgs<V, I> p) {
     const int sub = G::rank() / p.width, lane = G::rank() % p.width, subs = G::size() / p.width;
     const long long step = static_cast<long long>(gridDim.x) * G::per_block();
     for (long long r = static_cast<long long>(blockIdx.x) * G::per_block() + G::index(); r < p.num_rows; r += step) {
-        const long long row = p.rows[r];
-        const long long start = p.c_ptr[row], len = p.c_ptr[row + 1] - start;
-        const long long a_begin = p.a_ptr[row], a_end = p.a_ptr[row + 1];
+        const auto [start, len, a_begin, a_end] = row_span(p, p.rows[r]);
         if (len == 0) continue;
         const I* cols = p.c_col + start;
         const int depth = ceil_log2(len + 1);
@@ -99,9 +97,7 @@ __global__ void replay_rows(ReuseArgs<V, I> p) {
     const int sub = G::rank() / p.width, lane = G::rank() % p.width, subs = G::size() / p.width;
     const long long step = static_cast<long long>(gridDim.x) * G::per_block();
     for (long long r = static_cast<long long>(blockIdx.x) * G::per_block() + G::index(); r < p.num_rows; r += step) {
-        const long long row = p.rows[r];
-        const long long start = p.c_ptr[row], len = p.c_ptr[row + 1] - start;
-        const long long a_begin = p.a_ptr[row], a_end = p.a_ptr[row + 1];
+        const auto [start, len, a_begin, a_end] = row_span(p, p.rows[r]);
         if (len == 0) continue;
         long long offset = 0;
         EntryOfA<V, I> e = placed_entry_of_a(p, a_begin + sub, a_end, offset);
