@@ -24,6 +24,16 @@ __global__ void group_max_kernel(const float* in, float* out) {
     out[i] = group_reduce<R>(in[i], [](float a, float b) { return a > b ? a : b; });
 }
 
+// Lane i holds values in[i * U + u], u < U.
+template <int R, int U>
+__global__ void transpose_sum_kernel(const double* in, double* out) {
+    const int i = blockIdx.x * blockDim.x + threadIdx.x;
+    double v[U];
+#pragma unroll
+    for (int u = 0; u < U; ++u) v[u] = in[i * U + u];
+    out[i] = group_transpose_sum<R, U>(v);
+}
+
 template <int R>
 __global__ void segment_sum_kernel(const double* in, const int* keys, double* out, double* totals) {
     const int i = blockIdx.x * blockDim.x + threadIdx.x;
@@ -113,6 +123,48 @@ TEST_F(SegmentGroup, GroupMaxEveryGroupSize) {
     check_group_max<8>(seed);
     check_group_max<16>(seed);
     check_group_max<32>(seed);
+}
+
+// Every lane ends with the group's total of value u = (lane in group) / (R / U).
+template <int R, int U>
+void check_transpose_sum(std::uint64_t seed) {
+    constexpr int lanes = 128;
+    std::mt19937_64 rng(seed + R * 64 + U);
+    std::uniform_real_distribution<double> dist(-1.0, 1.0);
+    std::vector<double> host(lanes * U);
+    for (auto& x : host) x = dist(rng);
+    DeviceBuffer<double> in(host.size()), out(lanes);
+    SPK_CUDA_CHECK(cudaMemcpy(in.ptr, host.data(), host.size() * sizeof(double), cudaMemcpyHostToDevice));
+    transpose_sum_kernel<R, U><<<2, lanes / 2>>>(in.ptr, out.ptr);
+    SPK_CUDA_CHECK_LAUNCH();
+    std::vector<double> result(lanes);
+    SPK_CUDA_CHECK(cudaMemcpy(result.data(), out.ptr, lanes * sizeof(double), cudaMemcpyDeviceToHost));
+    for (int i = 0; i < lanes; ++i) {
+        const int group = i / R, u = i % R / (R / U);
+        double expected = 0;
+        for (int k = 0; k < R; ++k) expected += host[(group * R + k) * U + u];
+        EXPECT_NEAR(result[i], expected, 1e-12) << "R=" << R << " U=" << U << " lane " << i;
+    }
+}
+
+template <int R>
+void check_transpose_sums(std::uint64_t seed) {
+    check_transpose_sum<R, 1>(seed);
+    if constexpr (R >= 2) check_transpose_sum<R, 2>(seed);
+    if constexpr (R >= 4) check_transpose_sum<R, 4>(seed);
+    if constexpr (R >= 8) check_transpose_sum<R, 8>(seed);
+    if constexpr (R >= 16) check_transpose_sum<R, 16>(seed);
+    if constexpr (R >= 32) check_transpose_sum<R, 32>(seed);
+}
+
+TEST_F(SegmentGroup, TransposeSumEveryGroupSizeAndWidth) {
+    const auto seed = test::seed("group_transpose_sum");
+    check_transpose_sums<1>(seed);
+    check_transpose_sums<2>(seed);
+    check_transpose_sums<4>(seed);
+    check_transpose_sums<8>(seed);
+    check_transpose_sums<16>(seed);
+    check_transpose_sums<32>(seed);
 }
 
 // Keys are non-decreasing runs of random length (like the rows of consecutive non-zeros),

@@ -47,6 +47,7 @@ struct DotArgs {
     // The dot kernel's (the rows kernel reads neither):
     long long steps;  // passes of G*VEC features per head (at least 1)
     long long chunk;  // entries per warp: a whole number of tiles of (32 / G) * sddmm_batch entries
+    bool narrow;      // X, Y and a warp's share of the output span fewer than 2^31 elements
 };
 
 template <class T, class I>

@@ -12,6 +12,8 @@
 // the same instruction, so after the row's first tile it is an L1 hit, and nothing has to be
 // carried across tiles. Lane partials are combined by log2(G) xor shuffles, then lane u % G of
 // each sub-group writes its entry u.
+#include <type_traits>
+
 #include "cuda/common/segment_group.cuh"
 #include "cuda/common/values.cuh"
 #include "cuda/sddmm/args.cuh"
@@ -37,10 +39,13 @@ __device__ __forceinline__ long long warp_find_row(const I* row_ptr, long long r
     return lo;
 }
 
-// ONE_PASS: one head, one pass over d, no weights (the forward pass of the common shapes). Its
-// loops over heads and passes vanish, which keeps it within 64 registers (4 blocks of 256 per
-// SM); the general kernel keeps per-entry addresses across those loops and gets up to 128
-// registers (2 blocks per SM) rather than spilling.
+// ONE_PASS: one head, one pass over d, no weights, and X, Y and the output each spanning fewer
+// than 2^31 elements (the forward pass of the common shapes). Its loops over heads and passes
+// vanish, which keeps it within 64 registers (4 blocks of 256 per SM), and its offsets into X,
+// Y and the output take 32 bits: 64-bit ones cost each load three multiplies and the registers
+// they held made the compiler recompute bases inside the loop. The general kernel keeps
+// per-entry addresses across those loops and gets up to 128 registers (2 blocks per SM) rather
+// than spilling.
 template <class T, class I, int G, int VEC, bool ONE_PASS>
 __global__ void __launch_bounds__(sddmm_block_threads, ONE_PASS ? sddmm_dot_min_blocks : sddmm_dot_min_blocks / 2)
     sddmm_dot_kernel(const DotArgs<T, I> p) {
@@ -59,6 +64,9 @@ __global__ void __launch_bounds__(sddmm_block_threads, ONE_PASS ? sddmm_dot_min_
     const I* const col_idx = p.col_idx + e0;
     const long long heads = ONE_PASS ? 1 : p.heads, steps = ONE_PASS ? 1 : p.steps;
     const bool weighted = !ONE_PASS && p.weights.data;
+    using Off = std::conditional_t<ONE_PASS, unsigned, long long>;  // element offsets
+    const auto off = [](long long v) { return static_cast<Off>(v); };
+    T* const out = p.out.data + e0 * p.out.rs;  // entry e0 + e, head h at out[e * rs + h * cs]
 
     // The current row and its end as a position, capped at n (which no position reaches).
     long long row = warp_find_row(p.row_ptr, p.rows, e0, warp_lane);
@@ -77,6 +85,17 @@ __global__ void __launch_bounds__(sddmm_block_threads, ONE_PASS ? sddmm_dot_min_
             col[u] = __ldg(col_idx + (e < n ? e : n - 1));
         }
     };
+    // Entry e's dot product for head h: written, or with weights added to its total over heads,
+    // written after the last head (a lane writes the same entries of a tile for every head).
+    const auto write_entry = [&](int e, long long h, A dot, A& total) {
+        if (weighted) {
+            total += to_accum(p.weights(e0 + e, h)) * dot;
+            if (h == heads - 1) out[off(e) * off(p.out.rs)] = from_accum<T>(total);
+        } else {
+            const A scale = p.scale ? to_accum(__ldg(p.scale + e0 + e)) : A(1);
+            out[off(e) * off(p.out.rs) + off(h) * off(p.out.cs)] = from_accum<T>(scale * dot);
+        }
+    };
     I next[U];
     load_columns(0, next);
 #pragma unroll 1
@@ -87,15 +106,17 @@ __global__ void __launch_bounds__(sddmm_block_threads, ONE_PASS ? sddmm_dot_min_
         load_columns(base + tile, next);  // on their way while this tile computes
 
         // Rows of the tile's entries: positions only grow, so the walk only moves forward.
-        const T* xrow[U];
+        Off xrow[U];  // X's row of each entry, as an offset
 #pragma unroll
         for (int u = 0; u < U; ++u) {
             const int e = base + u * P + sub < n ? base + u * P + sub : n - 1;
             while (row_end <= e) row_end = end_of(++row);
-            xrow[u] = p.x + row * p.ldx;
+            xrow[u] = off(row) * off(p.ldx);
         }
 
-        A total[U] = {};  // with weights: the sum over heads so far
+        // With weights, the sums over heads so far of the entries this lane writes: one (total[0])
+        // where the sums are transposed, entry u's in total[u] otherwise.
+        A total[U] = {};
 #pragma unroll 1
         for (long long h = 0; h < heads; ++h) {
             A acc[U] = {};
@@ -103,29 +124,31 @@ __global__ void __launch_bounds__(sddmm_block_threads, ONE_PASS ? sddmm_dot_min_
             for (long long t = 0; t < steps; ++t) {
                 const long long in_head = t * (G * VEC) + lane * VEC;
                 if (in_head >= p.d) continue;  // lanes past d add nothing
-                const long long offset = h * p.d + in_head;
+                const Off offset = off(h * p.d + in_head);
                 vec_storage<T, VEC> y[U], x[U];
 #pragma unroll
-                for (int u = 0; u < U; ++u) y[u] = load_readonly<T, VEC>(p.y + static_cast<long long>(col[u]) * p.ldy + offset);
+                for (int u = 0; u < U; ++u) y[u] = load_readonly<T, VEC>(p.y + (off(col[u]) * off(p.ldy) + offset));
 #pragma unroll
-                for (int u = 0; u < U; ++u) x[u] = load_readonly<T, VEC>(xrow[u] + offset);
+                for (int u = 0; u < U; ++u) x[u] = load_readonly<T, VEC>(p.x + (xrow[u] + offset));
 #pragma unroll
                 for (int u = 0; u < U; ++u)
 #pragma unroll
                     for (int q = 0; q < VEC; ++q) acc[u] += to_accum(x[u].v[q]) * to_accum(y[u].v[q]);
             }
-#pragma unroll
-            for (int u = 0; u < U; ++u) acc[u] = group_sum<G>(acc[u]);
-#pragma unroll
-            for (int u = 0; u < U; ++u) {
+            // The U sums at once where a sub-group has a lane for each (G >= U): entry u's sum
+            // ends in lanes u*(G/U) .., the first of which writes it. Narrower sub-groups sum
+            // each entry in turn, and lane u % G writes entry u.
+            if constexpr (G >= U) {
+                const A mine = group_transpose_sum<G, U>(acc);
+                const int u = lane / (G / U);
                 const int e = base + u * P + sub;
-                if (u % G != lane || e >= n) continue;
-                if (weighted) {
-                    total[u] += to_accum(p.weights(e0 + e, h)) * acc[u];
-                    if (h == heads - 1) p.out(e0 + e, 0) = from_accum<T>(total[u]);
-                } else {
-                    const A scale = p.scale ? to_accum(__ldg(p.scale + e0 + e)) : A(1);
-                    p.out(e0 + e, h) = from_accum<T>(scale * acc[u]);
+                if (lane % (G / U) == 0 && e < n) write_entry(e, h, mine, total[0]);
+            } else {
+#pragma unroll
+                for (int u = 0; u < U; ++u) {
+                    const A sum = group_sum<G>(acc[u]);
+                    const int e = base + u * P + sub;
+                    if (u % G == lane && e < n) write_entry(e, h, sum, total[u]);
                 }
             }
         }

@@ -33,7 +33,8 @@ SddmmRowsShape pick_rows_shape(long long d, int vec);
 
 // The mode for the forward pass of A with d features per head; vector_ok: X's and Y's rows allow
 // 16-byte loads. config is SddmmOptions::config: "slices", "rows" (slices where no rows-mode shape
-// holds d or nnz >= 2^30), or empty: rows when A has enough rows to fill the device, its rows are
+// holds d or nnz >= 2^30; run_dot also runs slices where Y or the output span 2^31 elements or
+// more), or empty: rows when A has enough rows to fill the device, its rows are
 // even (few idle lanes) and neighbouring rows share columns (dot_mode.cu has the thresholds). The
 // automatic choice reads A's row_ptr and first columns in one small kernel and synchronises exec's
 // stream to read back its 32-byte result (only when the device-filling test passes); the choice

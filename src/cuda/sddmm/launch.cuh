@@ -22,7 +22,7 @@ void launch_dot_shape(const DotArgs<T, I>& args, cudaStream_t stream) {
     const long long blocks = (warps * 32 + sddmm_block_threads - 1) / sddmm_block_threads;
     if (blocks == 0) return;
     if (blocks > 0x7fffffffLL) unsupported("sddmm: problem too large for one launch (" + std::to_string(blocks) + " blocks)");
-    if (args.heads == 1 && args.steps == 1 && !args.weights.data)
+    if (args.heads == 1 && args.steps == 1 && !args.weights.data && args.narrow)
         sddmm_dot_kernel<T, I, G, VEC, true><<<static_cast<unsigned>(blocks), sddmm_block_threads, 0, stream>>>(args);
     else
         sddmm_dot_kernel<T, I, G, VEC, false><<<static_cast<unsigned>(blocks), sddmm_block_threads, 0, stream>>>(args);

@@ -60,8 +60,13 @@ __global__ void __launch_bounds__(sddmm_block_threads, sddmm_dot_min_blocks) sdd
             in_d[t] = f < p.d;
             x[t] = has_row && in_d[t] ? load_readonly<T, VEC>(p.x + row * p.ldx + head + f) : Vec{};
         }
-        const T* const y_head = p.y + head + lane * VEC;
         T* const out = &p.out(begin, h);  // entry begin + k at out[k * rs]
+        // Offsets into Y and from out in 32 bits (run_dot runs this kernel only where Y and the
+        // output span fewer than 2^31 elements): with 64-bit ones the round loop spent three
+        // multiplies a load on the offset and recomputed the head's base (h * d, 64-bit) for
+        // every load, the compiler being short of registers to keep it.
+        const unsigned ldy = static_cast<unsigned>(p.ldy), out_rs = static_cast<unsigned>(p.out.rs);
+        const unsigned y_lane = static_cast<unsigned>(head) + static_cast<unsigned>(lane * VEC);  // this lane's first feature
 
         I next[U];
 #pragma unroll
@@ -80,7 +85,7 @@ __global__ void __launch_bounds__(sddmm_block_threads, sddmm_dot_min_blocks) sdd
 #pragma unroll
                 for (int t = 0; t < HELD; ++t)
                     y[u][t] = k + u < len && in_d[t]
-                                  ? load_readonly<T, VEC>(y_head + static_cast<long long>(col[u]) * p.ldy + t * (G * VEC))
+                                  ? load_readonly<T, VEC>(p.y + (static_cast<unsigned>(col[u]) * ldy + y_lane + t * (G * VEC)))
                                   : Vec{};
             A acc[U];
 #pragma unroll
@@ -91,16 +96,13 @@ __global__ void __launch_bounds__(sddmm_block_threads, sddmm_dot_min_blocks) sdd
 #pragma unroll
                     for (int q = 0; q < VEC; ++q) acc[u] += to_accum(x[t].v[q]) * to_accum(y[u][t].v[q]);
             }
-            // Every lane of a sub-group ends with the sums; lane u writes entry k + u (one store a round).
-            A mine = A(0);
-#pragma unroll
-            for (int u = 0; u < U; ++u) {
-                acc[u] = group_sum<G>(acc[u]);
-                if (lane == u) mine = acc[u];
-            }
-            if (lane < U && k + lane < len) {
-                const A s = scale ? to_accum(__ldg(scale + k + lane)) : A(1);
-                out[static_cast<long long>(k + lane) * p.out.rs] = from_accum<T>(s * mine);
+            // The U sums at once: lanes u*(G/U) .. of a sub-group end with entry k + u's, and the
+            // first of them writes it (one store a round).
+            const A mine = group_transpose_sum<G, U>(acc);
+            const int u = lane / (G / U);
+            if (lane % (G / U) == 0 && k + u < len) {
+                const A s = scale ? to_accum(__ldg(scale + k + u)) : A(1);
+                out[static_cast<unsigned>(k + u) * out_rs] = from_accum<T>(s * mine);
             }
         }
     }

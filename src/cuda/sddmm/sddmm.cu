@@ -94,9 +94,14 @@ void run_dot(const Executor& exec, CsrView<const V, I> a, const device_t<V>* x, 
     using T = device_t<V>;
     constexpr int wide = static_cast<int>(16 / sizeof(T));
     const bool vector_ok = vector_loads_ok(x, ldx, y, ldy, d);
-    if (mode == SddmmDotMode::rows) {
+    // The rows kernel and the dot kernel's one-pass form count offsets into X, Y and the output
+    // (from a warp's first entry) in 32 bits.
+    constexpr long long narrow = 1LL << 31;
+    const bool narrow_offsets =
+        a.rows * ldx < narrow && a.cols * ldy < narrow && (a.nnz - 1) * out.rs + (heads - 1) * out.cs < narrow;
+    if (mode == SddmmDotMode::rows && narrow_offsets) {
         const SddmmRowsShape shape = pick_rows_shape(d, vector_ok ? wide : 1);
-        const DotArgs<T, I> args{a.row_ptr, a.col_idx, scale, x, ldx, y, ldy, out, weights, a.rows, a.nnz, d, heads, 0, 0};
+        const DotArgs<T, I> args{a.row_ptr, a.col_idx, scale, x, ldx, y, ldy, out, weights, a.rows, a.nnz, d, heads, 0, 0, true};
         launch_rows<T, I>(shape, args, stream_of(exec));
         return;
     }
@@ -104,7 +109,8 @@ void run_dot(const Executor& exec, CsrView<const V, I> a, const device_t<V>* x, 
     const long long span = static_cast<long long>(shape.g) * shape.vec;
     const long long steps = std::max<long long>(1, (d + span - 1) / span);
     const DotArgs<T, I> args{
-        a.row_ptr, a.col_idx, scale, x, ldx, y, ldy, out, weights, a.rows, a.nnz, d, heads, steps, dot_chunk(exec, a.nnz, shape.g)};
+        a.row_ptr, a.col_idx, scale, x, ldx, y, ldy, out, weights, a.rows, a.nnz, d, heads, steps, dot_chunk(exec, a.nnz, shape.g),
+        narrow_offsets};
     launch_dot<T, I>(shape, args, stream_of(exec));
 }
 
