@@ -7,10 +7,12 @@
 // are cut into chunks (split.cuh): the row blocks skip them, and the first blocks of the grid
 // walk the (chunk, head) items instead, writing each chunk's partial state for combine_chunks.
 // Per batch of kForwardBatch entries: the scores (X_i's share in registers, loaded once; Y_j per
-// entry; group_sum), the edge function, the online softmax (running max m and sum l, the
-// accumulator rescaled by exp(m_old - m_new) when m grows, as in flash attention) and the
-// weighted Z_j rows. Nothing of size nnz is written unless the attention is asked for; then,
-// under softmax, a second sweep recomputes the scores once m and l are final.
+// entry; the batch's sums over the group at once), the edge function, the online softmax
+// (running max m and sum l, the accumulator rescaled by exp(m_old - m_new) when m grows, as in
+// flash attention) and the weighted Z_j rows. Groups of 4 lanes or more split into a slot an
+// entry for the softmax, so that each exp runs once a slot, not once an entry in every lane.
+// Nothing of size nnz is written unless the attention is asked for; then, under softmax, a
+// second sweep recomputes the scores once m and l are final.
 // Max aggregation under softmax is the exception: its winners are decided by comparing
 // α_ij Z_j with α = exp(w - m) / l for the row's final m and l, exactly as the reference does.
 // A running max would compare an early winner's value rescaled by exp(m_old - m_new) against
@@ -25,15 +27,47 @@ namespace spk::detail::cuda::fused {
 template <class T, class I>
 using ForwardArgs = ForwardKernelArgs<T, I, accum_t<T>>;
 
-// w = edge(score) for a batch of the row's entries p0 .. p0+kForwardBatch-1 (head h; xi: X_i's head
-// slice, xr: its first chunks in registers).
+// This lane's parts of the batch's vector scores (dot or negative squared distance) for head h:
+// xi is X_i's head slice, xr its first chunks in registers.
+template <class T, class I, int G, int VEC>
+__device__ __forceinline__ void score_parts(const ForwardArgs<T, I>& args, int h,
+                                            const accum_t<T> (&xr)[forward_lane_elements(VEC) / VEC][VEC], const T* xi,
+                                            const I (&j)[kForwardBatch], accum_t<T> (&part)[kForwardBatch], int lane) {
+    using A = accum_t<T>;
+    constexpr int C = forward_lane_elements(VEC) / VEC;
+    const Rules& r = args.rules;
+#pragma unroll
+    for (int b = 0; b < kForwardBatch; ++b) part[b] = 0;
+#pragma unroll
+    for (int c = 0; c < C; ++c) {
+        const long long f = chunk_start<G, VEC>(c, lane);
+        if (f >= r.d) break;
+        A yv[kForwardBatch][VEC];
+#pragma unroll
+        for (int b = 0; b < kForwardBatch; ++b) load_vec<T, VEC>(args.y + j[b] * args.ldy + h * r.d + f, yv[b]);
+#pragma unroll
+        for (int b = 0; b < kForwardBatch; ++b) part[b] += score_terms(r.score, xr[c], yv[b]);
+    }
+    // Score widths beyond the register share read X_i again (from L1).
+    for (long long c = C; c * G * VEC < r.d; ++c) {
+        const long long f = chunk_start<G, VEC>(c, lane);
+        if (f >= r.d) break;
+        A xv[VEC], yv[kForwardBatch][VEC];
+        load_vec<T, VEC>(xi + f, xv);
+#pragma unroll
+        for (int b = 0; b < kForwardBatch; ++b) load_vec<T, VEC>(args.y + j[b] * args.ldy + h * r.d + f, yv[b]);
+#pragma unroll
+        for (int b = 0; b < kForwardBatch; ++b) part[b] += score_terms(r.score, xv, yv[b]);
+    }
+}
+
+// w = edge(score) for a batch of the row's entries p0 .. p0+kForwardBatch-1, in every lane.
 template <class T, class I, int G, int VEC>
 __device__ __forceinline__ void forward_weights(const ForwardArgs<T, I>& args, int h,
                                                 const accum_t<T> (&xr)[forward_lane_elements(VEC) / VEC][VEC], const T* xi, long long p0,
                                                 const I (&j)[kForwardBatch], const bool (&valid)[kForwardBatch],
                                                 accum_t<T> (&w)[kForwardBatch], int lane, unsigned mask) {
     using A = accum_t<T>;
-    constexpr int C = forward_lane_elements(VEC) / VEC;
     const Rules& r = args.rules;
     switch (r.score) {
         case Score::value:
@@ -49,36 +83,56 @@ __device__ __forceinline__ void forward_weights(const ForwardArgs<T, I>& args, i
         case Score::dot:
         case Score::neg_sqdist: {
             A part[kForwardBatch];
-#pragma unroll
-            for (int b = 0; b < kForwardBatch; ++b) part[b] = 0;
-#pragma unroll
-            for (int c = 0; c < C; ++c) {
-                const long long f = chunk_start<G, VEC>(c, lane);
-                if (f >= r.d) break;
-                A yv[kForwardBatch][VEC];
-#pragma unroll
-                for (int b = 0; b < kForwardBatch; ++b) load_vec<T, VEC>(args.y + j[b] * args.ldy + h * r.d + f, yv[b]);
-#pragma unroll
-                for (int b = 0; b < kForwardBatch; ++b) part[b] += score_terms(r.score, xr[c], yv[b]);
-            }
-            // Score widths beyond the register share read X_i again (from L1).
-            for (long long c = C; c * G * VEC < r.d; ++c) {
-                const long long f = chunk_start<G, VEC>(c, lane);
-                if (f >= r.d) break;
-                A xv[VEC], yv[kForwardBatch][VEC];
-                load_vec<T, VEC>(xi + f, xv);
-#pragma unroll
-                for (int b = 0; b < kForwardBatch; ++b) load_vec<T, VEC>(args.y + j[b] * args.ldy + h * r.d + f, yv[b]);
-#pragma unroll
-                for (int b = 0; b < kForwardBatch; ++b) part[b] += score_terms(r.score, xv, yv[b]);
-            }
-#pragma unroll
-            for (int b = 0; b < kForwardBatch; ++b) w[b] = finish_score<G>(r.score, part[b], mask);
+            score_parts<T, I, G, VEC>(args, h, xr, xi, j, part, lane);
+            finish_scores<G>(r.score, part, w, mask);
             break;
         }
     }
 #pragma unroll
     for (int b = 0; b < kForwardBatch; ++b) w[b] = edge_apply(r.edge, w[b]);
+}
+
+// The lanes of a group form kForwardBatch slots of G / kForwardBatch lanes; slot s holds entry
+// p0 + s of a batch. The softmax's scalar work (the edge function, exp) then runs once a slot
+// instead of once an entry in every lane.
+template <int G>
+constexpr int kSlotLanes = G / kForwardBatch;
+
+// arr[index] for a lane-dependent index, by selects (indexing a register array at run time would
+// move it to local memory).
+template <class X, int N>
+__device__ __forceinline__ X pick(const X (&arr)[N], int index) {
+    X v = arr[0];
+#pragma unroll
+    for (int b = 1; b < N; ++b) v = index == b ? arr[b] : v;
+    return v;
+}
+
+// edge(score) of the entry of this lane's slot (G >= kForwardBatch), a vector score's parts summed
+// for the whole batch at once and not broadcast.
+template <class T, class I, int G, int VEC>
+__device__ __forceinline__ accum_t<T> slot_weight(const ForwardArgs<T, I>& args, int h,
+                                                  const accum_t<T> (&xr)[forward_lane_elements(VEC) / VEC][VEC], const T* xi, long long p0,
+                                                  const I (&j)[kForwardBatch], const bool (&valid)[kForwardBatch], int slot, int lane,
+                                                  unsigned mask) {
+    using A = accum_t<T>;
+    const Rules& r = args.rules;
+    A s;
+    switch (r.score) {
+        case Score::value:
+            s = to_accum(args.a_values[pick(valid, slot) ? p0 + slot : p0]);
+            break;
+        case Score::add:
+            s = to_accum(xi[0]) + to_accum(args.y[pick(j, slot) * args.ldy + h]);
+            break;
+        default: {
+            A part[kForwardBatch];
+            score_parts<T, I, G, VEC>(args, h, xr, xi, j, part, lane);
+            s = group_transpose_sum<G, kForwardBatch>(part, mask);
+            if (r.score == Score::neg_sqdist) s = -s;
+        }
+    }
+    return edge_apply(r.edge, s);
 }
 
 template <class I>
@@ -112,6 +166,36 @@ __device__ __forceinline__ A online_softmax(A (&w)[kForwardBatch], const bool (&
         l += w[b];
     }
     return shrink;
+}
+
+// online_softmax with the batch's weights in slots (mine: this lane's slot's): the batch's
+// largest weight by shuffles across the slots, one exp a lane, then every lane takes each entry's
+// exp(w - m) from its slot. l_part is the slot's share of l (slot_total adds the shares); l
+// adds up in another order than online_softmax's, the rest is the same arithmetic.
+template <int G, class A>
+__device__ __forceinline__ A slot_online_softmax(A mine, bool mine_valid, A& m, A& l_part, A (&w)[kForwardBatch], unsigned mask) {
+    A top = mine_valid && mine == mine ? mine : minus_infinity<A>();  // NaN weights never win
+#pragma unroll
+    for (int offset = G / 2; offset >= kSlotLanes<G>; offset /= 2) top = fmax(top, __shfl_xor_sync(mask, top, offset, G));
+    A shrink = 1;
+    if (top > m) {
+        shrink = exp(m - top);
+        l_part *= shrink;
+        m = top;
+    }
+    const A e = mine_valid ? exp(mine - m) : A(0);
+    l_part += e;
+#pragma unroll
+    for (int b = 0; b < kForwardBatch; ++b) w[b] = __shfl_sync(mask, e, b * kSlotLanes<G>, G);
+    return shrink;
+}
+
+// The sum of the slots' shares (each held by all lanes of its slot).
+template <int G, class A>
+__device__ __forceinline__ A slot_total(A share, unsigned mask) {
+#pragma unroll
+    for (int offset = G / 2; offset >= kSlotLanes<G>; offset /= 2) share += __shfl_xor_sync(mask, share, offset, G);
+    return share;
 }
 
 // Entries begin .. end-1 of row i, head h, this block's tile: a whole row (k < 0), whose E row,
@@ -148,6 +232,9 @@ __device__ __forceinline__ void forward_work(const ForwardArgs<T, I>& args, long
             online_softmax(w, valid, m, l);
         }
 
+    // The softmax by slots where the group has a lane for each entry of a batch (then l is the
+    // slot's share until the loop ends).
+    const bool by_slot = G >= kForwardBatch && r.softmax && !final_weights;
     A acc[C][VEC];
     I arg[C][VEC];
 #pragma unroll
@@ -162,18 +249,30 @@ __device__ __forceinline__ void forward_work(const ForwardArgs<T, I>& args, long
         bool valid[kForwardBatch];
         batch_columns(args.col_idx, p0, end, j, valid);
         A w[kForwardBatch];
-        forward_weights<T, I, G, VEC>(args, h, xr, xi, p0, j, valid, w, lane, mask);
-        if (final_weights) {
-#pragma unroll
-            for (int b = 0; b < kForwardBatch; ++b) w[b] = valid[b] ? exp(w[b] - m) / l : A(0);  // the reference's α, to the rounding
-        } else if (r.softmax) {
-            const A shrink = online_softmax(w, valid, m, l);
-            if (shrink < A(1))
-#pragma unroll
-                for (int c = 0; c < C; ++c)
-#pragma unroll
-                    for (int q = 0; q < VEC; ++q) acc[c][q] *= shrink;
+        A shrink = 1;
+        bool weighed = false;
+        if constexpr (G >= kForwardBatch) {
+            if (by_slot) {
+                const int slot = lane / kSlotLanes<G>;
+                const A mine = slot_weight<T, I, G, VEC>(args, h, xr, xi, p0, j, valid, slot, lane, mask);
+                shrink = slot_online_softmax<G>(mine, pick(valid, slot), m, l, w, mask);
+                weighed = true;
+            }
         }
+        if (!weighed) {
+            forward_weights<T, I, G, VEC>(args, h, xr, xi, p0, j, valid, w, lane, mask);
+            if (final_weights) {
+#pragma unroll
+                for (int b = 0; b < kForwardBatch; ++b) w[b] = valid[b] ? exp(w[b] - m) / l : A(0);  // the reference's α, to the rounding
+            } else if (r.softmax) {
+                shrink = online_softmax(w, valid, m, l);
+            }
+        }
+        if (shrink < A(1))
+#pragma unroll
+            for (int c = 0; c < C; ++c)
+#pragma unroll
+                for (int q = 0; q < VEC; ++q) acc[c][q] *= shrink;
         // Without softmax w is α; with final weights too. Otherwise a second sweep writes α.
         if (write_attention && (!r.softmax || final_weights))
 #pragma unroll
@@ -203,6 +302,9 @@ __device__ __forceinline__ void forward_work(const ForwardArgs<T, I>& args, long
             }
         }
     }
+
+    if constexpr (G >= kForwardBatch)
+        if (by_slot) l = slot_total<G>(l, mask);
 
     if (!MAX && k >= 0) {  // a chunk: its state, unnormalised, for combine_chunks
         const long long state = k * r.heads + h;
