@@ -34,8 +34,12 @@ std::optional<BaselineTime> sddmm_baseline(const Executor& exec, const OpConfig&
 // high-water mark (the symbolic phase's and the numeric phase's workspaces) plus C and the plan's
 // row arrays, which live outside the pool. A and B, the same for both, are not counted. The plan's
 // first recompute, which keeps C's columns and each product's place for the later ones, is timed
-// alone, with the device memory it leaves held.
+// alone, with the device memory it leaves held. The whole product is also timed in its two halves:
+// the plan (binning and the symbolic phase, C's row offsets read back) and compute() (the numeric
+// phase into a new C), which tells where a slow product spends its time without a profiler.
 struct SpgemmFigures {
+    double plan_seconds = 0;
+    double compute_seconds = 0;
     double reuse_seconds = 0;
     double first_reuse_seconds = 0;
     double reuse_kept_bytes = 0;
@@ -54,11 +58,14 @@ SpgemmFigures spgemm_spk_figures(const Executor& exec, const Csr<V, std::int32_t
     const double plan_rows = 2.0 * static_cast<double>(a.rows()) * sizeof(std::int32_t);
     SpgemmFigures f;
     f.peak_bytes = static_cast<double>(pool) + csr_bytes(c.rows(), c.nnz(), sizeof(V)) + plan_rows;
+    const auto w = static_cast<int>(warmup), r = static_cast<int>(reps);
+    f.plan_seconds = baselines::time_device_ms(exec, [&] { const SpgemmPlan<V, std::int32_t> p(exec, a.view(), b.view()); }, w, r) / 1e3;
+    f.compute_seconds = baselines::time_device_ms(exec, [&] { const Csr<V, std::int32_t> c2 = plan->compute(); }, w, r) / 1e3;
     const auto recompute = [&] { plan->recompute(a.values().data(), b.values().data(), c.values().data()); };
     const std::size_t held = device_memory_use(exec.device()).current;
     f.first_reuse_seconds = baselines::time_device_ms(exec, recompute, 0, 1) / 1e3;
     f.reuse_kept_bytes = static_cast<double>(device_memory_use(exec.device()).current) - static_cast<double>(held);
-    f.reuse_seconds = baselines::time_device_ms(exec, recompute, static_cast<int>(warmup), static_cast<int>(reps)) / 1e3;
+    f.reuse_seconds = baselines::time_device_ms(exec, recompute, w, r) / 1e3;
     return f;
 }
 
@@ -73,7 +80,8 @@ std::optional<BaselineTime> spgemm_baseline_of(const Executor& exec, const OpInp
                                             : inputs.a->rows() == inputs.a->cols() ? matrix_on<V>(exec, *inputs.a)
                                                                                    : matrix_on<V>(exec, transpose<float, std::int32_t>(inputs.a->view()));
     const SpgemmFigures spk = spgemm_spk_figures(exec, a, b, warmup, reps);
-    const std::string spk_all = "spk.reuse=" + millis(spk.reuse_seconds) + "ms(first " + millis(spk.first_reuse_seconds) + "ms, keeps " +
+    const std::string spk_all = "spk.plan=" + millis(spk.plan_seconds) + "ms spk.compute=" + millis(spk.compute_seconds) +
+                                "ms spk.reuse=" + millis(spk.reuse_seconds) + "ms(first " + millis(spk.first_reuse_seconds) + "ms, keeps " +
                                 bytes(spk.reuse_kept_bytes) + ") spk.peak=" + bytes(spk.peak_bytes);
     const auto timings = baselines::cusparse_spgemm(exec, a.view(), b.view(), static_cast<int>(warmup), static_cast<int>(reps));
     std::optional<BaselineTime> best;
