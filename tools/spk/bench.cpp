@@ -46,7 +46,8 @@ const CommandSpec& spec() {
                  {.name = "reps", .value_name = "R", .help = "timed runs", .default_value = "10"},
                  {.name = "backend", .value_name = "B", .help = "cpu, reference or cuda", .default_value = "cpu"},
                  {.name = "threads", .value_name = "T", .help = "cpu threads (0 = all)", .default_value = "0"},
-                 {.name = "json", .value_name = "FILE", .help = "also write every measurement to FILE"}},
+                 {.name = "json", .value_name = "FILE", .help = "also write every measurement to FILE"},
+                 {.name = "no-vendor", .help = "skip the vendor baselines (cuSPARSE): spk's own times only, as A/B runs want"}},
             .min_positional = 0,
             .max_positional = 0,
             .epilog =
@@ -99,6 +100,7 @@ double rate(double amount, double seconds) { return seconds > 0 ? amount / secon
 struct Settings {
     std::int64_t warmup, reps;
     std::vector<std::int64_t> widths;
+    bool vendor = true;  // time the vendor's baselines too
 };
 
 // Every run's time: on a device, CUDA events around it; on the host, a wall clock.
@@ -160,7 +162,7 @@ void bench_op(const Executor& exec, const OpConfig& base, const MatrixSource& sr
             f.backward = false;
             auto forward = make_operation(exec, f, inputs);
             m.forward_seconds = median(op_times(exec, *forward, s));
-        } else {
+        } else if (s.vendor) {
             m.baseline = vendor_baseline(exec, c, inputs, s.warmup, s.reps, median(m.times));
         }
         m.flops = op->flops();
@@ -286,7 +288,8 @@ int run_bench(std::span<const std::string> args) {
     for (const auto& suite : parsed->values("suite"))
         for (auto& s : read_suite(suite)) sources.push_back(std::move(s));
     if (sources.empty()) throw UsageError("no matrices: give --matrix or --suite");
-    const Settings settings{parsed->get_int("warmup", 3), parsed->get_int("reps", 10), parsed->get_int_list("n", "32")};
+    const Settings settings{parsed->get_int("warmup", 3), parsed->get_int("reps", 10), parsed->get_int_list("n", "32"),
+                            !parsed->has("no-vendor")};
     if (settings.warmup < 0 || settings.reps < 1) throw UsageError("--warmup must be >= 0 and --reps >= 1");
     for (const auto w : settings.widths)
         if (w < 1) throw UsageError("--n: widths must be >= 1, got " + std::to_string(w));
