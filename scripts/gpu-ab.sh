@@ -3,8 +3,10 @@
 # builds spk_cli from the tree as it is (variant "base"), runs every `spk bench --backend cuda BENCH ARGS` given with -b,
 # then, for each PATCH (a `git diff` of the variant against the tree), applies it alone, rebuilds (only what the patch
 # touches recompiles), runs the same benches and reverses it. -t names a test executable (e.g. test_cuda_spgemm_test)
-# to build and run in every variant but the base, so that a variant's figures come with its correctness. Prints each variant's table rows as they come, then one
-# table per bench with every case's median ms in every variant and its ratio to base (scripts/ab-table.py). Files:
+# to build and run in every variant but the base, so that a variant's figures come with its correctness. Prints each
+# variant's geomean lines as they come, then every variant's test results again (a device call returns only the end of
+# its output), then one table per bench with every case's median ms in every variant and its ratio to base
+# (scripts/ab-table.py); the variants' full bench output is in the files. Files:
 # $OUT/ab/<variant>-<bench>.{txt,json} (OUT defaults to gpu-out/). Variants share one build folder of their own,
 # build-ab (build-gpu, which scripts/gpu-check.sh tests, never holds a variant's objects), so a later variant costs the
 # rebuild of the files its patch touches (about a minute for a FusedMM or SpMM kernel header).
@@ -45,10 +47,12 @@ build() {  # variant, then test targets
   }
   stamp "built $variant"
 }
+test_summary=()
 run_tests() {  # variant
   for t in "${tests[@]}"; do
     build-ab/tests/"$t" >"$log/$1-$t.log" 2>&1
-    echo "$1 $t: $(grep -E "PASSED|FAILED" "$log/$1-$t.log" | tail -1)"
+    test_summary+=("$1 $t: $(grep -E "PASSED|FAILED" "$log/$1-$t.log" | tail -1)")
+    echo "${test_summary[-1]}"
     grep "^\[  FAILED" "$log/$1-$t.log" | head -5
   done
 }
@@ -60,7 +64,7 @@ run_benches() {  # variant
     timeout 300 build-ab/bin/spk bench --backend cuda $args --json "$log/$1-$k.json" >"$log/$1-$k.txt" 2>&1 ||
       echo "bench $k of $1 failed: $(tail -1 "$log/$1-$k.txt")"
     echo "-- $1, bench $k: $args"
-    grep -E "^[a-z]+ |^geomean" "$log/$1-$k.txt" | grep -v "^spk bench"
+    grep -E "^geomean" "$log/$1-$k.txt"
   done
   stamp "benched $1"
 }
@@ -86,6 +90,10 @@ for patch in "$@"; do
   fi
   git apply -R "$patch"
 done
+if [ ${#test_summary[@]} -gt 0 ]; then
+  echo "## tests"
+  printf '%s\n' "${test_summary[@]}"
+fi
 for ((k = 1; k <= ${#benches[@]}; k++)); do
   echo "## bench $k: ${benches[$((k - 1))]}"
   python3 scripts/ab-table.py "${variants[@]/%/-$k.json}" --prefix "$log/"
