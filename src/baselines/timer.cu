@@ -8,25 +8,34 @@
 
 namespace spk::baselines {
 
+namespace {
+
+// A CUDA event destroyed with its scope, also when the timed call throws (out of memory, say).
+struct Event {
+    cudaEvent_t event = nullptr;
+    Event() { SPK_CUDA_CHECK(cudaEventCreate(&event)); }
+    ~Event() { cudaEventDestroy(event); }
+    Event(const Event&) = delete;
+    Event& operator=(const Event&) = delete;
+};
+
+}  // namespace
+
 std::vector<double> time_device_runs_ms(const Executor& exec, const std::function<void()>& fn, int warmup, int reps) {
     const auto stream = static_cast<cudaStream_t>(exec.stream());
     for (int i = 0; i < warmup; ++i) fn();
     SPK_CUDA_CHECK(cudaStreamSynchronize(stream));
-    cudaEvent_t start, stop;
-    SPK_CUDA_CHECK(cudaEventCreate(&start));
-    SPK_CUDA_CHECK(cudaEventCreate(&stop));
+    const Event start, stop;
     std::vector<double> times;
     for (int i = 0; i < std::max(reps, 1); ++i) {
-        SPK_CUDA_CHECK(cudaEventRecord(start, stream));
+        SPK_CUDA_CHECK(cudaEventRecord(start.event, stream));
         fn();
-        SPK_CUDA_CHECK(cudaEventRecord(stop, stream));
-        SPK_CUDA_CHECK(cudaEventSynchronize(stop));
+        SPK_CUDA_CHECK(cudaEventRecord(stop.event, stream));
+        SPK_CUDA_CHECK(cudaEventSynchronize(stop.event));
         float ms = 0;
-        SPK_CUDA_CHECK(cudaEventElapsedTime(&ms, start, stop));
+        SPK_CUDA_CHECK(cudaEventElapsedTime(&ms, start.event, stop.event));
         times.push_back(ms);
     }
-    cudaEventDestroy(start);
-    cudaEventDestroy(stop);
     return times;
 }
 
