@@ -32,14 +32,12 @@ constexpr int backward_min_blocks(BackwardPath p) {
     return light && sizeof(T) == 4 ? 4 : resident_min_blocks<T>;
 }
 
-// args with dot-product attention's rules (attention_rules_hold) written in as constants, the
-// identity edge as a scale by 1 (the same arithmetic), so that a kernel walking them folds every
-// branch on the rules.
+// args with dot-product attention's rules written in as constants (attention_rules), scores
+// recomputed rather than read from saved α, so that a kernel walking them folds every branch on the
+// rules.
 template <class T, class I>
 __device__ __forceinline__ BackwardArgs<T, I> attention_rules(BackwardArgs<T, I> args) {
-    args.rules.score = Score::dot;
-    args.rules.edge = Edge::scale(args.rules.edge.kind == Edge::Kind::identity ? 1.0f : args.rules.edge.param);
-    args.rules.softmax = true;
+    args.rules = attention_rules(args.rules);
     args.recompute = true;
     args.use_saved = false;
     return args;

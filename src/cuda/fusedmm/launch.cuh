@@ -50,7 +50,7 @@ void with_path(BackwardPath p, const BackwardArgs<T, I>& args, F&& f) {
                              : f.template operator()<BackwardPath::resident_scalar, runtime>();
     if (p == BackwardPath::resident_vector) {
         if (max_aggregate) return f.template operator()<BackwardPath::resident_vector, max>();
-        if (attention_rules_hold(args.rules, args.recompute, args.use_saved))
+        if (attention_rules_hold(args.rules) && args.recompute && !args.use_saved)
             return f.template operator()<BackwardPath::resident_vector, attention>();
         return f.template operator()<BackwardPath::resident_vector, runtime>();
     }
@@ -74,9 +74,11 @@ void launch_forward(const Shape& s, bool max_aggregate, const ForwardArgs<T, I>&
         check_grid(blocks, tiles);
         const dim3 grid(static_cast<unsigned>(blocks), static_cast<unsigned>(tiles));
         if (max_aggregate)
-            forward_kernel<T, I, G, VEC, true><<<grid, kBlockThreads, 0, stream>>>(a);
+            forward_kernel<T, I, G, VEC, CompiledRules::max><<<grid, kBlockThreads, 0, stream>>>(a);
+        else if (attention_rules_hold(a.rules))
+            forward_kernel<T, I, G, VEC, CompiledRules::attention><<<grid, kBlockThreads, 0, stream>>>(a);
         else
-            forward_kernel<T, I, G, VEC, false><<<grid, kBlockThreads, 0, stream>>>(a);
+            forward_kernel<T, I, G, VEC, CompiledRules::runtime><<<grid, kBlockThreads, 0, stream>>>(a);
         SPK_CUDA_CHECK_LAUNCH();
     });
 }
