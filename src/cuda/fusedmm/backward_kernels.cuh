@@ -105,8 +105,9 @@ __device__ __forceinline__ void backward_row_work(const BackwardArgs<T, I>& args
 // Blocks 0 .. split.rows.blocks-1 take the chunks of long rows, a group a (chunk, head group)
 // item; the others a group a (row, head group), skipping long rows. A launch for the chunks alone
 // has no row blocks.
-// P: the general path, or the resident one (one chunk covers the head's widths, one tile).
-template <class T, class I, int G, int VEC, BackwardPath P>
+// P: the general path, or the resident one (one chunk covers the head's widths, one tile). CR:
+// what the resident paths know of the rules when compiled (the general path reads them).
+template <class T, class I, int G, int VEC, BackwardPath P, CompiledRules CR>
 __global__ void __launch_bounds__(kBlockThreads, backward_min_blocks<T>(P)) backward_rows_kernel(const BackwardArgs<T, I> args) {
     constexpr int kGroups = kBlockThreads / G;
     const ChunkList<I>& list = args.split.rows;
@@ -134,8 +135,11 @@ __global__ void __launch_bounds__(kBlockThreads, backward_min_blocks<T>(P)) back
         end = args.row_ptr[i + 1];
         if (end - begin > list.threshold) return;  // a long row: the chunk blocks walk it
     }
-    if constexpr (P != BackwardPath::general)
-        resident_row_work<T, I, G, VEC, P == BackwardPath::resident_vector>(args, i, h0, begin, end, k, group_lane<G>(), group_mask<G>());
+    if constexpr (CR == CompiledRules::attention)
+        resident_row_work<T, I, G, VEC, true, false>(attention_rules(args), i, h0, begin, end, k, group_lane<G>(), group_mask<G>());
+    else if constexpr (P != BackwardPath::general)
+        resident_row_work<T, I, G, VEC, P == BackwardPath::resident_vector, CR == CompiledRules::max>(args, i, h0, begin, end, k,
+                                                                                                       group_lane<G>(), group_mask<G>());
     else
         backward_row_work<T, I, G, VEC>(args, i, h0, begin, end, k, group_lane<G>(), group_mask<G>());
 }
@@ -223,7 +227,7 @@ __device__ __forceinline__ void backward_column_work(const BackwardArgs<T, I>& a
 
 // Blocks 0 .. split.columns.blocks-1 take the chunks of long columns, a group a (chunk, head)
 // item; the others a group a (column, head), skipping long columns.
-template <class T, class I, int G, int VEC, BackwardPath P>
+template <class T, class I, int G, int VEC, BackwardPath P, CompiledRules CR>
 __global__ void __launch_bounds__(kBlockThreads, backward_min_blocks<T>(P)) backward_columns_kernel(const BackwardArgs<T, I> args) {
     constexpr int kGroups = kBlockThreads / G;
     const ChunkList<I>& list = args.split.columns;
@@ -252,8 +256,11 @@ __global__ void __launch_bounds__(kBlockThreads, backward_min_blocks<T>(P)) back
     }
     if constexpr (P == BackwardPath::stored_columns)
         stored_column_work<T, I, G, VEC>(args, j, h, begin, end, k, group_lane<G>());
+    else if constexpr (CR == CompiledRules::attention)
+        resident_column_work<T, I, G, VEC, true, false>(attention_rules(args), j, h, begin, end, k, group_lane<G>(), group_mask<G>());
     else if constexpr (P != BackwardPath::general)
-        resident_column_work<T, I, G, VEC, P == BackwardPath::resident_vector>(args, j, h, begin, end, k, group_lane<G>(), group_mask<G>());
+        resident_column_work<T, I, G, VEC, P == BackwardPath::resident_vector, CR == CompiledRules::max>(args, j, h, begin, end, k,
+                                                                                                          group_lane<G>(), group_mask<G>());
     else
         backward_column_work<T, I, G, VEC>(args, j, h, begin, end, k, group_lane<G>(), group_mask<G>());
 }

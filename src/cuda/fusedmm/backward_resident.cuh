@@ -32,6 +32,17 @@ constexpr int backward_min_blocks(BackwardPath p) {
     return light && sizeof(T) == 4 ? 4 : resident_min_blocks<T>;
 }
 
+// args with dot-product attention's rules written in as constants (attention_rules), scores
+// recomputed rather than read from saved α, so that a kernel walking them folds every branch on the
+// rules.
+template <class T, class I>
+__device__ __forceinline__ BackwardArgs<T, I> attention_rules(BackwardArgs<T, I> args) {
+    args.rules = attention_rules(args.rules);
+    args.recompute = true;
+    args.use_saved = false;
+    return args;
+}
+
 // The batch's scores from the two sides' rows in registers: `mine` the group's own row, `theirs`
 // the batch's (the score is symmetric in X_i and Y_j); x_scalar + y_scalar for add.
 template <class T, class I, int G, int VEC, bool VECTOR>
@@ -86,7 +97,9 @@ __device__ __forceinline__ void resident_score_gradient(Score score, A (&d)[VEC]
 // Row i's entries begin .. end-1, heads h0 .. h0 + row_heads - 1: a whole row (chunk_id < 0),
 // whose σ, dX and dA it writes, or chunk chunk_id of a long row, whose share of σ (sigma pass) or
 // of dX (with dA for its entries, from the combined σ) it writes. As backward_row_work, one tile.
-template <class T, class I, int G, int VEC, bool VECTOR>
+// MAX: max aggregation (the rules' aggregate), a template argument so that the other aggregations
+// hold no winners: 11 registers fewer in the f32 row kernel.
+template <class T, class I, int G, int VEC, bool VECTOR, bool MAX>
 __device__ __forceinline__ void resident_row_work(const BackwardArgs<T, I>& args, long long i, int h0, long long begin, long long end,
                                                   long long chunk_id, int lane, unsigned mask) {
     using A = accum_t<T>;
@@ -94,8 +107,7 @@ __device__ __forceinline__ void resident_row_work(const BackwardArgs<T, I>& args
     const BackwardSplit<I, A>& split = args.split;
     const bool chunk = chunk_id >= 0, want_ds = args.dx != nullptr || args.da != nullptr || args.edge_terms != nullptr;
     const long long f = chunk_start<G, VEC>(0, lane);
-    constexpr bool vector = VECTOR;
-    const bool max_agg = r.aggregate == Aggregate::max;
+    constexpr bool vector = VECTOR, max_agg = MAX;
     const bool has_d = vector && f < r.d, has_dz = f < r.dz;
 
     for (int h = h0; h < h0 + args.row_heads; ++h) {
@@ -103,10 +115,13 @@ __device__ __forceinline__ void resident_row_work(const BackwardArgs<T, I>& args
         A xi[VEC], gi[VEC];
         load_or_zero<T, VEC>(args.x + i * args.ldx + h * r.d, f, has_d && (args.recompute || args.dx != nullptr), xi);
         load_or_zero<T, VEC>(args.de + i * args.ldde + h * r.dz, f, has_dz, gi);
-        I winner[VEC];  // under max: the column that won each of row i's output values
+        [[maybe_unused]] I winner[max_agg ? VEC : 1];  // under max: the column that won each of row i's output values
+        if constexpr (max_agg)
 #pragma unroll
-        for (int k = 0; k < VEC; ++k) winner[k] = max_agg && has_dz ? args.argmax[i * args.ld_argmax + h * r.dz + f + k] : I(0);
+            for (int k = 0; k < VEC; ++k) winner[k] = has_dz ? args.argmax[i * args.ld_argmax + h * r.dz + f + k] : I(0);
 
+        // Row i's softmax statistics, read once (every entry of the sweep is in row i).
+        const RowSoftmax<A> softmax = r.softmax && !args.use_saved ? row_softmax(args, i, h) : RowSoftmax<A>{};
         // One sweep over the entries: each batch's terms, then visit(e, t, Y_j rows).
         const auto sweep = [&](auto&& visit) {
             for (long long p0 = begin; p0 < end; p0 += kBackwardBatch) {
@@ -122,9 +137,16 @@ __device__ __forceinline__ void resident_row_work(const BackwardArgs<T, I>& args
                 }
                 Terms<A> t;
                 resident_scores<T, I, G, VEC, VECTOR>(args, h, e, xi, yv, t, mask);
-                entry_weights(args, h, e, t);
+                entry_weights(args, h, e, t, [&](int) { return softmax; });
                 resident_dalpha<A, G, VEC>(
-                    t, gv, zv, [&](int b, int k) { return !max_agg || winner[k] == e.j[b]; }, mask);
+                    t, gv, zv,
+                    [&](int b, int k) {
+                        if constexpr (max_agg)
+                            return winner[k] == e.j[b];
+                        else
+                            return true;
+                    },
+                    mask);
                 visit(e, t, yv);
             }
         };
@@ -212,14 +234,14 @@ __device__ __forceinline__ void write_column_sums(const BackwardArgs<T, I>& args
 
 // Column j's entries begin .. end-1 over Aᵀ's pattern, head h: a whole column (chunk_id < 0),
 // whose dZ_j and dY_j it writes, or chunk chunk_id of a long column, whose shares it writes.
-template <class T, class I, int G, int VEC, bool VECTOR>
+// MAX as in resident_row_work.
+template <class T, class I, int G, int VEC, bool VECTOR, bool MAX>
 __device__ __forceinline__ void resident_column_work(const BackwardArgs<T, I>& args, long long j, int h, long long begin, long long end,
                                                      long long chunk_id, int lane, unsigned mask) {
     using A = accum_t<T>;
     const Rules& r = args.rules;
     const long long f = chunk_start<G, VEC>(0, lane);
-    constexpr bool vector = VECTOR;
-    const bool max_agg = r.aggregate == Aggregate::max;
+    constexpr bool vector = VECTOR, max_agg = MAX;
     const bool has_d = vector && f < r.d, has_dz = f < r.dz;
 
     A yj[VEC], zj[VEC];

@@ -103,20 +103,35 @@ __device__ __forceinline__ void add_score_gradient(const Rules& r, accum_t<T> (&
     }
 }
 
-// w = f(s), α and the aggregation's factor c of a batch's entries (t.s holds the scores when
-// args.recompute).
+// The forward's softmax statistics of row i, head h: its largest weight and the reciprocal of the
+// sum of exp(w - max), so that α = exp(w - max) * inv_sum.
+template <class A>
+struct RowSoftmax {
+    A max, inv_sum;
+};
+
 template <class T, class I>
-__device__ __forceinline__ void entry_weights(const BackwardArgs<T, I>& args, int h, const Batch<I>& e, Terms<accum_t<T>>& t) {
+__device__ __forceinline__ RowSoftmax<accum_t<T>> row_softmax(const BackwardArgs<T, I>& args, long long i, int h) {
+    const long long at = i * args.rules.heads + h;
+    return {args.row_max[at], accum_t<T>(1) / args.row_sum[at]};
+}
+
+// w = f(s), α and the aggregation's factor c of a batch's entries (t.s holds the scores when
+// args.recompute); softmax_of(b): entry b's row's RowSoftmax (read only under softmax).
+template <class T, class I, class Softmax>
+__device__ __forceinline__ void entry_weights(const BackwardArgs<T, I>& args, int h, const Batch<I>& e, Terms<accum_t<T>>& t,
+                                              Softmax&& softmax_of) {
     using A = accum_t<T>;
     const Rules& r = args.rules;
 #pragma unroll
     for (int b = 0; b < kBackwardBatch; ++b) {
         t.w[b] = args.recompute ? edge_apply(r.edge, t.s[b]) : A(0);
-        if (args.use_saved)
+        if (args.use_saved) {
             t.alpha[b] = to_accum(args.attention[e.p[b] * args.ld_attention + h]);
-        else if (r.softmax)
-            t.alpha[b] = exp(t.w[b] - args.row_max[e.i[b] * r.heads + h]) / args.row_sum[e.i[b] * r.heads + h];
-        else
+        } else if (r.softmax) {
+            const RowSoftmax<A> sm = softmax_of(b);
+            t.alpha[b] = exp(t.w[b] - sm.max) * sm.inv_sum;
+        } else
             t.alpha[b] = t.w[b];
         if (!args.recompute) t.w[b] = t.alpha[b];  // α = w without softmax; unused when f' is constant
         t.c[b] = A(1);
@@ -125,6 +140,12 @@ __device__ __forceinline__ void entry_weights(const BackwardArgs<T, I>& args, in
             if (len > 0) t.c[b] = A(1) / static_cast<A>(len);
         }
     }
+}
+
+// The same, each entry's row statistics read where it is needed (entries of many rows).
+template <class T, class I>
+__device__ __forceinline__ void entry_weights(const BackwardArgs<T, I>& args, int h, const Batch<I>& e, Terms<accum_t<T>>& t) {
+    entry_weights(args, h, e, t, [&](int b) { return row_softmax(args, e.i[b], h); });
 }
 
 template <class T, class I, int G, int VEC>

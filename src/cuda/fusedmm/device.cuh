@@ -105,6 +105,15 @@ __device__ __forceinline__ void finish_scores(Score kind, A (&part)[B], A (&scor
     }
 }
 
+// r with dot-product attention's kinds (attention_rules_hold) written in as constants, the
+// identity edge as a scale by 1 (the same arithmetic).
+__device__ __forceinline__ Rules attention_rules(Rules r) {
+    r.score = Score::dot;
+    r.edge = Edge::scale(r.edge.kind == Edge::Kind::identity ? 1.0f : r.edge.param);
+    r.softmax = true;
+    return r;
+}
+
 __host__ __device__ constexpr bool vector_score(Score s) { return s == Score::dot || s == Score::neg_sqdist; }
 
 template <class A>

@@ -360,8 +360,12 @@ __device__ __forceinline__ void forward_work(const ForwardArgs<T, I>& args, long
     }
 }
 
-template <class T, class I, int G, int VEC, bool MAX>
-__global__ void __launch_bounds__(kBlockThreads, forward_min_blocks<T, VEC, MAX>) forward_kernel(const ForwardArgs<T, I> args) {
+// CR: what the kernel knows of the rules when compiled (kernel_args.hpp): max aggregation, or
+// dot-product attention's rules, whose batch loop is a third of the machine code of the general one.
+template <class T, class I, int G, int VEC, CompiledRules CR>
+__global__ void __launch_bounds__(kBlockThreads, forward_min_blocks<T, VEC, CR == CompiledRules::max>)
+    forward_kernel(const ForwardArgs<T, I> args) {
+    constexpr bool MAX = CR == CompiledRules::max;
     constexpr int kGroups = kBlockThreads / G;
     const Rules& r = args.rules;
     const SplitArgs<I, accum_t<T>>& split = args.split;
@@ -390,7 +394,13 @@ __global__ void __launch_bounds__(kBlockThreads, forward_min_blocks<T, VEC, MAX>
         end = args.row_ptr[i + 1];
         if (end - begin > split.threshold) return;  // a long row: the chunk blocks walk it
     }
-    forward_work<T, I, G, VEC, MAX>(args, i, h, begin, end, k, group_lane<G>(), group_mask<G>());
+    if constexpr (CR == CompiledRules::attention) {
+        ForwardArgs<T, I> attention = args;
+        attention.rules = attention_rules(args.rules);
+        forward_work<T, I, G, VEC, false>(attention, i, h, begin, end, k, group_lane<G>(), group_mask<G>());
+    } else {
+        forward_work<T, I, G, VEC, MAX>(args, i, h, begin, end, k, group_lane<G>(), group_mask<G>());
+    }
 }
 
 }  // namespace spk::detail::cuda::fused

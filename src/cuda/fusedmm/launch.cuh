@@ -34,17 +34,28 @@ void with_shape(const Shape& s, F&& f) {
     invalid_argument("fusedmm on CUDA: shape g" + std::to_string(s.g) + ".v" + std::to_string(s.vec) + " is not compiled");
 }
 
-// Calls f.template operator()<P>() for the backward path p. Groups of 4 lanes are chosen only when
-// one vector a lane covers a head's widths, which is always resident: no general kernels for them.
-// Only the column kernel has a stored_columns path (COLUMNS).
-template <int G, bool COLUMNS, class F>
-void with_path(BackwardPath p, F&& f) {
+// Calls f.template operator()<P, CR>() for the backward path p, CR saying what the kernel is
+// compiled to know of args' rules (the resident paths only: the general path reads them, the
+// stored columns take no max). Groups of 4 lanes are chosen only when one vector a lane covers a
+// head's widths, which is always resident: no general kernels for them. Only the column kernel
+// has a stored_columns path (COLUMNS).
+template <int G, bool COLUMNS, class T, class I, class F>
+void with_path(BackwardPath p, const BackwardArgs<T, I>& args, F&& f) {
+    using enum CompiledRules;
+    const bool max_aggregate = args.rules.aggregate == Aggregate::max;
     if constexpr (COLUMNS)
-        if (p == BackwardPath::stored_columns) return f.template operator()<BackwardPath::stored_columns>();
-    if (p == BackwardPath::resident_scalar) return f.template operator()<BackwardPath::resident_scalar>();
-    if (p == BackwardPath::resident_vector) return f.template operator()<BackwardPath::resident_vector>();
+        if (p == BackwardPath::stored_columns) return f.template operator()<BackwardPath::stored_columns, runtime>();
+    if (p == BackwardPath::resident_scalar)
+        return max_aggregate ? f.template operator()<BackwardPath::resident_scalar, max>()
+                             : f.template operator()<BackwardPath::resident_scalar, runtime>();
+    if (p == BackwardPath::resident_vector) {
+        if (max_aggregate) return f.template operator()<BackwardPath::resident_vector, max>();
+        if (attention_rules_hold(args.rules) && args.recompute && !args.use_saved)
+            return f.template operator()<BackwardPath::resident_vector, attention>();
+        return f.template operator()<BackwardPath::resident_vector, runtime>();
+    }
     if constexpr (G > 4)
-        if (p == BackwardPath::general) return f.template operator()<BackwardPath::general>();
+        if (p == BackwardPath::general) return f.template operator()<BackwardPath::general, runtime>();
     invalid_argument("fusedmm on CUDA: no backward kernel for path " + std::to_string(static_cast<int>(p)) + " and groups of " +
                      std::to_string(G) + " lanes");
 }
@@ -63,9 +74,11 @@ void launch_forward(const Shape& s, bool max_aggregate, const ForwardArgs<T, I>&
         check_grid(blocks, tiles);
         const dim3 grid(static_cast<unsigned>(blocks), static_cast<unsigned>(tiles));
         if (max_aggregate)
-            forward_kernel<T, I, G, VEC, true><<<grid, kBlockThreads, 0, stream>>>(a);
+            forward_kernel<T, I, G, VEC, CompiledRules::max><<<grid, kBlockThreads, 0, stream>>>(a);
+        else if (attention_rules_hold(a.rules))
+            forward_kernel<T, I, G, VEC, CompiledRules::attention><<<grid, kBlockThreads, 0, stream>>>(a);
         else
-            forward_kernel<T, I, G, VEC, false><<<grid, kBlockThreads, 0, stream>>>(a);
+            forward_kernel<T, I, G, VEC, CompiledRules::runtime><<<grid, kBlockThreads, 0, stream>>>(a);
         SPK_CUDA_CHECK_LAUNCH();
     });
 }
@@ -93,7 +106,9 @@ void launch_backward_rows(const Shape& s, const BackwardArgs<T, I>& args, bool c
         if (blocks == 0 || tiles == 0) return;
         check_grid(blocks, tiles);
         const dim3 grid(static_cast<unsigned>(blocks), static_cast<unsigned>(path == BackwardPath::general ? tiles : 1));
-        with_path<G, false>(path, [&]<BackwardPath P>() { backward_rows_kernel<T, I, G, VEC, P><<<grid, kBlockThreads, 0, stream>>>(a); });
+        with_path<G, false>(path, a, [&]<BackwardPath P, CompiledRules CR>() {
+            backward_rows_kernel<T, I, G, VEC, P, CR><<<grid, kBlockThreads, 0, stream>>>(a);
+        });
         SPK_CUDA_CHECK_LAUNCH();
     });
 }
@@ -110,7 +125,9 @@ void launch_backward_columns(const Shape& s, const BackwardArgs<T, I>& args, lon
         if (blocks == 0 || tiles == 0) return;
         check_grid(blocks, tiles);
         const dim3 grid(static_cast<unsigned>(blocks), static_cast<unsigned>(path == BackwardPath::general ? tiles : 1));
-        with_path<G, true>(path, [&]<BackwardPath P>() { backward_columns_kernel<T, I, G, VEC, P><<<grid, kBlockThreads, 0, stream>>>(a); });
+        with_path<G, true>(path, a, [&]<BackwardPath P, CompiledRules CR>() {
+            backward_columns_kernel<T, I, G, VEC, P, CR><<<grid, kBlockThreads, 0, stream>>>(a);
+        });
         SPK_CUDA_CHECK_LAUNCH();
     });
 }
