@@ -72,6 +72,28 @@ __device__ __forceinline__ RowSpan row_span(const ReuseArgs<V, I>& p, long long 
     return {start, p.c_ptr[row + 1] - start, p.a_ptr[row], p.a_ptr[row + 1]};
 }
 
+// Calls body(span) for each non-empty row of the bin that group G takes, in a grid-stride walk.
+// A group's threads agree on a row's emptiness: no sync in body is skipped by part of the group.
+template <class G, class V, class I, class Body>
+__device__ __forceinline__ void for_each_group_row(const ReuseArgs<V, I>& p, Body&& body) {
+    const long long step = static_cast<long long>(gridDim.x) * G::per_block();
+    for (long long r = static_cast<long long>(blockIdx.x) * G::per_block() + G::index(); r < p.num_rows; r += step) {
+        const RowSpan span = row_span(p, p.rows[r]);
+        if (span.len == 0) continue;
+        body(span);
+    }
+}
+
+// Group G's slice of a kernel's dynamic shared memory: 2^log2_capacity entries of entry_bytes.
+template <class G>
+__device__ __forceinline__ unsigned char* group_slice(unsigned char* smem, int log2_capacity, long long entry_bytes) {
+    return smem + static_cast<long long>(G::index()) * (1ll << log2_capacity) * entry_bytes;
+}
+
+// A column above every column of C: the trees' "absent" node.
+template <class I>
+inline constexpr I kAbsentColumn = static_cast<I>(static_cast<std::make_unsigned_t<I>>(~std::make_unsigned_t<I>(0)) >> 1);
+
 // One entry of A for a sub-group: its value and the range of B's row it multiplies.
 template <class V, class I>
 struct EntryOfA {
@@ -94,16 +116,13 @@ __device__ __forceinline__ EntryOfA<V, I> entry_of_a(const ReuseArgs<V, I>& p, l
 // G: the group a row gets (Group<true>, a warp; Group<false>, the block; SubWarp<S>, S lanes).
 template <class Op, class V, class I, class G>
 __global__ void reuse_rows(ReuseArgs<V, I> p) {
-    constexpr I kAbsent = static_cast<I>(static_cast<std::make_unsigned_t<I>>(~std::make_unsigned_t<I>(0)) >> 1);  // above every column
+    constexpr I kAbsent = kAbsentColumn<I>;
     extern __shared__ __align__(16) unsigned char smem[];
-    const long long capacity = 1ll << p.log2_capacity;
-    I* const tree = reinterpret_cast<I*>(smem + static_cast<long long>(G::index()) * capacity * static_cast<long long>(sizeof(I) + sizeof(V)));
-    V* const values = reinterpret_cast<V*>(tree + capacity);
+    I* const tree = reinterpret_cast<I*>(group_slice<G>(smem, p.log2_capacity, sizeof(I) + sizeof(V)));
+    V* const values = reinterpret_cast<V*>(tree + (1ll << p.log2_capacity));
     const int sub = G::rank() / p.width, lane = G::rank() % p.width, subs = G::size() / p.width;
-    const long long step = static_cast<long long>(gridDim.x) * G::per_block();
-    for (long long r = static_cast<long long>(blockIdx.x) * G::per_block() + G::index(); r < p.num_rows; r += step) {
-        const auto [start, len, a_begin, a_end] = row_span(p, p.rows[r]);
-        if (len == 0) continue;  // the group's lanes agree on it: no sync is skipped by part of the group
+    for_each_group_row<G>(p, [&](const RowSpan& span) {
+        const auto [start, len, a_begin, a_end] = span;
         const I* cols = p.c_col + start;  // len of them, at most half the group's capacity (the bins' rule)
         const int depth = ceil_log2(len + 1);
         const unsigned size = 1u << depth;
@@ -153,7 +172,7 @@ __global__ void reuse_rows(ReuseArgs<V, I> p) {
         for (unsigned t = static_cast<unsigned>(G::rank()) + 1; t <= filled; t += static_cast<unsigned>(G::size()))
             p.c_val[start + t - 1] = values[tree_node(t, size)];
         G::sync();  // the next tree overwrites what was read above
-    }
+    });
 }
 
 }  // namespace spk::detail::cuda::spgemm

@@ -59,15 +59,12 @@ __device__ __forceinline__ EntryOfA<V, I> placed_entry_of_a(const ReuseArgs<V, I
 // Writes places[entry_offset[pa] + (q - b_ptr[k])] for every product of the group's rows.
 template <class V, class I, class G>
 __global__ void record_places(ReuseArgs<V, I> p) {
-    constexpr I kAbsent = static_cast<I>(static_cast<std::make_unsigned_t<I>>(~std::make_unsigned_t<I>(0)) >> 1);
+    constexpr I kAbsent = kAbsentColumn<I>;
     extern __shared__ __align__(16) unsigned char smem[];
-    const long long capacity = 1ll << p.log2_capacity;
-    I* const tree = reinterpret_cast<I*>(smem + static_cast<long long>(G::index()) * capacity * static_cast<long long>(sizeof(I)));
+    I* const tree = reinterpret_cast<I*>(group_slice<G>(smem, p.log2_capacity, sizeof(I)));
     const int sub = G::rank() / p.width, lane = G::rank() % p.width, subs = G::size() / p.width;
-    const long long step = static_cast<long long>(gridDim.x) * G::per_block();
-    for (long long r = static_cast<long long>(blockIdx.x) * G::per_block() + G::index(); r < p.num_rows; r += step) {
-        const auto [start, len, a_begin, a_end] = row_span(p, p.rows[r]);
-        if (len == 0) continue;
+    for_each_group_row<G>(p, [&](const RowSpan& span) {
+        const auto [start, len, a_begin, a_end] = span;
         const I* cols = p.c_col + start;
         const int depth = ceil_log2(len + 1);
         const unsigned size = 1u << depth;
@@ -84,7 +81,7 @@ __global__ void record_places(ReuseArgs<V, I> p) {
             }
         }
         G::sync();  // the next tree overwrites this one
-    }
+    });
 }
 
 // C's values of the group's rows from the places: each product combines into its value slot by a
@@ -92,13 +89,10 @@ __global__ void record_places(ReuseArgs<V, I> p) {
 template <class Op, class V, class I, class G>
 __global__ void replay_rows(ReuseArgs<V, I> p) {
     extern __shared__ __align__(16) unsigned char smem[];
-    const long long capacity = 1ll << p.log2_capacity;
-    V* const values = reinterpret_cast<V*>(smem + static_cast<long long>(G::index()) * capacity * static_cast<long long>(sizeof(V)));
+    V* const values = reinterpret_cast<V*>(group_slice<G>(smem, p.log2_capacity, sizeof(V)));
     const int sub = G::rank() / p.width, lane = G::rank() % p.width, subs = G::size() / p.width;
-    const long long step = static_cast<long long>(gridDim.x) * G::per_block();
-    for (long long r = static_cast<long long>(blockIdx.x) * G::per_block() + G::index(); r < p.num_rows; r += step) {
-        const auto [start, len, a_begin, a_end] = row_span(p, p.rows[r]);
-        if (len == 0) continue;
+    for_each_group_row<G>(p, [&](const RowSpan& span) {
+        const auto [start, len, a_begin, a_end] = span;
         long long offset = 0;
         EntryOfA<V, I> e = placed_entry_of_a(p, a_begin + sub, a_end, offset);
         for (long long t = G::rank(); t < len; t += G::size()) values[t] = initial_value<Op, V>();
@@ -136,21 +130,7 @@ __global__ void replay_rows(ReuseArgs<V, I> p) {
         G::sync();
         for (long long t = G::rank(); t < len; t += G::size()) p.c_val[start + t] = values[t];
         G::sync();  // the next row's values overwrite these
-    }
-}
-
-// The first of cols[0, len) not below j (len if none): C's columns of a row, sorted.
-template <class I>
-__device__ __forceinline__ long long lower_bound(const I* cols, long long len, I j) {
-    long long lo = 0, hi = len;
-    while (lo < hi) {
-        const long long mid = (lo + hi) / 2;
-        if (cols[mid] < j)
-            lo = mid + 1;
-        else
-            hi = mid;
-    }
-    return lo;
+    });
 }
 
 // As record_places for the global bin's rows: 32-bit places, found by binary search in C's row.
@@ -167,7 +147,7 @@ __global__ void record_global_places(ReuseArgs<V, I> p, global_place_t* places, 
             const long long b_begin = p.b_ptr[k], b_end = p.b_ptr[k + 1], offset = entry_offset[pa] - b_begin;
             for (long long q = b_begin + lane; q < b_end; q += 32) {
                 const I j = p.b_col[q];
-                const long long at = lower_bound(cols, len, j);
+                const long long at = lower_bound(cols, len, static_cast<long long>(j));
                 places[offset + q] = at < len && cols[at] == j ? static_cast<global_place_t>(at) : kNoGlobalPlace;
             }
         }
