@@ -75,6 +75,7 @@ struct Measurement {
     bool backward = false;                      // fusedmm's backward pass (--backward)
     bool edge_terms = false;                    // ... with FusedOptions::backward_edge_terms (--edge-terms)
     double forward_seconds = 0;                 // backward only: the forward pass's median, same inputs
+    std::string own_figures = {};               // --no-vendor: spk's figures the baseline would print (own_figures)
 };
 
 double median(std::vector<double> v) {
@@ -164,6 +165,8 @@ void bench_op(const Executor& exec, const OpConfig& base, const MatrixSource& sr
             m.forward_seconds = median(op_times(exec, *forward, s));
         } else if (s.vendor) {
             m.baseline = vendor_baseline(exec, c, inputs, s.warmup, s.reps, median(m.times));
+        } else {
+            m.own_figures = own_figures(exec, c, inputs, s.warmup, s.reps);
         }
         m.flops = op->flops();
         m.bytes = op->bytes();  // after the runs: spgemm knows its output's size only then
@@ -174,7 +177,7 @@ void bench_op(const Executor& exec, const OpConfig& base, const MatrixSource& sr
                                                      fixed(median(m.times) / m.forward_seconds, 2) + "x"
                                                : "";
         std::fprintf(stderr, "spk bench: %s %s: %s ms%s%s\n", m.config.c_str(), m.matrix.c_str(), millis(median(m.times)).c_str(),
-                     forward.c_str(), m.baseline ? ("; " + m.baseline->all).c_str() : "");
+                     forward.c_str(), m.baseline ? ("; " + m.baseline->all).c_str() : m.own_figures.empty() ? "" : ("; " + m.own_figures).c_str());
         out.push_back(std::move(m));
     }
 }
@@ -247,6 +250,7 @@ Json to_json(const std::vector<Measurement>& ms, const Executor& exec, const Set
             for (const auto& [label, ratio] : m.baseline->ratios) ratios.set(label, ratio);
             r.set("ratios", std::move(ratios));
         }
+        if (!m.own_figures.empty()) r.set("spk_figures", m.own_figures);
         if (m.edges > 0) r.set("edges", m.edges).set("edges_per_s", rate(m.edges, m.median));
         if (m.op == "read")
             r.set("mb_per_s", rate(m.bytes, m.median) / 1e6);

@@ -75,21 +75,37 @@ SpgemmFigures spgemm_spk_figures(const Executor& exec, const Csr<V, std::int32_t
     return f;
 }
 
+// "spk.plan=... spk.compute=... spk.reuse=...(first ..., keeps ...) spk.peak=...".
+std::string describe(const SpgemmFigures& f) {
+    const auto phase = [](double seconds) { return seconds > 0 ? millis(seconds) + "ms" : std::string("n/a"); };
+    return "spk.plan=" + phase(f.plan_seconds) + " spk.compute=" + phase(f.compute_seconds) + " spk.reuse=" + millis(f.reuse_seconds) +
+           "ms(first " + millis(f.first_reuse_seconds) + "ms, keeps " + bytes(f.reuse_kept_bytes) + ") spk.peak=" + bytes(f.peak_bytes);
+}
+
+// The operands op_spgemm.cpp multiplies (B: A when square, else Aᵀ), as values of type V on exec.
+template <class V>
+std::pair<Csr<V, std::int32_t>, Csr<V, std::int32_t>> spgemm_operands(const Executor& exec, const OpInputs& inputs) {
+    Csr<V, std::int32_t> a = matrix_on<V>(exec, *inputs.a);
+    Csr<V, std::int32_t> b = inputs.b ? matrix_on<V>(exec, *inputs.b)
+                                      : inputs.a->rows() == inputs.a->cols() ? matrix_on<V>(exec, *inputs.a)
+                                                                             : matrix_on<V>(exec, transpose<float, std::int32_t>(inputs.a->view()));
+    return {std::move(a), std::move(b)};
+}
+
+// Whether spgemm_spk_figures and cuSPARSE's SpGEMM apply: plus_times, no mask, on a device.
+bool plain_spgemm_on_device(const Executor& exec, const OpConfig& config, const OpInputs& inputs) {
+    return exec.backend() == Backend::cuda && config.op == "spgemm" && inputs.a && !inputs.mask && config.semiring == Semiring::plus_times;
+}
+
 // cuSPARSE SpGEMM on the operands op_spgemm.cpp uses (B: A when square, else Aᵀ; values of type
 // V, widened from the f32 inputs); no mask or semiring (cuSPARSE has neither). The fastest full
 // product is the baseline; reuse is listed.
 template <class V>
 std::optional<BaselineTime> spgemm_baseline_of(const Executor& exec, const OpInputs& inputs, std::int64_t warmup, std::int64_t reps,
                                                double spk_seconds) {
-    const Csr<V, std::int32_t> a = matrix_on<V>(exec, *inputs.a);
-    const Csr<V, std::int32_t> b = inputs.b ? matrix_on<V>(exec, *inputs.b)
-                                            : inputs.a->rows() == inputs.a->cols() ? matrix_on<V>(exec, *inputs.a)
-                                                                                   : matrix_on<V>(exec, transpose<float, std::int32_t>(inputs.a->view()));
+    const auto [a, b] = spgemm_operands<V>(exec, inputs);
     const SpgemmFigures spk = spgemm_spk_figures(exec, a, b, warmup, reps);
-    const auto phase = [](double seconds) { return seconds > 0 ? millis(seconds) + "ms" : std::string("n/a"); };
-    const std::string spk_all = "spk.plan=" + phase(spk.plan_seconds) + " spk.compute=" + phase(spk.compute_seconds) +
-                                " spk.reuse=" + millis(spk.reuse_seconds) + "ms(first " + millis(spk.first_reuse_seconds) + "ms, keeps " +
-                                bytes(spk.reuse_kept_bytes) + ") spk.peak=" + bytes(spk.peak_bytes);
+    const std::string spk_all = describe(spk);
     const auto timings = baselines::cusparse_spgemm(exec, a.view(), b.view(), static_cast<int>(warmup), static_cast<int>(reps));
     std::optional<BaselineTime> best;
     std::string all;
@@ -120,7 +136,7 @@ std::optional<BaselineTime> spgemm_baseline_of(const Executor& exec, const OpInp
 
 std::optional<BaselineTime> spgemm_baseline(const Executor& exec, const OpConfig& config, const OpInputs& inputs, std::int64_t warmup,
                                             std::int64_t reps, double spk_seconds) {
-    if (!inputs.a || inputs.mask || config.semiring != Semiring::plus_times) return std::nullopt;
+    if (!plain_spgemm_on_device(exec, config, inputs)) return std::nullopt;
     if (config.values == ValueType::f64) return spgemm_baseline_of<double>(exec, inputs, warmup, reps, spk_seconds);
     return spgemm_baseline_of<float>(exec, inputs, warmup, reps, spk_seconds);
 }
@@ -229,6 +245,16 @@ std::optional<BaselineTime> vendor_baseline(const Executor& exec, const OpConfig
     }
     if (best) best->all = all;
     return best;
+}
+
+std::string own_figures(const Executor& exec, const OpConfig& config, const OpInputs& inputs, std::int64_t warmup, std::int64_t reps) {
+    if (!plain_spgemm_on_device(exec, config, inputs)) return {};
+    if (config.values == ValueType::f64) {
+        const auto [a, b] = spgemm_operands<double>(exec, inputs);
+        return describe(spgemm_spk_figures(exec, a, b, warmup, reps));
+    }
+    const auto [a, b] = spgemm_operands<float>(exec, inputs);
+    return describe(spgemm_spk_figures(exec, a, b, warmup, reps));
 }
 
 double device_copy_bandwidth(const Executor& exec) { return baselines::copy_bandwidth(exec); }
