@@ -6,7 +6,8 @@
 # than one 10-minute device call: split it, e.g. GPU_CHECK_OTHER_TESTS=0 GPU_CHECK_BENCH="fusedmm-backward spgemm" (about
 # 2 min build, 1.5 min GPU tests, 3.5 min Python and GNN, then the benchmarks), then GPU_CHECK_TESTS=0 GPU_CHECK_PYTHON=0
 # with the other benchmarks on the warm machine.
-# Run scripts/stage-matrices.sh first on the machine that has ../shared, and carry .data.
+# Run scripts/stage-matrices.sh first on the machine that has ../shared, and carry .data. SPK_COMMIT: the commit
+# whose tree this is, for the logs.
 set -uo pipefail
 cd "$(dirname "$0")/.."
 OUT=${OUT:-$PWD/gpu-out}
@@ -26,7 +27,13 @@ step() {
 
 step "device"
 nvidia-smi --query-gpu=name,memory.total,driver_version,clocks.sm --format=csv | tee "$LOG/device.txt"
-git rev-parse HEAD 2>/dev/null | tee -a "$LOG/device.txt"
+# The commit under test: SPK_COMMIT when the caller names it. The device tool copies the working tree,
+# and its copy's .git can lag (a run of bb100c6 printed 02ce6db here), so git's HEAD is marked as such.
+if [ -n "${SPK_COMMIT:-}" ]; then
+  echo "commit $SPK_COMMIT" | tee -a "$LOG/device.txt"
+else
+  echo "git HEAD (may lag the copied tree) $(git rev-parse HEAD 2>/dev/null)" | tee -a "$LOG/device.txt"
+fi
 
 step "build"
 # Position-independent code, so that the Python package links this build's library (installed below)
