@@ -3,6 +3,8 @@
 #include <cmath>
 #include <cstdio>
 #include <map>
+#include <tuple>
+#include <utility>
 
 #include "bench_baseline.hpp"
 #include "command.hpp"
@@ -110,6 +112,26 @@ std::vector<double> op_times(const Executor& exec, Operation& op, const Settings
     return time_runs([&] { op.run(); }, s.warmup, s.reps);
 }
 
+// Two operations timed in turn, run by run (warm-up runs too), so that each always follows the
+// other: a forward timed after all of a backward's runs took up to 17% longer or shorter with the
+// backward that preceded it (stop 18's A/B of two backward kernels with one forward kernel).
+std::pair<std::vector<double>, std::vector<double>> alternate_times(const Executor& exec, Operation& first, Operation& second,
+                                                                    const Settings& s) {
+    Settings one = s;
+    one.warmup = 0;
+    one.reps = 1;
+    for (std::int64_t r = 0; r < s.warmup; ++r) {
+        op_times(exec, first, one);
+        op_times(exec, second, one);
+    }
+    std::pair<std::vector<double>, std::vector<double>> times;
+    for (std::int64_t r = 0; r < std::max<std::int64_t>(s.reps, 1); ++r) {
+        times.first.push_back(op_times(exec, first, one).front());
+        times.second.push_back(op_times(exec, second, one).front());
+    }
+    return times;
+}
+
 void bench_read(const MatrixSource& src, const Settings& s, std::vector<Measurement>& out) {
     if (src.is_spec) {
         std::fprintf(stderr, "spk bench: read: skipping '%s' (a generator spec, not a file)\n", src.text.c_str());
@@ -156,17 +178,20 @@ void bench_op(const Executor& exec, const OpConfig& base, const MatrixSource& sr
             m.cols = inputs.a->cols();
             m.nnz = inputs.a->nnz();
         }
-        m.times = op_times(exec, *op, s);
         if (m.backward) {
             // The forward pass on the same inputs (the same seeds), for backward over forward.
             OpConfig f = c;
             f.backward = false;
             auto forward = make_operation(exec, f, inputs);
-            m.forward_seconds = median(op_times(exec, *forward, s));
-        } else if (s.vendor) {
-            m.baseline = vendor_baseline(exec, c, inputs, s.warmup, s.reps, median(m.times));
+            std::vector<double> forward_times;
+            std::tie(m.times, forward_times) = alternate_times(exec, *op, *forward, s);
+            m.forward_seconds = median(forward_times);
         } else {
-            m.own_figures = own_figures(exec, c, inputs, s.warmup, s.reps);
+            m.times = op_times(exec, *op, s);
+            if (s.vendor)
+                m.baseline = vendor_baseline(exec, c, inputs, s.warmup, s.reps, median(m.times));
+            else
+                m.own_figures = own_figures(exec, c, inputs, s.warmup, s.reps);
         }
         m.flops = op->flops();
         m.bytes = op->bytes();  // after the runs: spgemm knows its output's size only then
