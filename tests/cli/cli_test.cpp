@@ -260,8 +260,6 @@ TEST_F(Cli, BenchExpandsRangesAndWritesJson) {
     EXPECT_NE(j.find("\"edges\": 594"), std::string::npos) << j;
 }
 
-// bench sums dense results where they lie (Operation::checksum), run sums output()'s copy: the
-// two must agree, the backward pass's four gradients included, and so must the sparse result's nnz.
 // --no-vendor: spk's times alone (no cuSPARSE column even on a device), what A/B runs of spk's kernels want.
 TEST_F(Cli, BenchWithoutVendorBaselines) {
     const Result r = spk("bench --op spmm,spgemm --matrix banded:n=80,half_width=2 --warmup 0 --reps 1 --threads 1 --no-vendor");
@@ -271,6 +269,8 @@ TEST_F(Cli, BenchWithoutVendorBaselines) {
     EXPECT_EQ(r.out.find("vs cusparse"), std::string::npos) << r.out;
 }
 
+// bench sums dense results where they lie (Operation::checksum), run sums output()'s copy: the
+// two must agree, the backward pass's four gradients included, and so must the sparse result's nnz.
 TEST_F(Cli, BenchChecksumsAgreeWithRun) {
     const auto number_after = [](const std::string& text, const std::string& key) {
         const std::size_t at = text.find(key);
