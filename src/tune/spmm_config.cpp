@@ -50,6 +50,12 @@ std::string to_string(const SpmmConfig& c) {
     return out;
 }
 
+RbShape one_launch_long_shape(const RbShape& s) { return RbShape{32, 32 / s.column_lanes(), s.vec}; }
+
+bool splits_in_one_launch(const SpmmConfig& c) {
+    return !c.edge_based && c.split_long && c.long_shape && *c.long_shape == one_launch_long_shape(c.shape);
+}
+
 namespace {
 
 [[noreturn]] void bad_config(std::string_view text, const std::string& why) {
@@ -226,7 +232,8 @@ SpmmConfig select_spmm_config(const SpmmFeatures& f) {
     if (f.max_row > threshold && f.rows_longer_than_pow2(threshold_bits - 1) > 0) {
         // Full-warp shapes for the long rows; cut them into chunks where the sum allows it
         // (then even a shape equal to the short rows' one gains: a long row no longer holds
-        // one warp for its whole length).
+        // one warp for its whole length). This long shape is one_launch_long_shape(shape): the
+        // split runs in the short rows' launch.
         const auto long_shape = best_shape(shape->column_lanes(), shape->vec, 32 / shape->column_lanes());
         const bool split = f.split_allowed && long_shape && long_shape->g == 32;
         if (long_shape && (split || !(*long_shape == *shape))) {

@@ -2,8 +2,8 @@
 // CUDA SpMM kernel configurations: what the selector picks, the tuner measures and users write.
 // Readable form: "rb.g<G>.r<R>.v<VEC>" for one kernel over all rows, or
 // "rb.g8.r1.v4+rb.g32.r32.v4@256": rows with more than 256 non-zeros (the long-row bin) run the
-// second kernel; "...@256:split" cuts those rows into chunks of 256 non-zeros whose partial sums
-// are added atomically (sum and mean in f32/f64, not deterministic).
+// second kernel; "...@256:split" cuts those rows into chunks of 256 non-zeros (sum and mean in
+// f32/f64), in the short rows' launch or in a launch of their own (one_launch_long_shape).
 #include <array>
 #include <cstdint>
 #include <optional>
@@ -47,6 +47,14 @@ std::string eb_shape_name(const RbShape& s);
 
 std::string to_string(const RbShape& s);
 std::string to_string(const SpmmConfig& c);
+// The long-row shape that runs in the same launch as short rows of shape s when split: a full warp
+// over s's column tile, {32, 32 / column lanes, VEC}. A ":split" configuration whose long shape is
+// this one (the selector's always is) takes one launch for all rows, with no atomics on C; any
+// other split runs the short rows, then the chunks adding into C atomically (or into ordered
+// partial sums when deterministic).
+RbShape one_launch_long_shape(const RbShape& s);
+bool splits_in_one_launch(const SpmmConfig& c);
+
 // Throws InvalidArgument naming the bad part and the accepted form.
 SpmmConfig parse_spmm_config(std::string_view text);
 

@@ -6,6 +6,7 @@
 #include <cmath>
 #include <filesystem>
 
+#include "spk/generate.hpp"
 #include "spk/io.hpp"
 #include "support/test_support.hpp"
 #include "tune/spmm_config.hpp"
@@ -149,6 +150,90 @@ TEST_F(CudaSpmm, DeterministicSplitMatchesTheReferenceAndRepeatsExactly) {
     plan.run(b.view(), first.view());
     plan.run(b.view(), second.view());
     EXPECT_EQ(first.to(Executor::cpu()).values().to_vector(), second.to(Executor::cpu()).values().to_vector());
+}
+
+// Splits whose long shape is a full warp over the short rows' column tile run in one launch: short
+// rows and pieces of long rows (8 chunks each), the pieces of a row meeting in partial sums that
+// the row's last block adds. Rows of one piece and of many (the huge row: 350 non-zeros, 11 pieces
+// of 32), two column tiles (n = 256, and n = 33 with unaligned B, where the v4 shapes turn scalar
+// and still pair), the unaligned case where they no longer pair (the two-launch split, on the
+// pieces), a matrix where most rows have several pieces, f64, int64, column-major C.
+TEST_F(CudaSpmm, OneLaunchSplitMatchesTheReference) {
+    const std::uint64_t seed = test::seed("cuda_spmm_one_launch_split");
+    const auto a = skewed_matrix<float, std::int32_t>(2000, 700, seed);
+    const auto dense_rows = test::random_csr<float, std::int32_t>(500, 300, 40.0, seed + 1);
+    struct Split {
+        const char* config;
+        index_t n;
+    };
+    for (const Split sp : {Split{"rb.g16.r2.v4+rb.g32.r4.v4@4:split", 32}, Split{"rb.g1.r1.v4+rb.g32.r32.v4@7:split", 4},
+                           Split{"rb.g32.r1.v4+rb.g32.r1.v4@4:split", 128}, Split{"rb.g32.r1.v4+rb.g32.r1.v4@4:split", 256},
+                           Split{"rb.g32.r1.v4+rb.g32.r1.v4@4:split", 33}, Split{"rb.g16.r2.v4+rb.g32.r4.v4@4:split", 33},
+                           Split{"rb.g4.r1.v1+rb.g32.r8.v1@5:split", 7}, Split{"rb.g8.r4.v4+rb.g32.r16.v4@6:split", 8}}) {
+        SCOPED_TRACE(std::string(sp.config) + " n=" + std::to_string(sp.n));
+        EXPECT_TRUE(detail::splits_in_one_launch(detail::parse_spmm_config(sp.config)));
+        for (Reduce r : {Reduce::sum, Reduce::mean}) {
+            check(a, sp.n, Case{.reduce = r, .alpha = 2.0, .beta = 0.5, .config = sp.config}, seed);
+            check(dense_rows, sp.n, Case{.reduce = r, .alpha = -1.0, .beta = 1.0, .config = sp.config}, seed + 2);
+        }
+        check(a, sp.n, Case{.config = sp.config, .deterministic = true}, seed + 3);
+    }
+    const char* config = "rb.g16.r2.v4+rb.g32.r4.v4@4:split";
+    check(convert_values<double>(a.view()), 32, Case{.reduce = Reduce::mean, .c_layout = Layout::col_major, .beta = -0.5, .config = config},
+          seed);
+    check(skewed_matrix<float, std::int64_t>(1500, 600, seed), 32, Case{.alpha = 0.5, .beta = 2.0, .config = config}, seed);
+    check(skewed_matrix<double, std::int64_t>(1500, 600, seed), 64,
+          Case{.reduce = Reduce::mean, .b_layout = Layout::col_major, .beta = 1.0, .config = "rb.g16.r1.v4+rb.g32.r2.v4@4:split"}, seed);
+    check(skewed_matrix<float, std::int32_t>(300, 200, seed), 32, Case{.beta = 0.5, .transpose_a = true, .config = config}, seed);
+}
+
+// The pieces of a row meet through an arrival count that the row's last block sets back to zero:
+// every run of a plan must find it there. Runs repeat bit for bit, as does a deterministic plan.
+TEST_F(CudaSpmm, OneLaunchSplitRepeatsExactly) {
+    const std::uint64_t seed = test::seed("cuda_spmm_one_launch_repeat");
+    const auto a_host = test::random_csr<float, std::int32_t>(700, 400, 40.0, seed);
+    const index_t n = 64;
+    const Executor gpu = Executor::cuda(0), ref = Executor::reference();
+    const Dense<float> b_host = test::random_dense<float>(a_host.cols(), n, seed + 1);
+    const Dense<float> c0 = test::random_dense<float>(a_host.rows(), n, seed + 2);
+    const SpmmOptions opt{.alpha = 1.5, .beta = 0.5, .config = "rb.g16.r1.v4+rb.g32.r2.v4@4:split"};
+    Dense<float> want = c0.to(Executor::cpu());
+    spmm(ref, a_host.view(), b_host.view(), want.view(), opt);
+
+    const auto a = a_host.to(gpu);
+    const auto b = b_host.to(gpu);
+    SpmmPlan<float, std::int32_t> plan(gpu, a.view(), n, opt);
+    SpmmOptions deterministic = opt;
+    deterministic.deterministic = true;
+    SpmmPlan<float, std::int32_t> plan_d(gpu, a.view(), n, deterministic);
+    std::vector<float> first;
+    for (int run = 0; run < 4; ++run) {
+        Dense<float> c = c0.to(gpu);
+        (run % 2 ? plan_d : plan).run(b.view(), c.view());
+        const auto got = c.to(Executor::cpu()).values().to_vector();
+        EXPECT_TRUE(test::all_close(test::to_doubles(c.to(Executor::cpu())), test::to_doubles(want), 1e-4, 1e-4, n)) << "run " << run;
+        if (run == 0)
+            first = got;
+        else
+            EXPECT_EQ(got, first) << "run " << run;
+    }
+}
+
+// The selector on a power-law matrix (the shape of soc-Slashdot0902: short rows and a tail of long
+// ones): the one-launch split for sum and mean, the long-row bin for max and min, alpha and beta.
+TEST_F(CudaSpmm, SelectorOnPowerLawRowsEveryReduction) {
+    const std::uint64_t seed = test::seed("cuda_spmm_powerlaw");
+    const auto a = generate_powerlaw<float, std::int32_t>(20000, 20000, 12.0, 2.1, seed);
+    for (index_t n : {4, 32, 128}) {
+        for (Reduce r : all_reduces) {
+            SCOPED_TRACE(std::string(to_string(r)) + " n=" + std::to_string(n));
+            check(a, n, Case{.reduce = r, .alpha = 1.5, .beta = 0.5}, seed + static_cast<std::uint64_t>(n));
+        }
+        const Executor gpu = Executor::cuda(0);
+        const auto a_gpu = a.to(gpu);
+        const SpmmPlan<float, std::int32_t> plan(gpu, a_gpu.view(), n);
+        EXPECT_TRUE(detail::splits_in_one_launch(detail::parse_spmm_config(plan.config()))) << plan.config();
+    }
 }
 
 // Edge-based kernels: chunks of non-zeros across row boundaries; rows inside a chunk stored,
@@ -331,6 +416,34 @@ TEST(SpmmConfig, SelectorPicksCompiledShapesThatFitN) {
             }
             EXPECT_NO_THROW((void)detail::parse_spmm_config(detail::to_string(c)));
         }
+}
+
+// Every compiled shape pairs with a compiled full-warp shape over the same column tile, so any
+// short shape can split long rows in its own launch; the selector's splits always do.
+TEST(SpmmConfig, SplitsRunInOneLaunchWhereTheShapesPair) {
+    for (const auto& s : detail::compiled_rb_shapes()) {
+        const auto partner = detail::one_launch_long_shape(s);
+        EXPECT_TRUE(detail::is_compiled(partner)) << detail::to_string(s) << " -> " << detail::to_string(partner);
+        EXPECT_EQ(partner.g, 32);
+        EXPECT_EQ(partner.tile(), s.tile()) << detail::to_string(s);
+    }
+    detail::SpmmFeatures f;  // soc-Slashdot0902
+    f.rows = f.cols = 82168;
+    f.nnz = 948464;
+    f.max_row = 2511;
+    f.log2_histogram[12] = 4;
+    f.log2_histogram[8] = 2000;
+    f.split_allowed = true;
+    for (index_t n : {1, 4, 32, 33, 128, 512}) {
+        f.n = n;
+        const auto c = detail::select_spmm_config(f);
+        EXPECT_TRUE(c.split_long) << detail::to_string(c);
+        EXPECT_TRUE(detail::splits_in_one_launch(c)) << detail::to_string(c);
+    }
+    EXPECT_TRUE(detail::splits_in_one_launch(detail::parse_spmm_config("rb.g16.r2.v4+rb.g32.r4.v4@64:split")));
+    EXPECT_FALSE(detail::splits_in_one_launch(detail::parse_spmm_config("rb.g16.r2.v4+rb.g32.r4.v4@64")));
+    EXPECT_FALSE(detail::splits_in_one_launch(detail::parse_spmm_config("rb.g8.r1.v4+rb.g32.r8.v4@16:split")));
+    EXPECT_FALSE(detail::splits_in_one_launch(detail::parse_spmm_config("rb.g32.r1.v1+rb.g32.r32.v1@7:split")));
 }
 
 // The rules the H200 measurements set (bench/results/h200-spmm.md): at n = 32, eight column lanes

@@ -1,8 +1,9 @@
 #pragma once
 // Plan-time analysis of A on the device, in one pass over row_ptr: a histogram of row lengths
 // (log2 buckets), the longest row, and the split of the rows into a short and a long bin at a
-// threshold the host chose from nnz / rows alone, with the chunk count the long rows will need.
-// Then, for split long rows, their chunks (row, first non-zero), built on the device.
+// threshold the host chose from nnz / rows alone, with the counts of chunks and of pieces (longer
+// chunks, for the one-launch split) the long rows will need. Then, for split long rows, their
+// chunks or pieces (row, first non-zero), built on the device.
 #include <cuda_runtime.h>
 
 #include "cuda/common/segment_group.cuh"
@@ -19,7 +20,8 @@ struct AnalysisSlots {
     static constexpr int num_short = length_buckets + 1;
     static constexpr int num_long = length_buckets + 2;
     static constexpr int num_chunks = length_buckets + 3;
-    static constexpr int count = length_buckets + 4;
+    static constexpr int num_pieces = length_buckets + 4;
+    static constexpr int count = length_buckets + 5;
 };
 
 // One thread a row. Short rows go to the front of `lists`, long rows (longer than threshold) to
@@ -29,15 +31,15 @@ struct AnalysisSlots {
 // an atomic per warp made 31250 on one address (same-address atomics serialise in L2, about a
 // nanosecond each: stop 9 measured 125 us for four per warp in the SDDMM statistics).
 template <class I>
-__global__ void __launch_bounds__(256) analyse_rows(const I* row_ptr, long long rows, long long threshold, long long chunk,
+__global__ void __launch_bounds__(256) analyse_rows(const I* row_ptr, long long rows, long long threshold, long long chunk, long long piece,
                                                     unsigned long long* counters, I* lists) {
     constexpr int kWarps = 256 / 32;
     __shared__ unsigned long long local[length_buckets];
-    __shared__ unsigned long long local_max, local_chunks;
+    __shared__ unsigned long long local_max, local_chunks, local_pieces;
     __shared__ unsigned warp_long[kWarps], warp_short[kWarps];
     __shared__ unsigned long long block_long, block_short;
     for (int k = threadIdx.x; k < length_buckets; k += blockDim.x) local[k] = 0;
-    if (threadIdx.x == 0) local_max = local_chunks = 0;
+    if (threadIdx.x == 0) local_max = local_chunks = local_pieces = 0;
     __syncthreads();
 
     const long long i = static_cast<long long>(blockIdx.x) * blockDim.x + threadIdx.x;
@@ -52,11 +54,13 @@ __global__ void __launch_bounds__(256) analyse_rows(const I* row_ptr, long long 
     const unsigned long long longest = group_reduce<32>(len, [](unsigned long long x, unsigned long long y) { return x > y ? x : y; });
     const bool is_long = valid && static_cast<long long>(len) > threshold;
     const unsigned long long chunks = group_sum<32>(is_long ? (len + static_cast<unsigned long long>(chunk) - 1) / chunk : 0ull);
+    const unsigned long long pieces = group_sum<32>(is_long ? (len + static_cast<unsigned long long>(piece) - 1) / piece : 0ull);
     const unsigned long_votes = __ballot_sync(full_mask, is_long);
     const unsigned short_votes = __ballot_sync(full_mask, valid && !is_long);
     if (lane == 0) {
         atomicMax(&local_max, longest);
         if (chunks) atomicAdd(&local_chunks, chunks);
+        if (pieces) atomicAdd(&local_pieces, pieces);
         warp_long[warp] = static_cast<unsigned>(__popc(long_votes));
         warp_short[warp] = static_cast<unsigned>(__popc(short_votes));
     }
@@ -70,6 +74,7 @@ __global__ void __launch_bounds__(256) analyse_rows(const I* row_ptr, long long 
         block_long = total_long ? atomicAdd(&counters[AnalysisSlots::num_long], total_long) : 0;
         block_short = total_short ? atomicAdd(&counters[AnalysisSlots::num_short], total_short) : 0;
         if (local_chunks) atomicAdd(&counters[AnalysisSlots::num_chunks], local_chunks);
+        if (local_pieces) atomicAdd(&counters[AnalysisSlots::num_pieces], local_pieces);
         atomicMax(&counters[AnalysisSlots::max_row], local_max);
     }
     __syncthreads();

@@ -52,40 +52,25 @@ constexpr int rb_batch() {
     return batch > 16 ? 16 : batch < 1 ? 1 : batch;
 }
 
-// At least 5 blocks of 256 an SM (48 registers; a few instantiations spill 8 bytes): the kernel is
-// latency-bound (Nsight Compute on Laplace 128^3 at n = 128: 28% of DRAM, 52% of L2, neither issue
-// nor memory saturated), so more warps in flight beat more registers. On the H200 it took
-// 0.89-0.96x the time it took without the bound on 8 of 10 quick-suite cases, the rest unchanged.
-template <class T, class I, int G, int R, int VEC, Fold F, bool Split = false>
-__global__ void __launch_bounds__(256, 5) spmm_rb_kernel(const SpmmKernelArgs<T, I> p) {
-    static_assert(!Split || (F == Fold::sum && (sizeof(T) >= 4)), "only f32/f64 sums split rows (atomic adds in the value type)");
+// The fold's working type: f32 products compared in f64, where they are exact: the winner (and
+// its column) of a max or min is then the reference's, not one of two products that round to the
+// same float.
+template <class T, Fold F>
+using fold_t = std::conditional_t<F != Fold::sum && std::is_same_v<T, float>, double, accum_t<T>>;
+
+// One group of G lanes folds non-zeros [begin, end) of a row over its columns col0 .. col0 + VEC - 1
+// (g: the lane within the group). On return the group's lanes with r == 0 hold the result: acc,
+// and for an extremum the winning column in win (-1 where no product was folded).
+template <class T, class I, int G, int R, int VEC, Fold F>
+__device__ __forceinline__ void rb_fold(const SpmmKernelArgs<T, I>& p, long long begin, long long end, int g, long long col0,
+                                        fold_t<T, F> (&acc)[VEC], I (&win)[VEC]) {
     static_assert(G >= 1 && G <= 32 && (G & (G - 1)) == 0 && R >= 1 && R <= G && G % R == 0, "bad group shape");
     using A = accum_t<T>;
-    constexpr int column_lanes = G / R;
-    constexpr int tile = column_lanes * VEC;
+    using Fa = fold_t<T, F>;
     constexpr bool extremum = F != Fold::sum;
-
-    const int g = static_cast<int>(threadIdx.x) & (G - 1);
     const int r = g & (R - 1);
-    const int column_lane = g / R;
     const unsigned mask = group_mask<G>();
-    const long long group = (static_cast<long long>(blockIdx.x) * blockDim.x + threadIdx.x) / G;
-    if (group >= p.num_rows) return;  // whole groups leave together, so the shuffles below stay legal
-    const long long row = p.row_list ? static_cast<long long>(p.row_list[group]) : group;
-    const long long col0 = static_cast<long long>(blockIdx.y) * tile + static_cast<long long>(column_lane) * VEC;
     const bool full_vector = col0 + VEC <= p.n;
-    const long long row_begin = p.row_ptr[row], row_end = p.row_ptr[row + 1];
-    long long begin = row_begin, end = row_end;
-    if constexpr (Split) {
-        begin = p.chunk_begin[group];
-        end = begin + p.chunk < row_end ? begin + p.chunk : row_end;
-    }
-
-    // f32 products compared in f64, where they are exact: the winner (and its column) is then the
-    // reference's, not one of two products that round to the same float.
-    using Fa = std::conditional_t<extremum && std::is_same_v<T, float>, double, A>;
-    Fa acc[VEC];
-    I win[VEC];
 #pragma unroll
     for (int k = 0; k < VEC; ++k) {
         acc[k] = fold_identity<F, Fa>();
@@ -167,8 +152,37 @@ __global__ void __launch_bounds__(256, 5) spmm_rb_kernel(const SpmmKernelArgs<T,
             }
         }
     }
-    if (r != 0 || col0 >= p.n) return;
+}
 
+// The rows (or, when split, the row chunks) of block `block` of a row-based launch: a group of G
+// lanes a work item, written to C (or, when split, added to it or to the partial sums).
+template <class T, class I, int G, int R, int VEC, Fold F, bool Split>
+__device__ __forceinline__ void rb_rows(const SpmmKernelArgs<T, I>& p, long long block) {
+    static_assert(!Split || (F == Fold::sum && (sizeof(T) >= 4)), "only f32/f64 sums split rows (atomic adds in the value type)");
+    using A = accum_t<T>;
+    constexpr int column_lanes = G / R;
+    constexpr int tile = column_lanes * VEC;
+    constexpr bool extremum = F != Fold::sum;
+
+    const int g = static_cast<int>(threadIdx.x) & (G - 1);
+    const int r = g & (R - 1);
+    const int column_lane = g / R;
+    const long long group = (block * blockDim.x + threadIdx.x) / G;
+    if (group >= p.num_rows) return;  // whole groups leave together, so the shuffles below stay legal
+    const long long row = p.row_list ? static_cast<long long>(p.row_list[group]) : group;
+    const long long col0 = static_cast<long long>(blockIdx.y) * tile + static_cast<long long>(column_lane) * VEC;
+    const bool full_vector = col0 + VEC <= p.n;
+    const long long row_begin = p.row_ptr[row], row_end = p.row_ptr[row + 1];
+    long long begin = row_begin, end = row_end;
+    if constexpr (Split) {
+        begin = p.chunk_begin[group];
+        end = begin + p.chunk < row_end ? begin + p.chunk : row_end;
+    }
+
+    fold_t<T, F> acc[VEC];
+    I win[VEC];
+    rb_fold<T, I, G, R, VEC, F>(p, begin, end, g, col0, acc, win);
+    if (r != 0 || col0 >= p.n) return;
     const long long len = row_end - row_begin;
     A out_v[VEC];
 #pragma unroll
@@ -216,6 +230,15 @@ __global__ void __launch_bounds__(256, 5) spmm_rb_kernel(const SpmmKernelArgs<T,
                 if (col0 + q < p.n) p.arg[row * p.ldarg + col0 + q] = len == 0 ? I(-1) : win[q];
         }
     }
+}
+
+// At least 5 blocks of 256 an SM (48 registers; a few instantiations spill 8 bytes): the kernel is
+// latency-bound (Nsight Compute on Laplace 128^3 at n = 128: 28% of DRAM, 52% of L2, neither issue
+// nor memory saturated), so more warps in flight beat more registers. On the H200 it took
+// 0.89-0.96x the time it took without the bound on 8 of 10 quick-suite cases, the rest unchanged.
+template <class T, class I, int G, int R, int VEC, Fold F, bool Split = false>
+__global__ void __launch_bounds__(256, 5) spmm_rb_kernel(const SpmmKernelArgs<T, I> p) {
+    rb_rows<T, I, G, R, VEC, F, Split>(p, blockIdx.x);
 }
 
 }  // namespace spk::detail::cuda

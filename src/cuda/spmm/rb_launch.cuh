@@ -4,6 +4,7 @@
 #include <cuda_runtime.h>
 
 #include "cuda/common/check.cuh"
+#include "cuda/spmm/rb_fused_kernel.cuh"
 #include "cuda/spmm/rb_kernel.cuh"
 #include "spk/error.hpp"
 #include "tune/spmm_config.hpp"
@@ -12,6 +13,7 @@
 namespace spk::detail::cuda {
 
 constexpr int rb_block_threads = 256;
+static_assert(rb_piece_threads == rb_block_threads, "a piece block is a row kernel's block");
 
 template <class T, class I, int G, int R, int VEC, Fold F, bool Split = false>
 void launch_rb_shape(const SpmmKernelArgs<T, I>& args, cudaStream_t stream) {
@@ -68,6 +70,36 @@ void launch_rb_split(const RbShape& s, const SpmmKernelArgs<T, I>& args, cudaStr
     SPK_SPMM_RB_SHAPES(SPK_SPLIT_CASE)
 #undef SPK_SPLIT_CASE
     invalid_argument("spmm: split long rows need a 32-lane shape, got " + to_string(s));
+}
+
+// Short rows and pieces of long rows in one launch (spmm_rb_fused_kernel): the pieces' blocks
+// first, then the short rows' (args.row_list, args.num_rows) as launch_rb_shape lays them out.
+template <class T, class I, int G, int R, int VEC>
+void launch_rb_fused_shape(const SpmmKernelArgs<T, I>& args, const RbPieces<T, I>& pieces, cudaStream_t stream) {
+    constexpr int tile = (G / R) * VEC;
+    const long long groups_per_block = rb_block_threads / G;
+    const long long blocks = pieces.count + (args.num_rows + groups_per_block - 1) / groups_per_block;
+    const long long tiles = (args.n + tile - 1) / tile;
+    if (blocks == 0 || tiles == 0) return;
+    if (blocks > 0x7fffffffLL || tiles > 65535)
+        unsupported("spmm: problem too large for one launch (" + std::to_string(blocks) + " x " + std::to_string(tiles) + " blocks)");
+    spmm_rb_fused_kernel<T, I, G, R, VEC>
+        <<<dim3(static_cast<unsigned>(blocks), static_cast<unsigned>(tiles)), rb_block_threads, 0, stream>>>(args, pieces);
+    SPK_CUDA_CHECK_LAUNCH();
+}
+
+// s: the short rows' shape; the long rows' is one_launch_long_shape(s), a full warp over its tile.
+template <class T, class I>
+void launch_rb_fused(const RbShape& s, const SpmmKernelArgs<T, I>& args, const RbPieces<T, I>& pieces, cudaStream_t stream) {
+    static_assert(sizeof(T) >= 4, "the split rules: sum and mean in f32 and f64");
+#define SPK_FUSED_CASE(G, R, VEC)                                     \
+    if (s.g == G && s.r == R && s.vec == VEC) {                       \
+        launch_rb_fused_shape<T, I, G, R, VEC>(args, pieces, stream); \
+        return;                                                       \
+    }
+    SPK_SPMM_RB_SHAPES(SPK_FUSED_CASE)
+#undef SPK_FUSED_CASE
+    invalid_argument("spmm: shape " + to_string(s) + " is not compiled");
 }
 
 }  // namespace spk::detail::cuda

@@ -1,5 +1,6 @@
 // CUDA SpMM: plan-time analysis (features, configuration, row bins) and the run, which routes
-// column-major operands through transposed workspaces and launches one kernel per row bin.
+// column-major operands through transposed workspaces and launches one kernel per row bin, or one
+// for both bins when the long rows are split in the short rows' launch.
 #include <cuda_runtime.h>
 
 #include <algorithm>
@@ -11,6 +12,7 @@
 #include "cuda/common/transpose.cuh"
 #include "cuda/common/workspace.hpp"
 #include "cuda/spmm/analysis.cuh"
+#include "cuda/spmm/rb_fused_kernel.cuh"
 #include "cuda/spmm/rb_kernel.cuh"
 #include "cuda/spmm/state.hpp"
 
@@ -21,6 +23,8 @@ void launch_rb(const RbShape& s, Fold fold, const SpmmKernelArgs<T, I>& args, cu
 template <class T, class I>
 void launch_rb_split(const RbShape& s, const SpmmKernelArgs<T, I>& args, cudaStream_t stream);
 template <class T, class I>
+void launch_rb_fused(const RbShape& s, const SpmmKernelArgs<T, I>& args, const RbPieces<T, I>& pieces, cudaStream_t stream);
+template <class T, class I>
 void launch_eb(const RbShape& s, const SpmmKernelArgs<T, I>& args, long long rows, long long nnz, cudaStream_t stream);
 
 namespace {
@@ -29,15 +33,16 @@ cudaStream_t stream_of(const Executor& exec) { return static_cast<cudaStream_t>(
 
 unsigned blocks_for(long long work, int threads = 256) { return static_cast<unsigned>((work + threads - 1) / threads); }
 
-// One pass over row_ptr: the features and the row bins at `threshold`, read back with one wait.
+// One pass over row_ptr: the features and the row bins at `threshold` (with the chunk counts of
+// both splits), read back with one wait.
 template <class I>
 void analyse(const Executor& exec, const I* row_ptr, index_t rows, index_t threshold, SpmmState& state) {
     const cudaStream_t stream = stream_of(exec);
     Workspace<unsigned long long> counters(exec, AnalysisSlots::count);
     SPK_CUDA_CHECK(cudaMemsetAsync(counters.data(), 0, sizeof(unsigned long long) * AnalysisSlots::count, stream));
     if (rows > 0) {
-        analyse_rows<I><<<blocks_for(rows), 256, 0, stream>>>(row_ptr, rows, threshold, threshold, counters.data(),
-                                                             reinterpret_cast<I*>(state.row_lists.data()));
+        analyse_rows<I><<<blocks_for(rows), 256, 0, stream>>>(row_ptr, rows, threshold, threshold, rb_piece_warps * threshold,
+                                                              counters.data(), reinterpret_cast<I*>(state.row_lists.data()));
         SPK_CUDA_CHECK_LAUNCH();
     }
     unsigned long long host[AnalysisSlots::count];
@@ -48,14 +53,15 @@ void analyse(const Executor& exec, const I* row_ptr, index_t rows, index_t thres
     state.num_short = static_cast<index_t>(host[AnalysisSlots::num_short]);
     state.num_long = static_cast<index_t>(host[AnalysisSlots::num_long]);
     state.num_chunks = static_cast<index_t>(host[AnalysisSlots::num_chunks]);
+    state.num_pieces = static_cast<index_t>(host[AnalysisSlots::num_pieces]);
 }
 
-// Cuts each long row into chunks of config.long_threshold non-zeros, on the device: chunk counts,
+// Cuts each long row into chunks of state.chunk non-zeros, on the device: chunk counts,
 // their running sum (each long row's first chunk), then a warp a row writing its chunks.
 template <class I>
 void chunk_long_rows(const Executor& exec, const I* row_ptr, SpmmState& state) {
     const cudaStream_t stream = stream_of(exec);
-    const index_t count = state.num_long, chunk = state.config.long_threshold;
+    const index_t count = state.num_long, chunk = state.chunk;
     state.chunk_first = Workspace<long long>(exec, static_cast<std::size_t>(count + 1));
     state.chunk_rows = Workspace<std::byte>(exec, sizeof(I) * static_cast<std::size_t>(state.num_chunks));
     state.chunk_begin = Workspace<long long>(exec, static_cast<std::size_t>(state.num_chunks));
@@ -104,13 +110,30 @@ void run_split(const Executor& exec, const SpmmState& state, SpmmKernelArgs<T, I
     kargs.row_list = reinterpret_cast<const I*>(state.chunk_rows.data());
     kargs.num_rows = state.num_chunks;
     kargs.chunk_begin = state.chunk_begin.data();
-    kargs.chunk = state.config.long_threshold;
+    kargs.chunk = state.chunk;
     launch_rb_split<T, I>(shape, kargs, stream);
     if (state.deterministic && state.num_long > 0) {
         combine_chunks<T, I><<<grid(state.num_long * n), 256, 0, stream>>>(state.long_rows<I>(), state.num_long, state.chunk_first.data(),
                                                                            partial.data(), kargs.c, kargs.ldc, n, kargs.beta);
         SPK_CUDA_CHECK_LAUNCH();
     }
+}
+
+// Short rows and pieces of long rows in one launch: no scaling of C, no atomics on C, and no
+// order that depends on timing. Rows of more than one piece meet in partial sums.
+template <class T, class I>
+void run_one_launch(const Executor& exec, const SpmmState& state, SpmmKernelArgs<T, I> kargs, const RbShape& shape) {
+    Workspace<accum_t<T>> partial;
+    if (state.num_chunks > state.num_long) partial = Workspace<accum_t<T>>(exec, static_cast<std::size_t>(state.num_chunks * kargs.n));
+    kargs.row_list = state.short_rows<I>();
+    kargs.num_rows = state.num_short;
+    const RbPieces<T, I> pieces{reinterpret_cast<const I*>(state.chunk_rows.data()),
+                                state.chunk_begin.data(),
+                                state.num_chunks,
+                                state.chunk,
+                                partial.data(),
+                                state.arrivals.data()};
+    launch_rb_fused<T, I>(shape, kargs, pieces, stream_of(exec));
 }
 
 }  // namespace
@@ -139,7 +162,18 @@ std::shared_ptr<const SpmmState> spmm_analyse(const Executor& exec, CsrView<cons
                          "': edge-based kernels add rows across chunks atomically: they need sum or mean in f32 or f64, and deterministic = false");
     if (state->config.long_shape && state->config.long_threshold != threshold)
         analyse<I>(exec, a.row_ptr, a.rows, state->config.long_threshold, *state);
-    if (state->config.split_long) chunk_long_rows<I>(exec, a.row_ptr, *state);
+    if (state->config.split_long) {
+        // The one-launch split cuts pieces of rb_piece_warps chunks: a block's work, a warp's the
+        // two-launch split's chunk.
+        state->one_launch = splits_in_one_launch(state->config);
+        state->chunk = state->config.long_threshold * (state->one_launch ? rb_piece_warps : 1);
+        if (state->one_launch) state->num_chunks = state->num_pieces;
+        if (state->one_launch && state->num_chunks > state->num_long) {
+            state->arrivals = Workspace<unsigned>(exec, static_cast<std::size_t>(state->num_chunks));
+            SPK_CUDA_CHECK(cudaMemsetAsync(state->arrivals.data(), 0, sizeof(unsigned) * state->arrivals.size(), stream_of(exec)));
+        }
+        chunk_long_rows<I>(exec, a.row_ptr, *state);
+    }
     return state;
 }
 
@@ -224,6 +258,15 @@ void spmm(const Executor& exec, const SpmmState& state, const SpmmArgs<V, I>& ar
     if (!state.config.long_shape) {
         launch_rb<T, I>(shape_for(state.config.shape), fold, kargs, stream);
         return finish();
+    }
+    if constexpr (sizeof(T) >= 4) {
+        if (state.one_launch) {
+            const RbShape s = shape_for(state.config.shape);
+            if (shape_for(*state.config.long_shape) == one_launch_long_shape(s)) {
+                run_one_launch(exec, state, kargs, s);
+                return finish();
+            }
+        }
     }
     kargs.row_list = state.short_rows<I>();
     kargs.num_rows = state.num_short;

@@ -15,15 +15,21 @@ struct SpmmState {
     SpmmConfig config;
     SpmmFeatures features;
     bool deterministic = false;  // split rows meet through ordered partial sums, not atomics
+    // The split runs in the short rows' launch (splits_in_one_launch): its work items are pieces of
+    // rb_piece_warps chunks. It still falls back to the two-launch split (on the same pieces)
+    // where unaligned B changes the shapes so that they no longer pair.
+    bool one_launch = false;
     // The row bins in one array of the matrix's index type (raw bytes: the state is not
     // templated): num_short short rows at the front, num_long long rows at the back.
     Workspace<std::byte> row_lists;
     index_t num_short = 0, num_long = 0;
-    // Split long rows: chunk k is row chunk_rows[k] (index type), non-zeros from chunk_begin[k];
-    // long row t owns chunks chunk_first[t] .. chunk_first[t + 1] - 1.
+    // Split long rows: chunk k is row chunk_rows[k] (index type), non-zeros from chunk_begin[k]
+    // (chunk of them, cut at the row's end); long row t owns chunks chunk_first[t] .. chunk_first[t + 1] - 1.
     Workspace<std::byte> chunk_rows;
     Workspace<long long> chunk_begin, chunk_first;
-    index_t num_chunks = 0;
+    index_t num_chunks = 0, num_pieces = 0, chunk = 0;
+    // One-launch split: per row, at its first piece, the blocks that finished it (zero between runs).
+    Workspace<unsigned> arrivals;
 
     template <class I>
     const I* short_rows() const {
