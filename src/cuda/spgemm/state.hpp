@@ -46,6 +46,7 @@ struct DeviceState {
     Array<I> numeric_rows;  // C's rows grouped by length, laid out by `numeric`
     BinLayout numeric;
     Array<I> mask_cols;  // the mask's columns sorted per row (empty: already sorted)
+    bool b_rows_increasing = false;  // B's columns strictly increase in every row (owns_distinct_slots)
     // C's sorted columns (nnz(C) entries), for the numeric-reuse path: recompute receives only
     // C's values, and copying the columns in compute() would cost every one-shot product (spgemm()
     // is a plan and one compute) their time and memory. So the first recompute runs the hash
