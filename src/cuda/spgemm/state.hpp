@@ -17,9 +17,11 @@ namespace spk::detail::cuda::spgemm {
 // Rows go to bins by the size their accumulator needs (distinct column blocks in the symbolic
 // phase, C's row length in the numeric phase); every table keeps its load at 1/2 or less, and
 // capacities double from bin to bin so that no row clears and scans far more slots than it fills.
-// Bin 0: nothing to do. 1-5: one warp per row, tables in shared memory. 6-7: one block per row,
+// Bin 0: nothing to do. 1-3: one warp per row, tables in shared memory. 4-7: one block per row,
 // tables in shared memory. 8: one block per row, in shared memory or a global-memory pool (see
-// numeric_kernels.cuh and symbolic_kernels.cuh).
+// numeric_kernels.cuh and symbolic_kernels.cuh). From bin 4 a table per warp would bound the
+// warps an SM holds (bin 5 in f64: four 12 KiB tables a block of 4 warps, 16 warps an SM); a
+// block's warps share one table instead, and take the row's entries of A in turn.
 inline constexpr int kBins = 9;
 inline constexpr int kGlobalBin = kBins - 1;
 
@@ -29,7 +31,7 @@ struct BinShape {
     int log2_capacity;  // table entries per row (log2); 0: the global bin
 };
 inline constexpr BinShape kBinShapes[kBins] = {{true, 128, 0},   {true, 128, 6},    {true, 128, 7},
-                                               {true, 128, 8},   {true, 128, 9},    {true, 128, 10},
+                                               {true, 128, 8},   {false, 128, 9},   {false, 128, 10},
                                                {false, 256, 12}, {false, 1024, 13}, {false, 512, 0}};
 
 // Rows grouped by bin (the row ids themselves live in an array of the caller's).
