@@ -92,6 +92,10 @@ RbShape parse_shape(std::string_view whole, std::string_view text) {
     return s;
 }
 
+// Half the H200's resident threads (132 SMs x 2048): below it the row kernel's lanes cannot hide
+// one row's latency behind the others'.
+constexpr index_t kLanesThatFillTheDevice = index_t{1} << 17;
+
 int pow2_ceil(index_t x) {
     int p = 1;
     while (p < x && p < (1 << 30)) p *= 2;
@@ -222,12 +226,21 @@ SpmmConfig select_spmm_config(const SpmmFeatures& f) {
     const bool skewed = static_cast<double>(f.max_row) > 4.0 * mean + 16.0;
     int want_r = std::min(max_r, pow2_floor(std::max(1.0, mean / 4.0)));
     if (column_lanes >= 8) want_r = skewed ? std::min(want_r, 2) : 1;
+    // A matrix whose rows, one group each, leave most of the device's lanes idle (the H200 holds
+    // about 270K threads) runs for its longest short row's chain of loads: spread each row over
+    // lanes enough that this row takes about 8 non-zeros a lane. At 1M rows per kernel call
+    // that chain is hidden by other rows; with a few thousand it is the whole kernel.
+    const index_t threshold = long_row_threshold(f);
+    const bool fills_device = f.rows * column_lanes >= kLanesThatFillTheDevice;
+    if (!fills_device) {
+        const index_t longest_short_row = std::min(f.max_row, threshold);
+        want_r = std::max(want_r, std::min(max_r, pow2_floor(std::max(1.0, static_cast<double>(longest_short_row) / 8.0))));
+    }
     std::optional<RbShape> shape = best_shape(column_lanes, vec, want_r);
     for (int v = vec; !shape && v >= 1; v /= 2) shape = best_shape(column_lanes, v, want_r);
     if (!shape) shape = RbShape{32, 1, 1};
     SpmmConfig c{*shape, std::nullopt, 0, false};
 
-    const index_t threshold = long_row_threshold(f);
     const int threshold_bits = 64 - __builtin_clzll(static_cast<unsigned long long>(threshold));
     if (f.max_row > threshold && f.rows_longer_than_pow2(threshold_bits - 1) > 0) {
         // Full-warp shapes for the long rows; cut them into chunks where the sum allows it

@@ -283,6 +283,51 @@ TYPED_TEST(CudaSpgemm, RecomputeOnEveryBin) {
     expect_recompute_variants_match(a, b, some);
 }
 
+// B's rows long enough that one sub-group of a warp takes each (32 lanes), with a column repeated:
+// next to itself on even rows, appended at the end (the row then unsorted) on odd rows. Two lanes
+// of one round then reach the same slot, so the kernels must combine atomically there (plain
+// adds serve only rows of B whose columns strictly increase: owns_distinct_slots). The product,
+// and the recompute over places that repeat, against the reference, which sums each product.
+template <class V, class I>
+Csr<V, I> with_repeated_columns(const Csr<V, I>& m) {
+    const auto ptr = m.row_ptr().to_vector();
+    const auto col = m.col_idx().to_vector();
+    const auto val = m.values().to_vector();
+    std::vector<I> out_ptr{0}, out_col;
+    std::vector<V> out_val;
+    for (index_t i = 0; i < m.rows(); ++i) {
+        for (index_t q = ptr[i]; q < ptr[i + 1]; ++q) {
+            out_col.push_back(col[q]);
+            out_val.push_back(val[q]);
+            if (i % 2 == 0 && q == ptr[i]) {
+                out_col.push_back(col[q]);
+                out_val.push_back(value_cast<V>(0.5));
+            }
+        }
+        if (i % 2 == 1 && ptr[i + 1] > ptr[i]) {
+            const index_t mid = (ptr[i] + ptr[i + 1]) / 2;
+            out_col.push_back(col[mid]);
+            out_val.push_back(value_cast<V>(-0.25));
+        }
+        out_ptr.push_back(static_cast<I>(out_col.size()));
+    }
+    return Csr<V, I>(Executor::cpu(), m.rows(), m.cols(), out_ptr, out_col, out_val, false);
+}
+
+TYPED_TEST(CudaSpgemm, RepeatedColumnsInWideRowsOfB) {
+    using V = typename TypeParam::value;
+    using I = typename TypeParam::index;
+    const std::uint64_t seed = test::seed("cuda_spgemm_repeated_columns");
+    const auto b = with_repeated_columns(test::random_with_zeros<V, I>(300, 2000, 40.0, seed + 1));
+    for (const double per_row : {2.0, 8.0}) {  // rows of C of 40-80 and 300-400 entries: warp bins 2-5
+        SCOPED_TRACE(std::to_string(per_row) + " entries a row of A");
+        const auto a = test::random_with_zeros<V, I>(200, 300, per_row, seed + static_cast<std::uint64_t>(per_row));
+        for (const Semiring s : {Semiring::plus_times, Semiring::min_plus}) expect_matches(a, b, {.semiring = s});
+        expect_recompute_matches(a, b, {});
+        expect_recompute_matches(a, b, {.reuse_positions = false});
+    }
+}
+
 class CudaSpgemmFixed : public ::testing::Test {
 protected:
     void SetUp() override { skip_without_device(); }

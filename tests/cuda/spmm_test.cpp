@@ -469,5 +469,31 @@ TEST(SpmmConfig, SelectorSplitsRowsOnlyWhenLengthsAreSkewed) {
     EXPECT_EQ(detail::select_spmm_config(f).shape, (detail::RbShape{32, 1, 4}));
 }
 
+// A matrix too small to fill the device with one lane group a row spreads its rows over more
+// lanes, by its longest row: bcsstk13's shape (2003 rows, 42 a row, 95 at most) at n = 32 and
+// Erdos971's (472 rows, 5.6 a row, 41 at most) at n = 4.
+TEST(SpmmConfig, SelectorSpreadsRowsOfSmallMatrices) {
+    detail::SpmmFeatures f;
+    f.rows = 2003;
+    f.cols = 2003;
+    f.nnz = 83883;
+    f.n = 32;
+    f.max_row = 95;
+    f.log2_histogram[6] = f.rows;
+    EXPECT_EQ(detail::select_spmm_config(f).shape, (detail::RbShape{32, 4, 4})) << detail::to_string(detail::select_spmm_config(f));
+
+    f.rows = f.cols = 1000000;  // the same rows, a million of them: one lane group a row fills the device
+    f.nnz = 42 * f.rows;
+    EXPECT_EQ(detail::select_spmm_config(f).shape, (detail::RbShape{8, 1, 4}));
+
+    f.rows = f.cols = 472;
+    f.nnz = 2628;
+    f.n = 4;
+    f.max_row = 41;
+    f.log2_histogram = {};
+    f.log2_histogram[3] = f.rows;
+    EXPECT_EQ(detail::select_spmm_config(f).shape, (detail::RbShape{4, 4, 4})) << detail::to_string(detail::select_spmm_config(f));
+}
+
 }  // namespace
 }  // namespace spk

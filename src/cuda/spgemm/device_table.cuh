@@ -184,6 +184,27 @@ __device__ __forceinline__ void atomic_combine(T* at, T x) {
     }
 }
 
+// *at = Op::add(*at, x): a plain read-modify-write where the caller's lanes own distinct slots
+// (`exclusive`, see owns_distinct_slots), atomically otherwise. Shared-memory float and double
+// adds compile to a load and a compare-and-swap loop on sm_90, whose round trip sits in every
+// product's chain of dependent operations.
+template <class Op, class T>
+__device__ __forceinline__ void combine(T* at, T x, bool exclusive) {
+    if (exclusive)
+        *at = Op::add(*at, x);
+    else
+        atomic_combine<Op>(at, x);
+}
+
+// Whether a group's lanes combine into distinct slots: one sub-group takes all of a round's
+// products (one row of B, every lane of the group on it), B's rows have no repeated column (so a
+// round's products have distinct columns, hence distinct slots), and the group's lanes meet at
+// the end of each round (the kernels' __syncwarp), which orders one round's writes before the
+// next round's reads. A block's warps do not meet per round: groups of one warp or less only.
+__device__ __forceinline__ bool owns_distinct_slots(bool b_rows_increasing, int sub_groups, int group_size) {
+    return b_rows_increasing && sub_groups == 1 && group_size <= 32;
+}
+
 // Sorts keys[0, n) (n a power of two, below 2^31) with their values, ascending; empty slots (all
 // ones) go last. Each thread takes compare-exchange pairs (i, i + j), so no thread idles in a
 // stage; 32-bit positions (64-bit ones doubled the instructions of this loop).

@@ -59,6 +59,7 @@ void numeric_hash(const Executor& exec, const SpgemmProblem<V, I>& p, const Devi
     args.c_val = c_values;
     args.cols = p.b.cols;
     args.width = entry_width(p.b.nnz, p.b.rows);
+    args.b_rows_increasing = state.b_rows_increasing;
     const long long global_rows = bins.count(kGlobalBin);
     if (global_rows > 0) size_global_bin(exec, bins, args);
     // The global bin's pool: its row counter, then a slot per block.

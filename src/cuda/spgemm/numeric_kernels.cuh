@@ -45,6 +45,7 @@ struct NumericArgs {
     unsigned long long* next_row;
     long long cols;  // of C
     int width;       // threads per entry of A (a power of two, at most 32)
+    bool b_rows_increasing;  // see owns_distinct_slots
 };
 
 // Words of the dense accumulator's bitmap of touched columns.
@@ -148,6 +149,7 @@ __global__ void numeric_rows(NumericArgs<V, I> p) {
         // Sub-groups of `width` lanes take A's entries; every warp runs the same number of rounds,
         // and meets at the end of each (see the file's comment).
         const int sub = G::rank() / p.width, lane = G::rank() % p.width, subs = G::size() / p.width;
+        const bool exclusive = owns_distinct_slots(p.b_rows_increasing, subs, G::size());
         const I a_end = p.a_ptr[row + 1];
         for (I round = p.a_ptr[row]; round < a_end; round += subs) {
             const I pa = round + sub;
@@ -164,7 +166,7 @@ __global__ void numeric_rows(NumericArgs<V, I> p) {
                         atomic_combine<Op>(values + j, product);
                     } else {
                         const int s = claim_slot(keys, log2_capacity, static_cast<K>(j));
-                        if (s >= 0) atomic_combine<Op>(values + s, product);
+                        if (s >= 0) combine<Op>(values + s, product, exclusive);
                     }
                 }
             }

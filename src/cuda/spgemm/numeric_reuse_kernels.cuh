@@ -41,6 +41,7 @@ struct ReuseArgs {
     int log2_capacity;  // tree nodes (and accumulators) per group, log2
     bool masked;        // products may miss C's row: each descent checks the node it found
     int width;          // threads per entry of A (a power of two, at most 32)
+    bool b_rows_increasing;  // see owns_distinct_slots
     // reuse_places_kernels.cuh only: each product's place in its row of C, and A's entries' first places.
     std::uint16_t* places;
     const long long* entry_offset;
@@ -121,6 +122,7 @@ __global__ void reuse_rows(ReuseArgs<V, I> p) {
     I* const tree = reinterpret_cast<I*>(group_slice<G>(smem, p.log2_capacity, sizeof(I) + sizeof(V)));
     V* const values = reinterpret_cast<V*>(tree + (1ll << p.log2_capacity));
     const int sub = G::rank() / p.width, lane = G::rank() % p.width, subs = G::size() / p.width;
+    const bool exclusive = owns_distinct_slots(p.b_rows_increasing, subs, G::size());
     for_each_group_row<G>(p, [&](const RowSpan& span) {
         const auto [start, len, a_begin, a_end] = span;
         const I* cols = p.c_col + start;  // len of them, at most half the group's capacity (the bins' rule)
@@ -158,7 +160,7 @@ __global__ void reuse_rows(ReuseArgs<V, I> p) {
                 }
                 if (j >= lo && j <= hi) {
                     const unsigned node = find_node(tree, depth, j);
-                    if (!p.masked || tree[node] == j) atomic_combine<Op>(values + node, Op::multiply(e.value, b));
+                    if (!p.masked || tree[node] == j) combine<Op>(values + node, Op::multiply(e.value, b), exclusive);
                 }
                 q = q_next;
                 j = j_next;

@@ -91,6 +91,7 @@ __global__ void replay_rows(ReuseArgs<V, I> p) {
     extern __shared__ __align__(16) unsigned char smem[];
     V* const values = reinterpret_cast<V*>(group_slice<G>(smem, p.log2_capacity, sizeof(V)));
     const int sub = G::rank() / p.width, lane = G::rank() % p.width, subs = G::size() / p.width;
+    const bool exclusive = owns_distinct_slots(p.b_rows_increasing, subs, G::size());
     for_each_group_row<G>(p, [&](const RowSpan& span) {
         const auto [start, len, a_begin, a_end] = span;
         long long offset = 0;
@@ -118,7 +119,7 @@ __global__ void replay_rows(ReuseArgs<V, I> p) {
                     at_next = p.places[base + q_next];
                     b_next = p.b_val[q_next];
                 }
-                if (at != kNoPlace) atomic_combine<Op>(values + at, Op::multiply(e.value, b));
+                if (at != kNoPlace) combine<Op>(values + at, Op::multiply(e.value, b), exclusive);
                 q = q_next;
                 at = at_next;
                 b = b_next;

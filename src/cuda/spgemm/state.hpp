@@ -17,9 +17,13 @@ namespace spk::detail::cuda::spgemm {
 // Rows go to bins by the size their accumulator needs (distinct column blocks in the symbolic
 // phase, C's row length in the numeric phase); every table keeps its load at 1/2 or less, and
 // capacities double from bin to bin so that no row clears and scans far more slots than it fills.
-// Bin 0: nothing to do. 1-5: one warp per row, tables in shared memory. 6-7: one block per row,
+// Bin 0: nothing to do. 1-4: one warp per row, tables in shared memory. 5-7: one block per row,
 // tables in shared memory. 8: one block per row, in shared memory or a global-memory pool (see
-// numeric_kernels.cuh and symbolic_kernels.cuh).
+// numeric_kernels.cuh and symbolic_kernels.cuh). From bin 5 a table per warp would bound the
+// warps an SM holds (f64: four 12 KiB tables a block of 4 warps, 16 warps an SM); a block's
+// warps share one table instead, and take the row's entries of A in turn. On the H200 (f64,
+// elasticity 40^3, rows of C of 375 entries) that cut the numeric phase from 31 to 17 ms; bin 4
+// (uniform random's rows of 256) stays with warps, where plain adds replace the atomics.
 inline constexpr int kBins = 9;
 inline constexpr int kGlobalBin = kBins - 1;
 
@@ -29,7 +33,7 @@ struct BinShape {
     int log2_capacity;  // table entries per row (log2); 0: the global bin
 };
 inline constexpr BinShape kBinShapes[kBins] = {{true, 128, 0},   {true, 128, 6},    {true, 128, 7},
-                                               {true, 128, 8},   {true, 128, 9},    {true, 128, 10},
+                                               {true, 128, 8},   {true, 128, 9},    {false, 256, 10},
                                                {false, 256, 12}, {false, 1024, 13}, {false, 512, 0}};
 
 // Rows grouped by bin (the row ids themselves live in an array of the caller's).
@@ -46,6 +50,7 @@ struct DeviceState {
     Array<I> numeric_rows;  // C's rows grouped by length, laid out by `numeric`
     BinLayout numeric;
     Array<I> mask_cols;  // the mask's columns sorted per row (empty: already sorted)
+    bool b_rows_increasing = false;  // B's columns strictly increase in every row (owns_distinct_slots)
     // C's sorted columns (nnz(C) entries), for the numeric-reuse path: recompute receives only
     // C's values, and copying the columns in compute() would cost every one-shot product (spgemm()
     // is a plan and one compute) their time and memory. So the first recompute runs the hash

@@ -25,20 +25,26 @@ using namespace spgemm;
 struct CompressedB {
     Workspace<long long> ptr;
     Workspace<unsigned> block, bits;
+    bool rows_increasing = false;  // every row's columns strictly increase (none repeated)
 };
 
 template <class V, class I>
 CompressedB compress_b(const Executor& exec, const CsrView<const V, I>& b) {
     CompressedB c;
     const long long rows = b.rows;
-    c.ptr = Workspace<long long>(exec, static_cast<std::size_t>(rows) + 1);
+    // ptr[rows + 1], past the offsets, is the unordered flag: one read brings back both numbers.
+    c.ptr = Workspace<long long>(exec, static_cast<std::size_t>(rows) + 2);
+    auto* unordered = reinterpret_cast<unsigned long long*>(c.ptr.data() + rows + 1);
+    SPK_CUDA_CHECK(cudaMemsetAsync(unordered, 0, sizeof(long long), stream_of(exec)));
     Workspace<long long> pairs(exec, static_cast<std::size_t>(rows));
     if (rows > 0) {
-        count_block_pairs<I><<<grid_for(rows, 256), 256, 0, stream_of(exec)>>>(b.row_ptr, b.col_idx, rows, pairs.data());
+        count_block_pairs<I><<<grid_for(rows, 256), 256, 0, stream_of(exec)>>>(b.row_ptr, b.col_idx, rows, pairs.data(), unordered);
         SPK_CUDA_CHECK_LAUNCH();
     }
     prefix_sum(exec, pairs.data(), rows, c.ptr.data());
-    const long long total = read_back(exec, c.ptr.data() + rows, 1)[0];
+    const std::vector<long long> back = read_back(exec, c.ptr.data() + rows, 2);
+    const long long total = back[0];
+    c.rows_increasing = back[1] == 0;
     c.block = Workspace<unsigned>(exec, static_cast<std::size_t>(total));
     c.bits = Workspace<unsigned>(exec, static_cast<std::size_t>(total));
     if (total > 0) {
@@ -76,6 +82,7 @@ SpgemmAnalysis spgemm_symbolic(const Executor& exec, const SpgemmProblem<V, I>& 
     if (p.mask && !p.mask->sorted && p.mask->nnz > 0) state->mask_cols = sorted_mask_columns(exec, *p.mask);
 
     const CompressedB bc = compress_b(exec, p.b);
+    state->b_rows_increasing = bc.rows_increasing;
     Workspace<long long> need(exec, static_cast<std::size_t>(rows));
     if (rows > 0) {
         const int width = entry_width(p.a.nnz, rows);

@@ -12,18 +12,23 @@ namespace spk::detail::cuda::spgemm {
 inline constexpr unsigned kEmptyBlock = 0xffffffffu;
 
 // Number of (block, bits) pairs of each row of B: runs of equal column / 32. A repeated block in
-// an unsorted row gives a second pair, which the OR-union absorbs.
+// an unsorted row gives a second pair, which the OR-union absorbs. *unordered becomes non-zero
+// where a row's columns do not strictly increase (unsorted, or a column repeated).
 template <class I>
-__global__ void count_block_pairs(const I* b_ptr, const I* b_col, long long rows, long long* pairs) {
+__global__ void count_block_pairs(const I* b_ptr, const I* b_col, long long rows, long long* pairs, unsigned long long* unordered) {
     const long long k = static_cast<long long>(blockIdx.x) * blockDim.x + threadIdx.x;
     if (k >= rows) return;
-    long long n = 0, last = -1;
+    long long n = 0, last = -1, last_col = -1;
+    bool increasing = true;
     for (long long q = b_ptr[k]; q < b_ptr[k + 1]; ++q) {
-        const long long block = static_cast<long long>(b_col[q]) >> 5;
+        const long long col = static_cast<long long>(b_col[q]), block = col >> 5;
         n += block != last;
+        increasing &= col > last_col;
         last = block;
+        last_col = col;
     }
     pairs[k] = n;
+    if (!increasing) atomicOr(unordered, 1ull);
 }
 
 template <class I>
