@@ -266,6 +266,9 @@ std::vector<SpmmConfig> spmm_candidates(const SpmmFeatures& f) {
         if (n % s.vec != 0) continue;
         if (s.tile() > 2 * pow2_ceil(n) && s.tile() > 32) continue;  // most lanes would idle
         SpmmConfig c{s, pick.long_shape, pick.long_threshold, pick.split_long};
+        // A split pairs each short shape with the full warp over its column tile, so that the
+        // candidate runs in one launch as the selector's pick does.
+        if (c.split_long) c.long_shape = one_launch_long_shape(s);
         if (c.long_shape && c.long_shape->vec != s.vec) c.long_shape.reset();
         if (!c.long_shape) {
             c.long_threshold = 0;

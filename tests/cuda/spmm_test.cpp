@@ -440,6 +440,11 @@ TEST(SpmmConfig, SplitsRunInOneLaunchWhereTheShapesPair) {
         EXPECT_TRUE(c.split_long) << detail::to_string(c);
         EXPECT_TRUE(detail::splits_in_one_launch(c)) << detail::to_string(c);
     }
+    for (const auto& candidate : detail::spmm_candidates(f)) {  // the tuner measures one-launch splits too
+        if (candidate.split_long) {
+            EXPECT_TRUE(detail::splits_in_one_launch(candidate)) << detail::to_string(candidate);
+        }
+    }
     EXPECT_TRUE(detail::splits_in_one_launch(detail::parse_spmm_config("rb.g16.r2.v4+rb.g32.r4.v4@64:split")));
     EXPECT_FALSE(detail::splits_in_one_launch(detail::parse_spmm_config("rb.g16.r2.v4+rb.g32.r4.v4@64")));
     EXPECT_FALSE(detail::splits_in_one_launch(detail::parse_spmm_config("rb.g8.r1.v4+rb.g32.r8.v4@16:split")));
