@@ -593,5 +593,22 @@ TEST_F(CudaSpgemmFixed, TriangleCountsOfSharedMatrices) {
     if (checked == 0) GTEST_SKIP() << "no MANIFEST.tsv counts in " << test::matrix_dir();
 }
 
+// A mask without entries keeps no product, and its complement every one (its column array on
+// the device may be a null pointer).
+TEST_F(CudaSpgemmFixed, EmptyMaskKeepsNoProduct) {
+    using C = Csr<double, std::int32_t>;
+    const std::uint64_t seed = test::seed("cuda_spgemm_empty_mask");
+    const auto a = test::random_csr<double, std::int32_t>(300, 200, 6.0, seed);
+    const auto b = test::random_csr<double, std::int32_t>(200, 250, 40.0, seed + 1);  // rows of C in several bins
+    const C empty_mask(Executor::cpu(), 300, 250, std::vector<std::int32_t>(301, 0), {}, {});
+    for (const bool sorted : {true, false}) {
+        expect_matches(a, b, {.sorted = sorted}, &empty_mask);
+        expect_matches(a, b, {.complement_mask = true, .sorted = sorted}, &empty_mask);
+    }
+    const auto gpu = Executor::cuda(0);
+    const auto c = spgemm(gpu, a.to(gpu).view(), b.to(gpu).view(), {}, std::optional(empty_mask.to(gpu).view()));
+    EXPECT_EQ(c.nnz(), 0);
+}
+
 }  // namespace
 }  // namespace spk
