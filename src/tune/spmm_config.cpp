@@ -245,11 +245,11 @@ SpmmConfig select_spmm_config(const SpmmFeatures& f) {
     if (f.max_row > threshold && f.rows_longer_than_pow2(threshold_bits - 1) > 0) {
         // Full-warp shapes for the long rows; cut them into chunks where the sum allows it
         // (then even a shape equal to the short rows' one gains: a long row no longer holds
-        // one warp for its whole length). This long shape is one_launch_long_shape(shape): the
-        // split runs in the short rows' launch.
-        const auto long_shape = best_shape(shape->column_lanes(), shape->vec, 32 / shape->column_lanes());
-        const bool split = f.split_allowed && long_shape && long_shape->g == 32;
-        if (long_shape && (split || !(*long_shape == *shape))) {
+        // one warp for its whole length). A full warp over the short rows' column tile: the
+        // split then runs in the short rows' launch (every compiled shape's partner is compiled).
+        const RbShape long_shape = one_launch_long_shape(*shape);
+        const bool split = f.split_allowed;
+        if (split || !(long_shape == *shape)) {
             c.long_shape = long_shape;
             c.long_threshold = threshold;
             c.split_long = split;
