@@ -67,12 +67,15 @@ public:
         return "fusedmm " + config_.preset + " k=" + std::to_string(config_.k) + " heads=" + std::to_string(config_.heads) +
                (config_.backward ? " backward" : "") + (config_.edge_terms ? " (edge terms)" : "");
     }
-    void run() override {
+    void enqueue() override {
         if (config_.backward)
             // E given, as a training loop has it: under softmax the CUDA backward takes σ from it.
             plan_.backward(de_.view(), saved_, x_.view(), y_.view(), z_.view(), dx_.view(), dy_.view(), dz_.view(), da_.view(), e_.view());
         else
             plan_.forward(x_.view(), y_.view(), z_.view(), e_.view());
+    }
+    void run() override {
+        enqueue();
         exec_.synchronize();
     }
     OpOutput output() const override {

@@ -21,9 +21,12 @@ public:
         return "sddmm k=" + std::to_string(config_.k) + " heads=" + std::to_string(config_.heads) +
                (config_.kernel_config.empty() ? "" : " config=" + config_.kernel_config);
     }
-    void run() override {
+    void enqueue() override {
         sddmm<float, std::int32_t>(exec_, a_.view(), x_.view(), y_.view(), out_.view(),
                                    {.scale_by_a = true, .heads = config_.heads, .config = config_.kernel_config});
+    }
+    void run() override {
+        enqueue();
         exec_.synchronize();
     }
     OpOutput output() const override { return dense_output(out_); }

@@ -34,13 +34,16 @@ public:
         if (!std::is_same_v<V, float>) d += " " + std::string(to_string(value_traits<V>::id));
         return d;
     }
-    void run() override {
+    void enqueue() override {
         SpgemmOptions options;
         options.semiring = config_.semiring;
         options.complement_mask = config_.complement_mask;
         std::optional<CsrView<const V, std::int32_t>> mask;
         if (mask_) mask = mask_->view();
         c_ = spgemm<V, std::int32_t>(exec_, a_.view(), b_.view(), options, mask);
+    }
+    void run() override {
+        enqueue();
         exec_.synchronize();
     }
     OpOutput output() const override { return sparse_output(c_); }

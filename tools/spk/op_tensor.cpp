@@ -28,8 +28,9 @@ public:
     std::string describe() const override {
         return "mttkrp mode=" + std::to_string(config_.mode) + " rank=" + std::to_string(config_.rank);
     }
+    void enqueue() override { plan_.run(config_.mode, {factors_[0].view(), factors_[1].view(), factors_[2].view()}, out_.view()); }
     void run() override {
-        plan_.run(config_.mode, {factors_[0].view(), factors_[1].view(), factors_[2].view()}, out_.view());
+        enqueue();
         exec_.synchronize();
     }
     OpOutput output() const override { return dense_output(out_); }
@@ -63,8 +64,9 @@ public:
           nnz_(x.nnz()) {}
 
     std::string describe() const override { return "ttm mode=" + std::to_string(config_.mode) + " rank=" + std::to_string(config_.rank); }
+    void enqueue() override { plan_.run(u_.view(), y_.view()); }
     void run() override {
-        plan_.run(u_.view(), y_.view());
+        enqueue();
         exec_.synchronize();
     }
     OpOutput output() const override { return dense_output(y_); }
