@@ -59,8 +59,11 @@ private:
         // The first plan of a process also loads the analysis kernels: time a second one.
         if (exec_.backend() == Backend::cuda && config_.tune == Tune::select)
             SpmmPlan<float, std::int32_t>(exec_, a_.view(), config_.n, options(config_));
+        // The plan is timed until it is ready to run: config() completes a plan whose analysis was
+        // only queued, as its first run would.
         const Stopwatch clock;
         SpmmPlan<float, std::int32_t> plan(exec_, a_.view(), config_.n, options(config_));
+        (void)plan.config();
         exec_.synchronize();
         plan_seconds_ = clock.seconds();
         return plan;
