@@ -92,10 +92,6 @@ RbShape parse_shape(std::string_view whole, std::string_view text) {
     return s;
 }
 
-// Half the H200's resident threads (132 SMs x 2048): below it the row kernel's lanes cannot hide
-// one row's latency behind the others'.
-constexpr index_t kLanesThatFillTheDevice = index_t{1} << 17;
-
 int pow2_ceil(index_t x) {
     int p = 1;
     while (p < x && p < (1 << 30)) p *= 2;
@@ -113,6 +109,41 @@ std::optional<RbShape> best_shape(int column_lanes, int vec, int want_r) {
     std::optional<RbShape> best;
     for (const auto& s : compiled_rb_shapes())
         if (s.column_lanes() == column_lanes && s.vec == vec && s.r <= want_r && (!best || s.r > best->r)) best = s;
+    return best;
+}
+
+// Half the H200's resident threads (132 SMs x 2048): below it the row kernel's lanes cannot hide
+// one row's latency behind the others'.
+constexpr index_t kLanesThatFillTheDevice = index_t{1} << 17;
+// A small matrix's rows get about this many of their longest short row's non-zeros a lane.
+constexpr double kSmallMatrixNonZerosPerLane = 8.0;
+// The fewest column lanes a small matrix keeps when it gives column lanes to its rows: eight
+// lanes of four floats still read a row of B's tile as one 128-byte line.
+constexpr int kSmallMatrixMinColumnLanes = 8;
+
+// Whether the rows, one lane group each, fill the device: the group's column lanes in each of
+// the grid's column tiles (n = 512 in f32 takes 4 tiles of 32 lanes), one group a row.
+bool fills_device(index_t rows, index_t n, int column_lanes, int vec) {
+    const index_t tile = static_cast<index_t>(column_lanes) * vec;
+    return rows * column_lanes * ((n + tile - 1) / tile) >= kLanesThatFillTheDevice;
+}
+
+// The shape of a matrix too small to fill the device: it runs as long as its longest short row
+// takes on one lane's chain of loads (at 1M rows that chain hides behind other rows; with a few
+// thousand it is the whole kernel), so each row gets lanes enough for about 8 of that row's
+// non-zeros a lane (want_r). At wide n the column lanes take the whole group (32 of 32 at n = 128
+// in f32) and leave no lane to split a row: bcsstk13 at n = 128, 2003 rows of up to 95 on one
+// lane each, ran 0.71x cuSPARSE. So the row may take column lanes, halving them down to
+// kSmallMatrixMinColumnLanes, where a compiled shape then gives it more lanes: each group covers
+// a narrower tile of C, the grid has as many more column tiles (blockIdx.y), and the launch r
+// times the lanes. Ties keep the wider tile (fewer re-reads of the row's non-zeros).
+std::optional<RbShape> small_matrix_shape(int column_lanes, int vec, int want_r) {
+    const int fewest = std::min(column_lanes, kSmallMatrixMinColumnLanes);
+    std::optional<RbShape> best;
+    for (int lanes = column_lanes; lanes >= fewest; lanes /= 2) {
+        const std::optional<RbShape> s = best_shape(lanes, vec, want_r);
+        if (s && (!best || s->r > best->r)) best = s;
+    }
     return best;
 }
 
@@ -206,8 +237,9 @@ index_t long_row_threshold(const SpmmFeatures& f) {
 
 // Rules (third paper, §5-6; tuned on the H200): give each lane VEC consecutive columns with the
 // widest vector that divides n, spread column lanes across n, then let the remaining lanes of a
-// group (up to 32) split the row's non-zeros when rows are long enough to keep them busy. Rows
-// far longer than the mean get a bin of their own with a full warp reducing them.
+// group (up to 32) split the row's non-zeros when rows are long enough to keep them busy; a
+// matrix too small to fill the device spreads its rows further (small_matrix_shape). Rows far
+// longer than the mean get a bin of their own with a full warp reducing them.
 SpmmConfig select_spmm_config(const SpmmFeatures& f) {
     const index_t n = std::max<index_t>(f.n, 1);
     int vec = 1;
@@ -226,17 +258,15 @@ SpmmConfig select_spmm_config(const SpmmFeatures& f) {
     const bool skewed = static_cast<double>(f.max_row) > 4.0 * mean + 16.0;
     int want_r = std::min(max_r, pow2_floor(std::max(1.0, mean / 4.0)));
     if (column_lanes >= 8) want_r = skewed ? std::min(want_r, 2) : 1;
-    // A matrix whose rows, one group each, leave most of the device's lanes idle (the H200 holds
-    // about 270K threads) runs for its longest short row's chain of loads: spread each row over
-    // lanes enough that this row takes about 8 non-zeros a lane. At 1M rows per kernel call
-    // that chain is hidden by other rows; with a few thousand it is the whole kernel.
     const index_t threshold = long_row_threshold(f);
-    const bool fills_device = f.rows * column_lanes >= kLanesThatFillTheDevice;
-    if (!fills_device) {
+    std::optional<RbShape> shape;
+    if (fills_device(f.rows, n, column_lanes, vec)) {
+        shape = best_shape(column_lanes, vec, want_r);
+    } else {
         const index_t longest_short_row = std::min(f.max_row, threshold);
-        want_r = std::max(want_r, std::min(max_r, pow2_floor(std::max(1.0, static_cast<double>(longest_short_row) / 8.0))));
+        want_r = std::max(want_r, pow2_floor(std::max(1.0, static_cast<double>(longest_short_row) / kSmallMatrixNonZerosPerLane)));
+        shape = small_matrix_shape(column_lanes, vec, want_r);
     }
-    std::optional<RbShape> shape = best_shape(column_lanes, vec, want_r);
     for (int v = vec; !shape && v >= 1; v /= 2) shape = best_shape(column_lanes, v, want_r);
     if (!shape) shape = RbShape{32, 1, 1};
     SpmmConfig c{*shape, std::nullopt, 0, false};

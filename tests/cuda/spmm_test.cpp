@@ -3,8 +3,11 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <array>
+#include <bit>
 #include <cmath>
 #include <filesystem>
+#include <vector>
 
 #include "spk/generate.hpp"
 #include "spk/io.hpp"
@@ -22,10 +25,11 @@ protected:
     }
 };
 
-// One matrix with empty rows, short rows and one row holding a large share of the non-zeros.
+// One matrix with empty rows, short rows (0 to 2 per_row + 1 non-zeros) and one row holding a
+// large share of the non-zeros.
 template <class V, class I>
-Csr<V, I> skewed_matrix(index_t rows, index_t cols, std::uint64_t seed) {
-    auto base = test::random_csr<double, I>(rows, cols, 5.0, seed);
+Csr<V, I> skewed_matrix(index_t rows, index_t cols, std::uint64_t seed, double per_row = 5.0) {
+    auto base = test::random_csr<double, I>(rows, cols, per_row, seed);
     auto coo = csr_to_coo(base.view());
     Coo<V, I> out{rows, cols, {}, {}, {}};
     for (index_t p = 0; p < coo.nnz(); ++p) {
@@ -234,6 +238,29 @@ TEST_F(CudaSpmm, SelectorOnPowerLawRowsEveryReduction) {
         const SpmmPlan<float, std::int32_t> plan(gpu, a_gpu.view(), n);
         EXPECT_TRUE(detail::splits_in_one_launch(detail::parse_spmm_config(plan.config()))) << plan.config();
     }
+}
+
+// A matrix too small to fill the device at wide n (900 rows of up to 81, one of 600): the selector
+// gives its rows column lanes (32 lanes, 4 splitting a row, 8 over the columns, so n takes
+// several column tiles), the long row split in the same launch. n = 128 and 512 (4 and 16
+// tiles), 100 (the last tile partly past n), 33 (scalar lanes); sum and mean with alpha and
+// beta, max with its columns, deterministic, f64.
+TEST_F(CudaSpmm, SelectorOnSmallMatrixAtWideN) {
+    const std::uint64_t seed = test::seed("cuda_spmm_small_wide");
+    const auto a = skewed_matrix<float, std::int32_t>(900, 1200, seed, 40.0);
+    const Executor gpu = Executor::cuda(0);
+    const auto a_gpu = a.to(gpu);
+    for (index_t n : {33, 100, 128, 512}) {
+        SCOPED_TRACE("n=" + std::to_string(n));
+        const SpmmPlan<float, std::int32_t> plan(gpu, a_gpu.view(), n);
+        const auto config = detail::parse_spmm_config(plan.config());
+        EXPECT_EQ(config.shape.column_lanes(), 8) << plan.config();
+        EXPECT_TRUE(detail::splits_in_one_launch(config)) << plan.config();
+        for (Reduce r : {Reduce::sum, Reduce::mean, Reduce::max})
+            check(a, n, Case{.reduce = r, .alpha = 1.5, .beta = 0.5}, seed + static_cast<std::uint64_t>(n));
+        check(a, n, Case{.deterministic = true}, seed + 1);
+    }
+    check(convert_values<double>(a.view()), 128, Case{.reduce = Reduce::mean, .beta = -0.5}, seed + 2);
 }
 
 // Edge-based kernels: chunks of non-zeros across row boundaries; rows inside a chunk stored,
@@ -498,6 +525,79 @@ TEST(SpmmConfig, SelectorSpreadsRowsOfSmallMatrices) {
     f.log2_histogram = {};
     f.log2_histogram[3] = f.rows;
     EXPECT_EQ(detail::select_spmm_config(f).shape, (detail::RbShape{4, 4, 4})) << detail::to_string(detail::select_spmm_config(f));
+}
+
+// The features of a matrix whose rows all have `per_row` non-zeros but one of `max_row`.
+detail::SpmmFeatures one_long_row(index_t rows, index_t per_row, index_t max_row, index_t n, int value_bytes = 4) {
+    detail::SpmmFeatures f;
+    f.rows = f.cols = rows;
+    f.nnz = per_row * (rows - 1) + max_row;
+    f.n = n;
+    f.max_row = max_row;
+    f.log2_histogram[static_cast<std::size_t>(std::bit_width(static_cast<std::uint64_t>(per_row)))] = rows - 1;
+    f.log2_histogram[static_cast<std::size_t>(std::bit_width(static_cast<std::uint64_t>(max_row)))] += 1;
+    f.value_bytes = value_bytes;
+    f.split_allowed = value_bytes >= 4;
+    return f;
+}
+
+// At wide n the columns take a small matrix's whole lane group (32 column lanes at n = 128 in
+// f32): its rows then trade column lanes, down to 8, for lanes that split them, and the grid
+// covers n in more column tiles. bcsstk13's shape (2003 rows, 42 a row, 95 at most) wants 8 lanes
+// a row and gets 4 with 8 column lanes; at n = 512 its 2003 rows x 128 lanes fill the device.
+TEST(SpmmConfig, SelectorGivesColumnLanesToRowsOfSmallMatricesAtWideN) {
+    const auto shape_at = [](const detail::SpmmFeatures& f) {
+        const auto c = detail::select_spmm_config(f);
+        EXPECT_TRUE(detail::is_compiled(c.shape)) << detail::to_string(c);
+        return c.shape;
+    };
+    EXPECT_EQ(shape_at(one_long_row(2003, 42, 95, 128)), (detail::RbShape{32, 4, 4}));
+    EXPECT_EQ(shape_at(one_long_row(2003, 42, 95, 64)), (detail::RbShape{32, 4, 4}));
+    EXPECT_EQ(shape_at(one_long_row(2003, 42, 95, 32)), (detail::RbShape{32, 4, 4}));  // 8 column lanes already
+    EXPECT_EQ(shape_at(one_long_row(2003, 42, 95, 512)), (detail::RbShape{32, 1, 4}));
+    EXPECT_EQ(shape_at(one_long_row(2003, 42, 95, 128, 8)), (detail::RbShape{32, 4, 2}));  // f64: two a lane
+    EXPECT_EQ(shape_at(one_long_row(2003, 42, 95, 100)), (detail::RbShape{32, 4, 4}));     // 4 tiles, the last one 4 wide
+    EXPECT_EQ(shape_at(one_long_row(2003, 42, 95, 33)), (detail::RbShape{32, 4, 1}));      // odd n: scalar lanes, 8 of them
+    // Erdos971's shape (472 rows, 5.6 a row, 41 at most) wants 4 lanes a row even at n = 512.
+    EXPECT_EQ(shape_at(one_long_row(472, 5, 41, 512)), (detail::RbShape{32, 4, 4}));
+    // Rows too short to split keep the whole warp on the columns (olm1000: 1000 rows of up to 6).
+    EXPECT_EQ(shape_at(one_long_row(1000, 4, 6, 128)), (detail::RbShape{32, 1, 4}));
+    // A million such rows fill the device.
+    EXPECT_EQ(shape_at(one_long_row(1000000, 42, 95, 128)), (detail::RbShape{32, 1, 4}));
+
+    // Long rows still split in the short rows' launch, on the same column tile (chameleon's
+    // shape: 2277 rows, 16 a row, rows past 64 split).
+    const auto c = detail::select_spmm_config(one_long_row(2277, 16, 2000, 128));
+    EXPECT_EQ(c.shape, (detail::RbShape{32, 4, 4})) << detail::to_string(c);
+    EXPECT_TRUE(detail::splits_in_one_launch(c)) << detail::to_string(c);
+}
+
+// Whatever the selector picks, for any n from 1 to 1024 and every value size, is a configuration
+// the parser reads back and the kernels launch: a compiled shape whose vector divides n and
+// loads at most 16 bytes, a column grid within CUDA's 65535, split long rows on a 32-lane shape
+// over the short rows' tile (one launch), and no split where the sum cannot take one.
+TEST(SpmmConfig, SelectorConfigsParseAndLaunchForEveryN) {
+    for (const int value_bytes : {2, 4, 8})
+        for (const auto& [rows, per_row, max_row] : std::vector<std::array<index_t, 3>>{
+                 {34, 4, 17}, {472, 5, 41}, {2003, 42, 95}, {2277, 16, 2000}, {8738, 67, 141}, {82168, 11, 2511}, {1000000, 16, 32}})
+            for (index_t n = 1; n <= 1024; ++n) {
+                const detail::SpmmFeatures f = one_long_row(rows, per_row, max_row, n, value_bytes);
+                const auto c = detail::select_spmm_config(f);
+                const std::string text = detail::to_string(c);
+                ASSERT_TRUE(detail::is_compiled(c.shape)) << text << " n = " << n;
+                ASSERT_EQ(n % c.shape.vec, 0) << text << " n = " << n;
+                ASSERT_LE(c.shape.vec * value_bytes, 16) << text << " n = " << n;
+                ASSERT_LE((n + c.shape.tile() - 1) / c.shape.tile(), 65535) << text;
+                ASSERT_EQ(detail::parse_spmm_config(text), c) << text << " n = " << n;
+                if (c.long_shape) {
+                    ASSERT_TRUE(detail::is_compiled(*c.long_shape)) << text << " n = " << n;
+                    ASSERT_EQ(c.long_shape->tile(), c.shape.tile()) << text << " n = " << n;
+                }
+                if (c.split_long) {
+                    ASSERT_TRUE(f.split_allowed) << text << " n = " << n;
+                    ASSERT_TRUE(detail::splits_in_one_launch(c)) << text << " n = " << n;
+                }
+            }
 }
 
 }  // namespace
