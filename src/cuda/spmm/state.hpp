@@ -23,13 +23,18 @@ struct SpmmState {
     // templated): num_short short rows at the front, num_long long rows at the back.
     Workspace<std::byte> row_lists;
     index_t num_short = 0, num_long = 0;
-    // Split long rows: chunk k is row chunk_rows[k] (index type), non-zeros from chunk_begin[k]
-    // (chunk of them, cut at the row's end); long row t owns chunks chunk_first[t] .. chunk_first[t + 1] - 1.
-    Workspace<std::byte> chunk_rows;
-    Workspace<long long> chunk_begin, chunk_first;
-    index_t num_chunks = 0, num_pieces = 0, chunk = 0;
+    // The analysis's counters and, for split long rows, their pieces (analysis.cuh's PieceLists)
+    // in one pool array: the analysis writes the pieces in its own launch, so the host sizes them
+    // by bounds before it knows their count. Chunk k is row chunk_rows[k]
+    // (index type), non-zeros from chunk_begin[k] (chunk of them, cut at the row's end); long row
+    // t's chunks are chunk_first[max_long - num_long + t] onwards.
+    Workspace<std::byte> pieces;
+    std::byte* chunk_rows = nullptr;
+    long long *chunk_begin = nullptr, *chunk_first = nullptr;
+    index_t max_long = 0;
+    index_t num_chunks = 0, chunk = 0;
     // One-launch split: per row, at its first piece, the blocks that finished it (zero between runs).
-    Workspace<unsigned> arrivals;
+    unsigned* arrivals = nullptr;
 
     template <class I>
     const I* short_rows() const {
@@ -39,6 +44,8 @@ struct SpmmState {
     const I* long_rows() const {
         return reinterpret_cast<const I*>(row_lists.data()) + (features.rows - num_long);
     }
+    // Parallel to long_rows(): long row t's first chunk.
+    const long long* long_first() const { return chunk_first + (max_long - num_long); }
 };
 
 }  // namespace spk::detail::cuda
