@@ -1,10 +1,12 @@
-// CUDA SpMM: plan-time analysis (features, configuration, row bins) and the run, which routes
+// CUDA SpMM: plan-time analysis (features, configuration, row bins: one launch the plan does not
+// wait for, completed on first use) and the run, which routes
 // column-major operands through transposed workspaces and launches one kernel per row bin, or one
 // for both bins when the long rows are split in the short rows' launch.
 #include <cuda_runtime.h>
 
 #include <algorithm>
 #include <cstdint>
+#include <mutex>
 
 #include "core/instantiate.hpp"
 #include "cuda/common/check.cuh"
@@ -63,9 +65,11 @@ PieceLists<I> place_analysis(const Executor& exec, index_t nnz, index_t rows, in
 }
 
 // One launch over row_ptr: the features, the row bins at `threshold` and, when piece_size > 0,
-// the long rows cut into pieces of that many non-zeros; the counts read back with one wait.
+// the long rows cut into pieces of that many non-zeros; the counts then start for the host
+// (read_counts waits for them).
 template <class I>
-void analyse(const Executor& exec, const I* row_ptr, index_t rows, index_t nnz, index_t threshold, index_t piece_size, SpmmState& state) {
+void launch_analysis(const Executor& exec, const I* row_ptr, index_t rows, index_t nnz, index_t threshold, index_t piece_size,
+                     SpmmState& state) {
     const cudaStream_t stream = stream_of(exec);
     unsigned long long* counters = nullptr;
     const PieceLists<I> pieces = place_analysis<I>(exec, nnz, rows, threshold, piece_size, state, counters);
@@ -75,9 +79,12 @@ void analyse(const Executor& exec, const I* row_ptr, index_t rows, index_t nnz, 
                                                               reinterpret_cast<I*>(state.row_lists.data()), pieces);
         SPK_CUDA_CHECK_LAUNCH();
     }
-    unsigned long long host[AnalysisSlots::count];
-    SPK_CUDA_CHECK(cudaMemcpyAsync(host, counters, sizeof(host), cudaMemcpyDeviceToHost, stream));
-    SPK_CUDA_CHECK(cudaStreamSynchronize(stream));
+    state.counts.copy_from_device(counters, sizeof(unsigned long long) * AnalysisSlots::count, stream);
+}
+
+void read_counts(SpmmState& state) {
+    state.counts.wait();
+    const auto* host = static_cast<const unsigned long long*>(state.counts.data());
     for (int k = 0; k < length_buckets; ++k) state.features.log2_histogram[k] = static_cast<index_t>(host[AnalysisSlots::histogram + k]);
     state.features.max_row = static_cast<index_t>(host[AnalysisSlots::max_row]);
     state.num_short = static_cast<index_t>(host[AnalysisSlots::num_short]);
@@ -90,6 +97,17 @@ void analyse(const Executor& exec, const I* row_ptr, index_t rows, index_t nnz, 
 index_t split_piece_size(const SpmmConfig& c) {
     if (!c.split_long) return 0;
     return c.long_threshold * (splits_in_one_launch(c) ? rb_piece_warps : 1);
+}
+
+// The state once its analysis has come back: the first caller waits for the counts and completes
+// it, the others (any thread) wait for that caller. spmm_analyse made the state non-const, and
+// after call_once nothing changes it: the cast only finishes building it.
+const SpmmState& ready(const SpmmState& state) {
+    std::call_once(state.completed, [&] {
+        auto& building = const_cast<SpmmState&>(state);
+        building.complete(building);
+    });
+    return state;
 }
 
 bool aligned_for(const void* p, index_t ld, int vec, std::size_t elem) {
@@ -164,7 +182,8 @@ std::shared_ptr<const SpmmState> spmm_analyse(const Executor& exec, CsrView<cons
     // threshold. Otherwise the bins are cut where the selector will cut them (the threshold
     // depends on rows and nnz only), with the pieces of the split the selector picks where the
     // reduction allows one (a full warp over the short rows' tile: one launch), so that one pass
-    // serves both; a pick that differs re-cuts.
+    // serves both. The selector needs the counts, so it runs on first use (complete, below); a
+    // pick that differs re-cuts there, waiting once more.
     if (!options.config.empty()) {
         state->config = parse_spmm_config(options.config);
         if (state->config.split_long && !f.split_allowed)
@@ -176,22 +195,29 @@ std::shared_ptr<const SpmmState> spmm_analyse(const Executor& exec, CsrView<cons
     const bool selects = options.config.empty();
     const index_t threshold = !selects && state->config.long_shape ? state->config.long_threshold : long_row_threshold(f);
     const index_t piece_size = selects ? (f.split_allowed ? threshold * rb_piece_warps : 0) : split_piece_size(state->config);
-    analyse<I>(exec, a.row_ptr, a.rows, a.nnz, threshold, piece_size, *state);
-    if (selects) {
-        state->config = select_spmm_config(f);
-        const SpmmConfig& c = state->config;
-        if (c.long_shape && (c.long_threshold != threshold || (c.split_long && split_piece_size(c) != piece_size)))
-            analyse<I>(exec, a.row_ptr, a.rows, a.nnz, c.long_threshold, split_piece_size(c), *state);
-    }
-    state->one_launch = splits_in_one_launch(state->config);
+    state->counts = PinnedSlot(exec.device());
+    launch_analysis<I>(exec, a.row_ptr, a.rows, a.nnz, threshold, piece_size, *state);
+    state->complete = [exec, a, threshold, piece_size, selects](SpmmState& s) {
+        read_counts(s);
+        if (selects) {
+            s.config = select_spmm_config(s.features);
+            const SpmmConfig& c = s.config;
+            if (c.long_shape && (c.long_threshold != threshold || (c.split_long && split_piece_size(c) != piece_size))) {
+                launch_analysis<I>(exec, a.row_ptr, a.rows, a.nnz, c.long_threshold, split_piece_size(c), s);
+                read_counts(s);
+            }
+        }
+        s.one_launch = splits_in_one_launch(s.config);
+    };
     return state;
 }
 
-std::string spmm_describe(const SpmmState& state) { return to_string(state.config); }
-const SpmmFeatures& spmm_features(const SpmmState& state) { return state.features; }
+std::string spmm_describe(const SpmmState& state) { return to_string(ready(state).config); }
+const SpmmFeatures& spmm_features(const SpmmState& state) { return ready(state).features; }
 
 template <class V, class I>
-void spmm(const Executor& exec, const SpmmState& state, const SpmmArgs<V, I>& args) {
+void spmm(const Executor& exec, const SpmmState& plan, const SpmmArgs<V, I>& args) {
+    const SpmmState& state = ready(plan);
     using T = device_t<V>;
     using A = accum_t<T>;
     const cudaStream_t stream = stream_of(exec);

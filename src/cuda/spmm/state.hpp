@@ -1,11 +1,17 @@
 #pragma once
 // What a CUDA SpMM plan keeps: the configuration and, when long rows get their own kernel, the
-// two row bins on the device. The arrays come from the stream-ordered pool like workspaces: a plan
+// two row bins on the device. It is built in two steps: spmm_analyse queues the analysis of A and
+// returns without waiting for the device; the first call that needs what the analysis counted
+// (the run, the configuration's name, the features) waits for the counts and completes the state
+// once (ready() in spmm.cu). The arrays come from the stream-ordered pool like workspaces: a plan
 // made per call (as the Python functions do) then costs no cudaMalloc, and freeing it no device-wide
 // wait. They go back to the pool on the plan's stream, which must outlive the plan.
 #include <cstddef>
+#include <functional>
+#include <mutex>
 
 #include "core/spmm_kernels.hpp"
+#include "cuda/common/pinned_slot.hpp"
 #include "cuda/common/workspace.hpp"
 #include "tune/spmm_config.hpp"
 
@@ -35,6 +41,10 @@ struct SpmmState {
     index_t num_chunks = 0, chunk = 0;
     // One-launch split: per row, at its first piece, the blocks that finished it (zero between runs).
     unsigned* arrivals = nullptr;
+    // The analysis's counts on their way to the host, and what completes the state from them.
+    PinnedSlot counts;
+    std::function<void(SpmmState&)> complete;
+    mutable std::once_flag completed;
 
     template <class I>
     const I* short_rows() const {
