@@ -2,8 +2,8 @@
 // Plan-time analysis of A on the device, in one pass over row_ptr: a histogram of row lengths
 // (log2 buckets), the longest row, and the split of the rows into a short and a long bin at a
 // threshold the host chose from nnz / rows alone; when long rows are split, their pieces (row,
-// first non-zero) too, in the same launch, so that the plan reads the counts back with one wait
-// and launches nothing after it.
+// first non-zero) too. The plan queues this one launch and nothing else: the counts reach the
+// host through memory it can read (CountSlot), and nothing waits for them until the plan's first use.
 #include <cuda_runtime.h>
 
 #include "cuda/common/segment_group.cuh"
@@ -13,14 +13,15 @@ namespace spk::detail::cuda {
 
 constexpr int length_buckets = 34;
 
-// The counters analyse_rows fills (one array of unsigned long long, zeroed first).
+// The counters analyse_rows fills (one array of unsigned long long, zero between launches).
 struct AnalysisSlots {
     static constexpr int histogram = 0;  // length_buckets entries
     static constexpr int max_row = length_buckets;
     static constexpr int num_short = length_buckets + 1;
     static constexpr int num_long = length_buckets + 2;
     static constexpr int num_pieces = length_buckets + 3;
-    static constexpr int count = length_buckets + 4;
+    static constexpr int count = length_buckets + 4;  // the totals the host reads
+    static constexpr int blocks_done = count;         // blocks that have counted (for the last one)
 };
 
 // Long rows cut into pieces of `size` non-zeros (size 0: not cut). Piece k covers non-zeros
@@ -40,9 +41,11 @@ struct PieceLists {
 
 __host__ __device__ constexpr long long pieces_of(long long len, long long size) { return (len + size - 1) / size; }
 
-// One thread a row. Short rows go to the front of `lists`, long rows (longer than threshold) to
-// its back, in no particular order (each row is still computed by one group, and a split row's
-// pieces are added in the order of its non-zeros, so results do not depend on it). The block
+// One thread a row. `counters` start at zero and end at zero: the last block to finish counting
+// moves them to `totals` (the host's copy), so no memset or copy is queued around the launch.
+// Short rows go to the front of `lists`, long rows (longer than threshold) to its back, in no
+// particular order (each row is still computed by one group, and a split row's pieces are added
+// in the order of its non-zeros, so results do not depend on it). The block
 // reserves its slots in each list with one global atomic, and gathers the histogram and the
 // longest row first: a million rows make 3906 blocks, where an atomic per warp made 31250 on one
 // address (same-address atomics serialise in L2, about a nanosecond each: stop 9 measured 125 us
@@ -50,13 +53,15 @@ __host__ __device__ constexpr long long pieces_of(long long len, long long size)
 // piece.
 template <class I>
 __global__ void __launch_bounds__(256)
-    analyse_rows(const I* row_ptr, long long rows, long long threshold, unsigned long long* counters, I* lists, const PieceLists<I> pieces) {
+    analyse_rows(const I* row_ptr, long long rows, long long threshold, unsigned long long* counters, unsigned long long* totals, I* lists,
+                 const PieceLists<I> pieces) {
     constexpr int kWarps = 256 / 32;
     __shared__ unsigned long long local[length_buckets];
     __shared__ unsigned long long local_max;
     __shared__ unsigned warp_long[kWarps], warp_short[kWarps];
     __shared__ unsigned long long warp_pieces[kWarps];
     __shared__ unsigned long long block_long, block_short, block_pieces;
+    __shared__ bool last_block;
     for (int k = threadIdx.x; k < length_buckets; k += blockDim.x) local[k] = 0;
     if (threadIdx.x == 0) local_max = 0;
     __syncthreads();
@@ -115,6 +120,15 @@ __global__ void __launch_bounds__(256)
     }
     for (int k = threadIdx.x; k < length_buckets; k += blockDim.x)
         if (local[k]) atomicAdd(&counters[AnalysisSlots::histogram + k], local[k]);
+    __threadfence();  // this block's counts are in before it counts itself done
+    __syncthreads();
+    if (threadIdx.x == 0) last_block = atomicAdd(&counters[AnalysisSlots::blocks_done], 1ull) == gridDim.x - 1;
+    __syncthreads();
+    if (last_block) {
+        __threadfence();
+        for (int k = threadIdx.x; k < AnalysisSlots::count; k += blockDim.x) totals[k] = atomicExch(&counters[k], 0ull);
+        if (threadIdx.x == 0) counters[AnalysisSlots::blocks_done] = 0;
+    }
 
     if (pieces.size == 0) return;
     // The warp's long rows one after another, a lane a piece (a very long row has thousands).

@@ -34,24 +34,21 @@ cudaStream_t stream_of(const Executor& exec) { return static_cast<cudaStream_t>(
 
 unsigned blocks_for(long long work, int threads = 256) { return static_cast<unsigned>((work + threads - 1) / threads); }
 
-// The arrays one analysis fills, in one pool allocation: its counters, then the long rows'
-// pieces, sized by bounds the host knows before the launch: rows longer than threshold number at
-// most nnz / (threshold + 1), and their pieces at most nnz / size + one a row.
+// The long rows' pieces an analysis writes, in one pool allocation sized by bounds the host knows
+// before the launch: rows longer than threshold number at most nnz / (threshold + 1), and their
+// pieces at most nnz / size + one a row.
 template <class I>
-PieceLists<I> place_analysis(const Executor& exec, index_t nnz, index_t rows, index_t threshold, index_t size, SpmmState& state,
-                           unsigned long long*& counters) {
+PieceLists<I> place_pieces(const Executor& exec, index_t nnz, index_t rows, index_t threshold, index_t size, SpmmState& state) {
     PieceLists<I> p;
     p.size = size;
     p.max_long = size > 0 ? std::min<index_t>(rows, nnz / (threshold + 1)) : 0;
     const index_t max_pieces = size > 0 ? nnz / size + p.max_long : 0;
-    const std::size_t counter_bytes = sizeof(unsigned long long) * AnalysisSlots::count;
-    const std::size_t begin_at = counter_bytes, first_at = begin_at + sizeof(long long) * static_cast<std::size_t>(max_pieces);
+    const std::size_t first_at = sizeof(long long) * static_cast<std::size_t>(max_pieces);
     const std::size_t rows_at = first_at + sizeof(long long) * static_cast<std::size_t>(p.max_long);
     const std::size_t arrivals_at = rows_at + sizeof(I) * static_cast<std::size_t>(max_pieces);
     state.pieces = Workspace<std::byte>(exec, arrivals_at + sizeof(unsigned) * static_cast<std::size_t>(max_pieces));
     std::byte* base = state.pieces.data();
-    counters = reinterpret_cast<unsigned long long*>(base);
-    p.begin = reinterpret_cast<long long*>(base + begin_at);
+    p.begin = reinterpret_cast<long long*>(base);
     p.first = reinterpret_cast<long long*>(base + first_at);
     p.rows = reinterpret_cast<I*>(base + rows_at);
     p.arrivals = reinterpret_cast<unsigned*>(base + arrivals_at);
@@ -65,26 +62,27 @@ PieceLists<I> place_analysis(const Executor& exec, index_t nnz, index_t rows, in
 }
 
 // One launch over row_ptr: the features, the row bins at `threshold` and, when piece_size > 0,
-// the long rows cut into pieces of that many non-zeros; the counts then start for the host
-// (read_counts waits for them).
+// the long rows cut into pieces of that many non-zeros. Nothing else is queued: the counts reach
+// the host through state.counts, which read_counts waits for.
 template <class I>
 void launch_analysis(const Executor& exec, const I* row_ptr, index_t rows, index_t nnz, index_t threshold, index_t piece_size,
                      SpmmState& state) {
+    static_assert(AnalysisSlots::blocks_done < CountSlot::capacity, "the analysis's counters fit in a count slot");
     const cudaStream_t stream = stream_of(exec);
-    unsigned long long* counters = nullptr;
-    const PieceLists<I> pieces = place_analysis<I>(exec, nnz, rows, threshold, piece_size, state, counters);
-    SPK_CUDA_CHECK(cudaMemsetAsync(counters, 0, sizeof(unsigned long long) * AnalysisSlots::count, stream));
-    if (rows > 0) {
-        analyse_rows<I><<<blocks_for(rows), 256, 0, stream>>>(row_ptr, rows, threshold, counters,
-                                                              reinterpret_cast<I*>(state.row_lists.data()), pieces);
-        SPK_CUDA_CHECK_LAUNCH();
+    const PieceLists<I> pieces = place_pieces<I>(exec, nnz, rows, threshold, piece_size, state);
+    if (rows == 0) {
+        state.counts.clear();
+        return;
     }
-    state.counts.copy_from_device(counters, sizeof(unsigned long long) * AnalysisSlots::count, stream);
+    analyse_rows<I><<<blocks_for(rows), 256, 0, stream>>>(row_ptr, rows, threshold, state.counts.device_counters(),
+                                                          state.counts.host_counts_for_device(),
+                                                          reinterpret_cast<I*>(state.row_lists.data()), pieces);
+    SPK_CUDA_CHECK_LAUNCH();
+    state.counts.record(stream);
 }
 
 void read_counts(SpmmState& state) {
-    state.counts.wait();
-    const auto* host = static_cast<const unsigned long long*>(state.counts.data());
+    const unsigned long long* host = state.counts.wait();
     for (int k = 0; k < length_buckets; ++k) state.features.log2_histogram[k] = static_cast<index_t>(host[AnalysisSlots::histogram + k]);
     state.features.max_row = static_cast<index_t>(host[AnalysisSlots::max_row]);
     state.num_short = static_cast<index_t>(host[AnalysisSlots::num_short]);
@@ -195,7 +193,7 @@ std::shared_ptr<const SpmmState> spmm_analyse(const Executor& exec, CsrView<cons
     const bool selects = options.config.empty();
     const index_t threshold = !selects && state->config.long_shape ? state->config.long_threshold : long_row_threshold(f);
     const index_t piece_size = selects ? (f.split_allowed ? threshold * rb_piece_warps : 0) : split_piece_size(state->config);
-    state->counts = PinnedSlot(exec.device());
+    state->counts = CountSlot(exec.device(), stream_of(exec));
     launch_analysis<I>(exec, a.row_ptr, a.rows, a.nnz, threshold, piece_size, *state);
     state->complete = [exec, a, threshold, piece_size, selects](SpmmState& s) {
         read_counts(s);

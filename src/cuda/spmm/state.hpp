@@ -11,7 +11,7 @@
 #include <mutex>
 
 #include "core/spmm_kernels.hpp"
-#include "cuda/common/pinned_slot.hpp"
+#include "cuda/common/count_slot.hpp"
 #include "cuda/common/workspace.hpp"
 #include "tune/spmm_config.hpp"
 
@@ -29,9 +29,9 @@ struct SpmmState {
     // templated): num_short short rows at the front, num_long long rows at the back.
     Workspace<std::byte> row_lists;
     index_t num_short = 0, num_long = 0;
-    // The analysis's counters and, for split long rows, their pieces (analysis.cuh's PieceLists)
-    // in one pool array: the analysis writes the pieces in its own launch, so the host sizes them
-    // by bounds before it knows their count. Chunk k is row chunk_rows[k]
+    // Split long rows' pieces (analysis.cuh's PieceLists) in one pool array: the analysis writes
+    // them in its own launch, so the host sizes them by bounds before it knows their count.
+    // Chunk k is row chunk_rows[k]
     // (index type), non-zeros from chunk_begin[k] (chunk of them, cut at the row's end); long row
     // t's chunks are chunk_first[max_long - num_long + t] onwards.
     Workspace<std::byte> pieces;
@@ -42,7 +42,7 @@ struct SpmmState {
     // One-launch split: per row, at its first piece, the blocks that finished it (zero between runs).
     unsigned* arrivals = nullptr;
     // The analysis's counts on their way to the host, and what completes the state from them.
-    PinnedSlot counts;
+    CountSlot counts;
     std::function<void(SpmmState&)> complete;
     mutable std::once_flag completed;
 
