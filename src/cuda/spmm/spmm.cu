@@ -34,24 +34,27 @@ cudaStream_t stream_of(const Executor& exec) { return static_cast<cudaStream_t>(
 
 unsigned blocks_for(long long work, int threads = 256) { return static_cast<unsigned>((work + threads - 1) / threads); }
 
-// The long rows' pieces an analysis writes, in one pool allocation sized by bounds the host knows
-// before the launch: rows longer than threshold number at most nnz / (threshold + 1), and their
-// pieces at most nnz / size + one a row.
+// The arrays an analysis writes, in one pool allocation: the row bins, and the long rows' pieces
+// sized by bounds the host knows before the launch: rows longer than threshold number at most
+// nnz / (threshold + 1), and their pieces at most nnz / size + one a row.
 template <class I>
-PieceLists<I> place_pieces(const Executor& exec, index_t nnz, index_t rows, index_t threshold, index_t size, SpmmState& state) {
+PieceLists<I> place_arrays(const Executor& exec, index_t nnz, index_t rows, index_t threshold, index_t size, SpmmState& state) {
     PieceLists<I> p;
     p.size = size;
     p.max_long = size > 0 ? std::min<index_t>(rows, nnz / (threshold + 1)) : 0;
-    const index_t max_pieces = size > 0 ? nnz / size + p.max_long : 0;
-    const std::size_t first_at = sizeof(long long) * static_cast<std::size_t>(max_pieces);
-    const std::size_t rows_at = first_at + sizeof(long long) * static_cast<std::size_t>(p.max_long);
-    const std::size_t arrivals_at = rows_at + sizeof(I) * static_cast<std::size_t>(max_pieces);
-    state.pieces = Workspace<std::byte>(exec, arrivals_at + sizeof(unsigned) * static_cast<std::size_t>(max_pieces));
-    std::byte* base = state.pieces.data();
+    const auto max_pieces = static_cast<std::size_t>(size > 0 ? nnz / size + p.max_long : 0);
+    // The 8-byte arrays first, then the index arrays (8 or 4 bytes), then the 4-byte counts.
+    const std::size_t first_at = sizeof(long long) * max_pieces;
+    const std::size_t lists_at = first_at + sizeof(long long) * static_cast<std::size_t>(p.max_long);
+    const std::size_t rows_at = lists_at + sizeof(I) * static_cast<std::size_t>(rows);
+    const std::size_t arrivals_at = rows_at + sizeof(I) * max_pieces;
+    state.arrays = Workspace<std::byte>(exec, arrivals_at + sizeof(unsigned) * max_pieces);
+    std::byte* base = state.arrays.data();
     p.begin = reinterpret_cast<long long*>(base);
     p.first = reinterpret_cast<long long*>(base + first_at);
     p.rows = reinterpret_cast<I*>(base + rows_at);
     p.arrivals = reinterpret_cast<unsigned*>(base + arrivals_at);
+    state.row_lists = base + lists_at;
     state.chunk_rows = reinterpret_cast<std::byte*>(p.rows);
     state.chunk_begin = p.begin;
     state.chunk_first = p.first;
@@ -69,14 +72,14 @@ void launch_analysis(const Executor& exec, const I* row_ptr, index_t rows, index
                      SpmmState& state) {
     static_assert(AnalysisSlots::blocks_done < CountSlot::capacity, "the analysis's counters fit in a count slot");
     const cudaStream_t stream = stream_of(exec);
-    const PieceLists<I> pieces = place_pieces<I>(exec, nnz, rows, threshold, piece_size, state);
+    const PieceLists<I> pieces = place_arrays<I>(exec, nnz, rows, threshold, piece_size, state);
     if (rows == 0) {
         state.counts.clear();
         return;
     }
     analyse_rows<I><<<blocks_for(rows), 256, 0, stream>>>(row_ptr, rows, threshold, state.counts.device_counters(),
                                                           state.counts.host_counts_for_device(),
-                                                          reinterpret_cast<I*>(state.row_lists.data()), pieces);
+                                                          reinterpret_cast<I*>(state.row_lists), pieces);
     SPK_CUDA_CHECK_LAUNCH();
     state.counts.record(stream);
 }
@@ -175,7 +178,6 @@ std::shared_ptr<const SpmmState> spmm_analyse(const Executor& exec, CsrView<cons
     f.value_bytes = static_cast<int>(sizeof(V));
     f.split_allowed = (options.reduce == Reduce::sum || options.reduce == Reduce::mean) && sizeof(V) >= 4;
     state->deterministic = options.deterministic;
-    state->row_lists = Workspace<std::byte>(exec, sizeof(I) * static_cast<std::size_t>(a.rows));
     // An explicit configuration is known before the analysis and cuts the bins at its own
     // threshold. Otherwise the bins are cut where the selector will cut them (the threshold
     // depends on rows and nnz only), with the pieces of the split the selector picks where the

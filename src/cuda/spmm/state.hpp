@@ -25,16 +25,17 @@ struct SpmmState {
     // rb_piece_warps chunks. It still falls back to the two-launch split (on the same pieces)
     // where unaligned B changes the shapes so that they no longer pair.
     bool one_launch = false;
+    // What the analysis writes, in one pool allocation: the row bins and the split long rows'
+    // pieces (analysis.cuh's PieceLists), the latter sized by bounds as the host does not know
+    // their count when it launches the analysis.
+    Workspace<std::byte> arrays;
     // The row bins in one array of the matrix's index type (raw bytes: the state is not
     // templated): num_short short rows at the front, num_long long rows at the back.
-    Workspace<std::byte> row_lists;
+    std::byte* row_lists = nullptr;
     index_t num_short = 0, num_long = 0;
-    // Split long rows' pieces (analysis.cuh's PieceLists) in one pool array: the analysis writes
-    // them in its own launch, so the host sizes them by bounds before it knows their count.
-    // Chunk k is row chunk_rows[k]
-    // (index type), non-zeros from chunk_begin[k] (chunk of them, cut at the row's end); long row
-    // t's chunks are chunk_first[max_long - num_long + t] onwards.
-    Workspace<std::byte> pieces;
+    // Split long rows: chunk k is row chunk_rows[k] (index type), non-zeros from chunk_begin[k]
+    // (chunk of them, cut at the row's end); long row t's chunks are chunk_first[max_long -
+    // num_long + t] onwards (long_first()).
     std::byte* chunk_rows = nullptr;
     long long *chunk_begin = nullptr, *chunk_first = nullptr;
     index_t max_long = 0;
@@ -48,11 +49,11 @@ struct SpmmState {
 
     template <class I>
     const I* short_rows() const {
-        return reinterpret_cast<const I*>(row_lists.data());
+        return reinterpret_cast<const I*>(row_lists);
     }
     template <class I>
     const I* long_rows() const {
-        return reinterpret_cast<const I*>(row_lists.data()) + (features.rows - num_long);
+        return reinterpret_cast<const I*>(row_lists) + (features.rows - num_long);
     }
     // Parallel to long_rows(): long row t's first chunk.
     const long long* long_first() const { return chunk_first + (max_long - num_long); }
