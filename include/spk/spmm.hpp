@@ -28,7 +28,9 @@ struct SpmmOptions {
 // Analyses A once (transposes it if asked, bins rows, picks a kernel) and runs many times.
 // The plan keeps a view of A: A's arrays must outlive it. Values of A may change between runs.
 // On CUDA it runs on the executor's stream and keeps device memory freed on that stream: the
-// stream must outlive the plan.
+// stream must outlive the plan. The constructor queues the analysis on the stream and returns
+// without waiting for it; the first run() or config() waits for what it counted (and a plan
+// destroyed unused waits for that copy), so errors of the analysis surface there.
 template <class V, class I>
 class SpmmPlan {
 public:

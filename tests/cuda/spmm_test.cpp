@@ -7,6 +7,8 @@
 #include <bit>
 #include <cmath>
 #include <filesystem>
+#include <string>
+#include <thread>
 #include <vector>
 
 #include "spk/generate.hpp"
@@ -261,6 +263,44 @@ TEST_F(CudaSpmm, SelectorOnSmallMatrixAtWideN) {
         check(a, n, Case{.deterministic = true}, seed + 1);
     }
     check(convert_values<double>(a.view()), 128, Case{.reduce = Reduce::mean, .beta = -0.5}, seed + 2);
+}
+
+// A plan queues its analysis and returns without waiting; its first use (a run, its
+// configuration) waits for the counts and completes it. Plans made back to back and left unused,
+// a plan destroyed unused (its host slot goes back once the copy landed), and a first use from
+// two threads at once must run as a plan of the same configuration does, bit for bit.
+TEST_F(CudaSpmm, PlansCompleteOnFirstUse) {
+    const std::uint64_t seed = test::seed("cuda_spmm_plan_first_use");
+    const Executor gpu = Executor::cuda(0);
+    const index_t n = 32;
+    std::vector<Csr<float, std::int32_t>> hosts, as;
+    hosts.push_back(generate_powerlaw<float, std::int32_t>(20000, 20000, 12.0, 2.1, seed));  // the selector splits its rows
+    hosts.push_back(skewed_matrix<float, std::int32_t>(3000, 2000, seed));
+    hosts.push_back(test::random_csr<float, std::int32_t>(5000, 4000, 8.0, seed));
+    std::vector<Dense<float>> bs;
+    for (const auto& host : hosts) {
+        as.push_back(host.to(gpu));
+        bs.push_back(test::random_dense<float>(host.cols(), n, seed + as.size()).to(gpu));
+    }
+    std::vector<SpmmPlan<float, std::int32_t>> plans;
+    for (const auto& a : as) {
+        { const SpmmPlan<float, std::int32_t> unused(gpu, a.view(), n); }
+        plans.emplace_back(gpu, a.view(), n);
+    }
+    std::string seen[2];
+    std::thread other([&] { seen[1] = plans[0].config(); });
+    seen[0] = plans[0].config();
+    other.join();
+    EXPECT_EQ(seen[0], seen[1]);
+    for (std::size_t q = plans.size(); q-- > 0;) {
+        Dense<float> c(gpu, as[q].rows(), n);
+        plans[q].run(bs[q].view(), c.view());
+        const SpmmPlan<float, std::int32_t> at_once(gpu, as[q].view(), n, SpmmOptions{.config = plans[q].config()});
+        EXPECT_EQ(at_once.config(), plans[q].config());
+        Dense<float> c_at_once(gpu, as[q].rows(), n);
+        at_once.run(bs[q].view(), c_at_once.view());
+        EXPECT_EQ(c.to(Executor::cpu()).values().to_vector(), c_at_once.to(Executor::cpu()).values().to_vector()) << plans[q].config();
+    }
 }
 
 // Edge-based kernels: chunks of non-zeros across row boundaries; rows inside a chunk stored,

@@ -1,9 +1,9 @@
 #pragma once
 // Plan-time analysis of A on the device, in one pass over row_ptr: a histogram of row lengths
 // (log2 buckets), the longest row, and the split of the rows into a short and a long bin at a
-// threshold the host chose from nnz / rows alone, with the counts of chunks and of pieces (longer
-// chunks, for the one-launch split) the long rows will need. Then, for split long rows, their
-// chunks or pieces (row, first non-zero), built on the device.
+// threshold the host chose from nnz / rows alone; when long rows are split, their pieces (row,
+// first non-zero) too. The plan queues this one launch and nothing else: the counts reach the
+// host through memory it can read (CountSlot), and nothing waits for them until the plan's first use.
 #include <cuda_runtime.h>
 
 #include "cuda/common/segment_group.cuh"
@@ -13,38 +13,63 @@ namespace spk::detail::cuda {
 
 constexpr int length_buckets = 34;
 
-// The counters analyse_rows fills (one array of unsigned long long, zeroed first).
+// The counters analyse_rows fills (one array of unsigned long long, zero between launches).
 struct AnalysisSlots {
     static constexpr int histogram = 0;  // length_buckets entries
     static constexpr int max_row = length_buckets;
     static constexpr int num_short = length_buckets + 1;
     static constexpr int num_long = length_buckets + 2;
-    static constexpr int num_chunks = length_buckets + 3;
-    static constexpr int num_pieces = length_buckets + 4;
-    static constexpr int count = length_buckets + 5;
+    static constexpr int num_pieces = length_buckets + 3;
+    static constexpr int count = length_buckets + 4;  // the totals the host reads
+    static constexpr int blocks_done = count;         // blocks that have counted (for the last one)
 };
 
-// One thread a row. Short rows go to the front of `lists`, long rows (longer than threshold) to
-// its back, in no particular order (each row is still computed by one group, so results do not
-// depend on it). The block reserves its slots in each list with one global atomic, and gathers
-// the histogram, the longest row and the chunks first: a million rows make 3906 blocks, where
-// an atomic per warp made 31250 on one address (same-address atomics serialise in L2, about a
-// nanosecond each: stop 9 measured 125 us for four per warp in the SDDMM statistics).
+// Long rows cut into pieces of `size` non-zeros (size 0: not cut). Piece k covers non-zeros
+// [begin[k], begin[k] + size) of row rows[k] (cut at the row's end); a row's pieces are
+// consecutive, in the order of its non-zeros. The long row the analysis placed j-th (list[rows -
+// 1 - j]) has its first piece at first[max_long - 1 - j]: that array then runs parallel to the
+// long-row bin, whatever the bin's length. arrivals[k] is zeroed for every piece.
 template <class I>
-__global__ void __launch_bounds__(256) analyse_rows(const I* row_ptr, long long rows, long long threshold, long long chunk, long long piece,
-                                                    unsigned long long* counters, I* lists) {
+struct PieceLists {
+    long long size = 0;
+    long long max_long = 0;  // a bound on the long rows: first's length
+    I* rows = nullptr;
+    long long* begin = nullptr;
+    long long* first = nullptr;
+    unsigned* arrivals = nullptr;
+};
+
+__host__ __device__ constexpr long long pieces_of(long long len, long long size) { return (len + size - 1) / size; }
+
+// One thread a row. `counters` start at zero and end at zero: the last block to finish counting
+// moves them to `totals` (the host's copy), so no memset or copy is queued around the launch.
+// Short rows go to the front of `lists`, long rows (longer than threshold) to its back, in no
+// particular order (each row is still computed by one group, and a split row's pieces are added
+// in the order of its non-zeros, so results do not depend on it). The block
+// reserves its slots in each list with one global atomic, and gathers the histogram and the
+// longest row first: a million rows make 3906 blocks, where an atomic per warp made 31250 on one
+// address (same-address atomics serialise in L2, about a nanosecond each: stop 9 measured 125 us
+// for four per warp in the SDDMM statistics). A warp then writes its long rows' pieces, a lane a
+// piece.
+template <class I>
+__global__ void __launch_bounds__(256)
+    analyse_rows(const I* row_ptr, long long rows, long long threshold, unsigned long long* counters, unsigned long long* totals, I* lists,
+                 const PieceLists<I> pieces) {
     constexpr int kWarps = 256 / 32;
     __shared__ unsigned long long local[length_buckets];
-    __shared__ unsigned long long local_max, local_chunks, local_pieces;
+    __shared__ unsigned long long local_max;
     __shared__ unsigned warp_long[kWarps], warp_short[kWarps];
-    __shared__ unsigned long long block_long, block_short;
+    __shared__ unsigned long long warp_pieces[kWarps];
+    __shared__ unsigned long long block_long, block_short, block_pieces;
+    __shared__ bool last_block;
     for (int k = threadIdx.x; k < length_buckets; k += blockDim.x) local[k] = 0;
-    if (threadIdx.x == 0) local_max = local_chunks = local_pieces = 0;
+    if (threadIdx.x == 0) local_max = 0;
     __syncthreads();
 
     const long long i = static_cast<long long>(blockIdx.x) * blockDim.x + threadIdx.x;
     const bool valid = i < rows;
-    const unsigned long long len = valid ? static_cast<unsigned long long>(row_ptr[i + 1] - row_ptr[i]) : 0;
+    const long long row_begin = valid ? static_cast<long long>(row_ptr[i]) : 0;
+    const unsigned long long len = valid ? static_cast<unsigned long long>(static_cast<long long>(row_ptr[i + 1]) - row_begin) : 0;
     const int bits = len == 0 ? 0 : 64 - __clzll(static_cast<long long>(len));
     const int bucket = bits < length_buckets ? bits : length_buckets - 1;
     // Lanes of one bucket (every lane, on a mesh) add to it once.
@@ -53,67 +78,70 @@ __global__ void __launch_bounds__(256) analyse_rows(const I* row_ptr, long long 
     if (valid && lane == __ffs(static_cast<int>(same)) - 1) atomicAdd(&local[bucket], static_cast<unsigned long long>(__popc(same)));
     const unsigned long long longest = group_reduce<32>(len, [](unsigned long long x, unsigned long long y) { return x > y ? x : y; });
     const bool is_long = valid && static_cast<long long>(len) > threshold;
-    const unsigned long long chunks = group_sum<32>(is_long ? (len + static_cast<unsigned long long>(chunk) - 1) / chunk : 0ull);
-    const unsigned long long pieces = group_sum<32>(is_long ? (len + static_cast<unsigned long long>(piece) - 1) / piece : 0ull);
+    const unsigned long long my_pieces =
+        is_long && pieces.size > 0 ? static_cast<unsigned long long>(pieces_of(static_cast<long long>(len), pieces.size)) : 0ull;
+    const unsigned long long pieces_through = warp_inclusive_sum(my_pieces);
     const unsigned long_votes = __ballot_sync(full_mask, is_long);
     const unsigned short_votes = __ballot_sync(full_mask, valid && !is_long);
     if (lane == 0) {
         atomicMax(&local_max, longest);
-        if (chunks) atomicAdd(&local_chunks, chunks);
-        if (pieces) atomicAdd(&local_pieces, pieces);
         warp_long[warp] = static_cast<unsigned>(__popc(long_votes));
         warp_short[warp] = static_cast<unsigned>(__popc(short_votes));
     }
+    if (lane == 31) warp_pieces[warp] = pieces_through;
     __syncthreads();
     if (threadIdx.x == 0) {
-        unsigned long long total_long = 0, total_short = 0;
+        unsigned long long total_long = 0, total_short = 0, total_pieces = 0;
         for (int w = 0; w < kWarps; ++w) {
             total_long += warp_long[w];
             total_short += warp_short[w];
+            total_pieces += warp_pieces[w];
         }
         block_long = total_long ? atomicAdd(&counters[AnalysisSlots::num_long], total_long) : 0;
         block_short = total_short ? atomicAdd(&counters[AnalysisSlots::num_short], total_short) : 0;
-        if (local_chunks) atomicAdd(&counters[AnalysisSlots::num_chunks], local_chunks);
-        if (local_pieces) atomicAdd(&counters[AnalysisSlots::num_pieces], local_pieces);
+        block_pieces = total_pieces ? atomicAdd(&counters[AnalysisSlots::num_pieces], total_pieces) : 0;
         atomicMax(&counters[AnalysisSlots::max_row], local_max);
     }
     __syncthreads();
-    unsigned long long long_base = block_long, short_base = block_short;
+    unsigned long long long_base = block_long, short_base = block_short, piece_base = block_pieces;
     for (int w = 0; w < warp; ++w) {
         long_base += warp_long[w];
         short_base += warp_short[w];
+        piece_base += warp_pieces[w];
     }
     const unsigned below = (1u << lane) - 1u;
-    if (is_long)
-        lists[rows - 1 - static_cast<long long>(long_base + __popc(long_votes & below))] = static_cast<I>(i);
-    else if (valid)
+    const long long first_piece = static_cast<long long>(piece_base + pieces_through - my_pieces);
+    if (is_long) {
+        const long long j = static_cast<long long>(long_base + __popc(long_votes & below));
+        lists[rows - 1 - j] = static_cast<I>(i);
+        if (pieces.size > 0) pieces.first[pieces.max_long - 1 - j] = first_piece;
+    } else if (valid) {
         lists[short_base + __popc(short_votes & below)] = static_cast<I>(i);
+    }
     for (int k = threadIdx.x; k < length_buckets; k += blockDim.x)
         if (local[k]) atomicAdd(&counters[AnalysisSlots::histogram + k], local[k]);
-}
+    __threadfence();  // this block's counts are in before it counts itself done
+    __syncthreads();
+    if (threadIdx.x == 0) last_block = atomicAdd(&counters[AnalysisSlots::blocks_done], 1ull) == gridDim.x - 1;
+    __syncthreads();
+    if (last_block) {
+        __threadfence();
+        for (int k = threadIdx.x; k < AnalysisSlots::count; k += blockDim.x) totals[k] = atomicExch(&counters[k], 0ull);
+        if (threadIdx.x == 0) counters[AnalysisSlots::blocks_done] = 0;
+    }
 
-// counts[t] = the chunks of long row t.
-template <class I>
-__global__ void long_row_chunks(const I* row_ptr, const I* long_rows, long long num_long, long long chunk, long long* counts) {
-    const long long t = static_cast<long long>(blockIdx.x) * blockDim.x + threadIdx.x;
-    if (t >= num_long) return;
-    const long long row = long_rows[t];
-    counts[t] = (static_cast<long long>(row_ptr[row + 1] - row_ptr[row]) + chunk - 1) / chunk;
-}
-
-// Chunk first[t] + c of long row t covers its non-zeros from row_ptr[row] + c * chunk. A warp a
-// long row (a very long row has thousands of chunks).
-template <class I>
-__global__ void write_chunks(const I* row_ptr, const I* long_rows, long long num_long, long long chunk, const long long* first,
-                             I* chunk_rows, long long* chunk_begin) {
-    const long long t = (static_cast<long long>(blockIdx.x) * blockDim.x + threadIdx.x) / 32;
-    if (t >= num_long) return;
-    const int lane = static_cast<int>(threadIdx.x) & 31;
-    const I row = long_rows[t];
-    const long long begin = row_ptr[row], len = static_cast<long long>(row_ptr[row + 1]) - begin;
-    for (long long c = lane; c * chunk < len; c += 32) {
-        chunk_rows[first[t] + c] = row;
-        chunk_begin[first[t] + c] = begin + c * chunk;
+    if (pieces.size == 0) return;
+    // The warp's long rows one after another, a lane a piece (a very long row has thousands).
+    for (unsigned pending = long_votes; pending != 0; pending &= pending - 1) {
+        const int src = __ffs(static_cast<int>(pending)) - 1;
+        const long long row = __shfl_sync(full_mask, i, src), begin = __shfl_sync(full_mask, row_begin, src);
+        const long long at = __shfl_sync(full_mask, first_piece, src);
+        const long long count = static_cast<long long>(__shfl_sync(full_mask, my_pieces, src));
+        for (long long c = lane; c < count; c += 32) {
+            pieces.rows[at + c] = static_cast<I>(row);
+            pieces.begin[at + c] = begin + c * pieces.size;
+            pieces.arrivals[at + c] = 0;
+        }
     }
 }
 
@@ -129,17 +157,20 @@ __global__ void scale_rows(const I* rows, long long count, T* c, long long ldc, 
 }
 
 // The deterministic end of a split: C(row, :) = (the row's chunk partials summed in chunk order)
-// + beta * C(row, :). Long row t owns partials first[t] .. first[t + 1] - 1, each n wide.
+// + beta * C(row, :). Long row t (of length len) owns partials first[t] .. first[t] +
+// pieces_of(len, chunk) - 1, each n wide.
 template <class T, class I>
-__global__ void combine_chunks(const I* long_rows, long long num_long, const long long* first, const accum_t<T>* partial, T* c,
-                               long long ldc, long long n, accum_t<T> beta) {
+__global__ void combine_chunks(const I* row_ptr, const I* long_rows, long long num_long, const long long* first, long long chunk,
+                               const accum_t<T>* partial, T* c, long long ldc, long long n, accum_t<T> beta) {
     using A = accum_t<T>;
     for (long long e = static_cast<long long>(blockIdx.x) * blockDim.x + threadIdx.x; e < num_long * n;
          e += static_cast<long long>(gridDim.x) * blockDim.x) {
         const long long t = e / n, col = e % n;
+        const long long row = long_rows[t];
+        const long long end = first[t] + pieces_of(static_cast<long long>(row_ptr[row + 1]) - static_cast<long long>(row_ptr[row]), chunk);
         A sum = 0;
-        for (long long k = first[t]; k < first[t + 1]; ++k) sum += partial[k * n + col];
-        T* out = c + static_cast<long long>(long_rows[t]) * ldc + col;
+        for (long long k = first[t]; k < end; ++k) sum += partial[k * n + col];
+        T* out = c + row * ldc + col;
         if (beta != A(0)) sum += beta * to_accum(*out);
         *out = from_accum<T>(sum);
     }

@@ -1,11 +1,12 @@
-// CUDA SpMM: plan-time analysis (features, configuration, row bins) and the run, which routes
+// CUDA SpMM: plan-time analysis (features, configuration, row bins: one launch the plan does not
+// wait for, completed on first use) and the run, which routes
 // column-major operands through transposed workspaces and launches one kernel per row bin, or one
 // for both bins when the long rows are split in the short rows' launch.
 #include <cuda_runtime.h>
 
 #include <algorithm>
 #include <cstdint>
-#include <cub/cub.cuh>
+#include <mutex>
 
 #include "core/instantiate.hpp"
 #include "cuda/common/check.cuh"
@@ -33,50 +34,81 @@ cudaStream_t stream_of(const Executor& exec) { return static_cast<cudaStream_t>(
 
 unsigned blocks_for(long long work, int threads = 256) { return static_cast<unsigned>((work + threads - 1) / threads); }
 
-// One pass over row_ptr: the features and the row bins at `threshold` (with the chunk counts of
-// both splits), read back with one wait.
+// The arrays an analysis writes, in one pool allocation: the row bins, and the long rows' pieces
+// sized by bounds the host knows before the launch: rows longer than threshold number at most
+// nnz / (threshold + 1), and their pieces at most nnz / size + one a row.
 template <class I>
-void analyse(const Executor& exec, const I* row_ptr, index_t rows, index_t threshold, SpmmState& state) {
+PieceLists<I> place_arrays(const Executor& exec, index_t nnz, index_t rows, index_t threshold, index_t size, SpmmState& state) {
+    PieceLists<I> p;
+    p.size = size;
+    p.max_long = size > 0 ? std::min<index_t>(rows, nnz / (threshold + 1)) : 0;
+    const auto max_pieces = static_cast<std::size_t>(size > 0 ? nnz / size + p.max_long : 0);
+    // The 8-byte arrays first, then the index arrays (8 or 4 bytes), then the 4-byte counts.
+    const std::size_t first_at = sizeof(long long) * max_pieces;
+    const std::size_t lists_at = first_at + sizeof(long long) * static_cast<std::size_t>(p.max_long);
+    const std::size_t rows_at = lists_at + sizeof(I) * static_cast<std::size_t>(rows);
+    const std::size_t arrivals_at = rows_at + sizeof(I) * max_pieces;
+    state.arrays = Workspace<std::byte>(exec, arrivals_at + sizeof(unsigned) * max_pieces);
+    std::byte* base = state.arrays.data();
+    p.begin = reinterpret_cast<long long*>(base);
+    p.first = reinterpret_cast<long long*>(base + first_at);
+    p.rows = reinterpret_cast<I*>(base + rows_at);
+    p.arrivals = reinterpret_cast<unsigned*>(base + arrivals_at);
+    state.row_lists = base + lists_at;
+    state.chunk_rows = reinterpret_cast<std::byte*>(p.rows);
+    state.chunk_begin = p.begin;
+    state.chunk_first = p.first;
+    state.arrivals = p.arrivals;
+    state.max_long = p.max_long;
+    state.chunk = size;
+    return p;
+}
+
+// One launch over row_ptr: the features, the row bins at `threshold` and, when piece_size > 0,
+// the long rows cut into pieces of that many non-zeros. Nothing else is queued: the counts reach
+// the host through state.counts, which read_counts waits for.
+template <class I>
+void launch_analysis(const Executor& exec, const I* row_ptr, index_t rows, index_t nnz, index_t threshold, index_t piece_size,
+                     SpmmState& state) {
+    static_assert(AnalysisSlots::blocks_done < CountSlot::capacity, "the analysis's counters fit in a count slot");
     const cudaStream_t stream = stream_of(exec);
-    Workspace<unsigned long long> counters(exec, AnalysisSlots::count);
-    SPK_CUDA_CHECK(cudaMemsetAsync(counters.data(), 0, sizeof(unsigned long long) * AnalysisSlots::count, stream));
-    if (rows > 0) {
-        analyse_rows<I><<<blocks_for(rows), 256, 0, stream>>>(row_ptr, rows, threshold, threshold, rb_piece_warps * threshold,
-                                                              counters.data(), reinterpret_cast<I*>(state.row_lists.data()));
-        SPK_CUDA_CHECK_LAUNCH();
+    const PieceLists<I> pieces = place_arrays<I>(exec, nnz, rows, threshold, piece_size, state);
+    if (rows == 0) {
+        state.counts.clear();
+        return;
     }
-    unsigned long long host[AnalysisSlots::count];
-    SPK_CUDA_CHECK(cudaMemcpyAsync(host, counters.data(), sizeof(host), cudaMemcpyDeviceToHost, stream));
-    SPK_CUDA_CHECK(cudaStreamSynchronize(stream));
+    analyse_rows<I><<<blocks_for(rows), 256, 0, stream>>>(row_ptr, rows, threshold, state.counts.device_counters(),
+                                                          state.counts.host_counts_for_device(),
+                                                          reinterpret_cast<I*>(state.row_lists), pieces);
+    SPK_CUDA_CHECK_LAUNCH();
+    state.counts.record(stream);
+}
+
+void read_counts(SpmmState& state) {
+    const unsigned long long* host = state.counts.wait();
     for (int k = 0; k < length_buckets; ++k) state.features.log2_histogram[k] = static_cast<index_t>(host[AnalysisSlots::histogram + k]);
     state.features.max_row = static_cast<index_t>(host[AnalysisSlots::max_row]);
     state.num_short = static_cast<index_t>(host[AnalysisSlots::num_short]);
     state.num_long = static_cast<index_t>(host[AnalysisSlots::num_long]);
-    state.num_chunks = static_cast<index_t>(host[AnalysisSlots::num_chunks]);
-    state.num_pieces = static_cast<index_t>(host[AnalysisSlots::num_pieces]);
+    state.num_chunks = static_cast<index_t>(host[AnalysisSlots::num_pieces]);
 }
 
-// Cuts each long row into chunks of state.chunk non-zeros, on the device: chunk counts,
-// their running sum (each long row's first chunk), then a warp a row writing its chunks.
-template <class I>
-void chunk_long_rows(const Executor& exec, const I* row_ptr, SpmmState& state) {
-    const cudaStream_t stream = stream_of(exec);
-    const index_t count = state.num_long, chunk = state.chunk;
-    state.chunk_first = Workspace<long long>(exec, static_cast<std::size_t>(count + 1));
-    state.chunk_rows = Workspace<std::byte>(exec, sizeof(I) * static_cast<std::size_t>(state.num_chunks));
-    state.chunk_begin = Workspace<long long>(exec, static_cast<std::size_t>(state.num_chunks));
-    SPK_CUDA_CHECK(cudaMemsetAsync(state.chunk_first.data(), 0, sizeof(long long), stream));
-    if (count == 0) return;
-    Workspace<long long> counts(exec, static_cast<std::size_t>(count));
-    long_row_chunks<I><<<blocks_for(count), 256, 0, stream>>>(row_ptr, state.long_rows<I>(), count, chunk, counts.data());
-    SPK_CUDA_CHECK_LAUNCH();
-    std::size_t temp_bytes = 0;
-    SPK_CUDA_CHECK(cub::DeviceScan::InclusiveSum(nullptr, temp_bytes, counts.data(), state.chunk_first.data() + 1, count, stream));
-    Workspace<std::byte> temp(exec, temp_bytes);
-    SPK_CUDA_CHECK(cub::DeviceScan::InclusiveSum(temp.data(), temp_bytes, counts.data(), state.chunk_first.data() + 1, count, stream));
-    write_chunks<I><<<blocks_for(32 * count), 256, 0, stream>>>(row_ptr, state.long_rows<I>(), count, chunk, state.chunk_first.data(),
-                                                                reinterpret_cast<I*>(state.chunk_rows.data()), state.chunk_begin.data());
-    SPK_CUDA_CHECK_LAUNCH();
+// The non-zeros a work item of a split takes: pieces of rb_piece_warps chunks of the threshold
+// for the one-launch split (a block's work, a warp's the two-launch split's chunk), else a chunk.
+index_t split_piece_size(const SpmmConfig& c) {
+    if (!c.split_long) return 0;
+    return c.long_threshold * (splits_in_one_launch(c) ? rb_piece_warps : 1);
+}
+
+// The state once its analysis has come back: the first caller waits for the counts and completes
+// it, the others (any thread) wait for that caller. spmm_analyse made the state non-const, and
+// after call_once nothing changes it: the cast only finishes building it.
+const SpmmState& ready(const SpmmState& state) {
+    std::call_once(state.completed, [&] {
+        auto& building = const_cast<SpmmState&>(state);
+        building.complete(building);
+    });
+    return state;
 }
 
 bool aligned_for(const void* p, index_t ld, int vec, std::size_t elem) {
@@ -107,14 +139,15 @@ void run_split(const Executor& exec, const SpmmState& state, SpmmKernelArgs<T, I
                                                                        kargs.beta);
         SPK_CUDA_CHECK_LAUNCH();
     }
-    kargs.row_list = reinterpret_cast<const I*>(state.chunk_rows.data());
+    kargs.row_list = reinterpret_cast<const I*>(state.chunk_rows);
     kargs.num_rows = state.num_chunks;
-    kargs.chunk_begin = state.chunk_begin.data();
+    kargs.chunk_begin = state.chunk_begin;
     kargs.chunk = state.chunk;
     launch_rb_split<T, I>(shape, kargs, stream);
     if (state.deterministic && state.num_long > 0) {
-        combine_chunks<T, I><<<grid(state.num_long * n), 256, 0, stream>>>(state.long_rows<I>(), state.num_long, state.chunk_first.data(),
-                                                                           partial.data(), kargs.c, kargs.ldc, n, kargs.beta);
+        combine_chunks<T, I><<<grid(state.num_long * n), 256, 0, stream>>>(kargs.row_ptr, state.long_rows<I>(), state.num_long,
+                                                                           state.long_first(), state.chunk, partial.data(), kargs.c,
+                                                                           kargs.ldc, n, kargs.beta);
         SPK_CUDA_CHECK_LAUNCH();
     }
 }
@@ -127,12 +160,8 @@ void run_one_launch(const Executor& exec, const SpmmState& state, SpmmKernelArgs
     if (state.num_chunks > state.num_long) partial = Workspace<accum_t<T>>(exec, static_cast<std::size_t>(state.num_chunks * kargs.n));
     kargs.row_list = state.short_rows<I>();
     kargs.num_rows = state.num_short;
-    const RbPieces<T, I> pieces{reinterpret_cast<const I*>(state.chunk_rows.data()),
-                                state.chunk_begin.data(),
-                                state.num_chunks,
-                                state.chunk,
-                                partial.data(),
-                                state.arrivals.data()};
+    const RbPieces<T, I> pieces{reinterpret_cast<const I*>(state.chunk_rows), state.chunk_begin, state.num_chunks, state.chunk,
+                                partial.data(), state.arrivals};
     launch_rb_fused<T, I>(shape, kargs, pieces, stream_of(exec));
 }
 
@@ -149,39 +178,46 @@ std::shared_ptr<const SpmmState> spmm_analyse(const Executor& exec, CsrView<cons
     f.value_bytes = static_cast<int>(sizeof(V));
     f.split_allowed = (options.reduce == Reduce::sum || options.reduce == Reduce::mean) && sizeof(V) >= 4;
     state->deterministic = options.deterministic;
-    state->row_lists = Workspace<std::byte>(exec, sizeof(I) * static_cast<std::size_t>(a.rows));
-    // The bins are cut where the selector will cut them (the threshold depends on rows and nnz
-    // only), so one pass serves both; an explicit configuration with another threshold re-cuts.
-    const index_t threshold = long_row_threshold(f);
-    analyse<I>(exec, a.row_ptr, a.rows, threshold, *state);
-    state->config = options.config.empty() ? select_spmm_config(f) : parse_spmm_config(options.config);
-    if (state->config.split_long && !f.split_allowed)
-        invalid_argument("spmm config '" + options.config + "': split long rows need sum or mean in f32 or f64");
-    if (state->config.edge_based && (!f.split_allowed || options.deterministic))
-        invalid_argument("spmm config '" + options.config +
-                         "': edge-based kernels add rows across chunks atomically: they need sum or mean in f32 or f64, and deterministic = false");
-    if (state->config.long_shape && state->config.long_threshold != threshold)
-        analyse<I>(exec, a.row_ptr, a.rows, state->config.long_threshold, *state);
-    if (state->config.split_long) {
-        // The one-launch split cuts pieces of rb_piece_warps chunks: a block's work, a warp's the
-        // two-launch split's chunk.
-        state->one_launch = splits_in_one_launch(state->config);
-        state->chunk = state->config.long_threshold * (state->one_launch ? rb_piece_warps : 1);
-        if (state->one_launch) state->num_chunks = state->num_pieces;
-        if (state->one_launch && state->num_chunks > state->num_long) {
-            state->arrivals = Workspace<unsigned>(exec, static_cast<std::size_t>(state->num_chunks));
-            SPK_CUDA_CHECK(cudaMemsetAsync(state->arrivals.data(), 0, sizeof(unsigned) * state->arrivals.size(), stream_of(exec)));
-        }
-        chunk_long_rows<I>(exec, a.row_ptr, *state);
+    // An explicit configuration is known before the analysis and cuts the bins at its own
+    // threshold. Otherwise the bins are cut where the selector will cut them (the threshold
+    // depends on rows and nnz only), with the pieces of the split the selector picks where the
+    // reduction allows one (a full warp over the short rows' tile: one launch), so that one pass
+    // serves both. The selector needs the counts, so it runs on first use (complete, below); a
+    // pick that differs re-cuts there, waiting once more.
+    if (!options.config.empty()) {
+        state->config = parse_spmm_config(options.config);
+        if (state->config.split_long && !f.split_allowed)
+            invalid_argument("spmm config '" + options.config + "': split long rows need sum or mean in f32 or f64");
+        if (state->config.edge_based && (!f.split_allowed || options.deterministic))
+            invalid_argument("spmm config '" + options.config +
+                             "': edge-based kernels add rows across chunks atomically: they need sum or mean in f32 or f64, and deterministic = false");
     }
+    const bool selects = options.config.empty();
+    const index_t threshold = !selects && state->config.long_shape ? state->config.long_threshold : long_row_threshold(f);
+    const index_t piece_size = selects ? (f.split_allowed ? threshold * rb_piece_warps : 0) : split_piece_size(state->config);
+    state->counts = CountSlot(exec.device(), stream_of(exec));
+    launch_analysis<I>(exec, a.row_ptr, a.rows, a.nnz, threshold, piece_size, *state);
+    state->complete = [exec, a, threshold, piece_size, selects](SpmmState& s) {
+        read_counts(s);
+        if (selects) {
+            s.config = select_spmm_config(s.features);
+            const SpmmConfig& c = s.config;
+            if (c.long_shape && (c.long_threshold != threshold || (c.split_long && split_piece_size(c) != piece_size))) {
+                launch_analysis<I>(exec, a.row_ptr, a.rows, a.nnz, c.long_threshold, split_piece_size(c), s);
+                read_counts(s);
+            }
+        }
+        s.one_launch = splits_in_one_launch(s.config);
+    };
     return state;
 }
 
-std::string spmm_describe(const SpmmState& state) { return to_string(state.config); }
-const SpmmFeatures& spmm_features(const SpmmState& state) { return state.features; }
+std::string spmm_describe(const SpmmState& state) { return to_string(ready(state).config); }
+const SpmmFeatures& spmm_features(const SpmmState& state) { return ready(state).features; }
 
 template <class V, class I>
-void spmm(const Executor& exec, const SpmmState& state, const SpmmArgs<V, I>& args) {
+void spmm(const Executor& exec, const SpmmState& plan, const SpmmArgs<V, I>& args) {
+    const SpmmState& state = ready(plan);
     using T = device_t<V>;
     using A = accum_t<T>;
     const cudaStream_t stream = stream_of(exec);

@@ -1,11 +1,17 @@
 #pragma once
 // What a CUDA SpMM plan keeps: the configuration and, when long rows get their own kernel, the
-// two row bins on the device. The arrays come from the stream-ordered pool like workspaces: a plan
+// two row bins on the device. It is built in two steps: spmm_analyse queues the analysis of A and
+// returns without waiting for the device; the first call that needs what the analysis counted
+// (the run, the configuration's name, the features) waits for the counts and completes the state
+// once (ready() in spmm.cu). The arrays come from the stream-ordered pool like workspaces: a plan
 // made per call (as the Python functions do) then costs no cudaMalloc, and freeing it no device-wide
 // wait. They go back to the pool on the plan's stream, which must outlive the plan.
 #include <cstddef>
+#include <functional>
+#include <mutex>
 
 #include "core/spmm_kernels.hpp"
+#include "cuda/common/count_slot.hpp"
 #include "cuda/common/workspace.hpp"
 #include "tune/spmm_config.hpp"
 
@@ -19,26 +25,38 @@ struct SpmmState {
     // rb_piece_warps chunks. It still falls back to the two-launch split (on the same pieces)
     // where unaligned B changes the shapes so that they no longer pair.
     bool one_launch = false;
+    // What the analysis writes, in one pool allocation: the row bins and the split long rows'
+    // pieces (analysis.cuh's PieceLists), the latter sized by bounds as the host does not know
+    // their count when it launches the analysis.
+    Workspace<std::byte> arrays;
     // The row bins in one array of the matrix's index type (raw bytes: the state is not
     // templated): num_short short rows at the front, num_long long rows at the back.
-    Workspace<std::byte> row_lists;
+    std::byte* row_lists = nullptr;
     index_t num_short = 0, num_long = 0;
     // Split long rows: chunk k is row chunk_rows[k] (index type), non-zeros from chunk_begin[k]
-    // (chunk of them, cut at the row's end); long row t owns chunks chunk_first[t] .. chunk_first[t + 1] - 1.
-    Workspace<std::byte> chunk_rows;
-    Workspace<long long> chunk_begin, chunk_first;
-    index_t num_chunks = 0, num_pieces = 0, chunk = 0;
+    // (chunk of them, cut at the row's end); long row t's chunks are chunk_first[max_long -
+    // num_long + t] onwards (long_first()).
+    std::byte* chunk_rows = nullptr;
+    long long *chunk_begin = nullptr, *chunk_first = nullptr;
+    index_t max_long = 0;
+    index_t num_chunks = 0, chunk = 0;
     // One-launch split: per row, at its first piece, the blocks that finished it (zero between runs).
-    Workspace<unsigned> arrivals;
+    unsigned* arrivals = nullptr;
+    // The analysis's counts on their way to the host, and what completes the state from them.
+    CountSlot counts;
+    std::function<void(SpmmState&)> complete;
+    mutable std::once_flag completed;
 
     template <class I>
     const I* short_rows() const {
-        return reinterpret_cast<const I*>(row_lists.data());
+        return reinterpret_cast<const I*>(row_lists);
     }
     template <class I>
     const I* long_rows() const {
-        return reinterpret_cast<const I*>(row_lists.data()) + (features.rows - num_long);
+        return reinterpret_cast<const I*>(row_lists) + (features.rows - num_long);
     }
+    // Parallel to long_rows(): long row t's first chunk.
+    const long long* long_first() const { return chunk_first + (max_long - num_long); }
 };
 
 }  // namespace spk::detail::cuda
