@@ -92,10 +92,10 @@ TYPED_TEST(CudaSpgemm, UnsortedInputsAndMask) {
 // shared memory; 20000 and 200000 columns), and, where no bitmap fits in shared memory, hash
 // tables in the pool (4M columns: numeric hash, symbolic dense words; 40M: both hash tables). A
 // shuffled mask on the long rows as well.
-// An m x k A whose rows 0 and 5 are full (the others about 3 entries) times a random k x n B.
+// An m x k A whose rows 0 and 5 are full (the others about others_per_row entries) times a random k x n B.
 template <class V, class I>
-Csr<V, I> a_with_two_full_rows(index_t m, index_t k, std::uint64_t seed) {
-    auto coo = csr_to_coo(test::random_csr<V, I>(m, k, 3.0, seed).view());
+Csr<V, I> a_with_two_full_rows(index_t m, index_t k, std::uint64_t seed, double others_per_row = 3.0) {
+    auto coo = csr_to_coo(test::random_csr<V, I>(m, k, others_per_row, seed).view());
     Coo<V, I> full{m, k, {}, {}, {}};
     for (index_t p = 0; p < coo.nnz(); ++p)
         if (coo.row_idx[p] != 0 && coo.row_idx[p] != 5) {
@@ -281,6 +281,26 @@ TYPED_TEST(CudaSpgemm, RecomputeOnEveryBin) {
     const auto a = a_with_two_full_rows<V, I>(12, 1000, seed + 2);
     const auto b = test::random_with_zeros<V, I>(1000, 200000, 40.0, seed + 3);
     expect_recompute_variants_match(a, b, some);
+}
+
+// The global bin's kernels choose each row's table (and its memory kind) row by row: here one
+// launch holds both kinds. With 2M columns neither phase's word per column (block) fits in shared
+// memory; rows of about 6000 entries (300 of A times 20 of B) take hash tables of 2^14 entries in
+// shared memory (numeric: every type but double values with int64 keys, whose table outgrows it),
+// the two full rows of about 20000 entries the pool (numeric hash tables, symbolic dense words).
+TYPED_TEST(CudaSpgemm, GlobalBinRowsInSharedAndPoolTables) {
+    using V = typename TypeParam::value;
+    using I = typename TypeParam::index;
+    const std::uint64_t seed = test::seed("cuda_spgemm_global_kinds");
+    const auto a = a_with_two_full_rows<V, I>(12, 1000, seed, 300.0);
+    const auto b = test::random_with_zeros<V, I>(1000, 2000000, 20.0, seed + 1);
+    const auto mask = test::mask_overlapping_product(a, b);
+    for (const Semiring s : {Semiring::plus_times, Semiring::min_plus})
+        for (const bool sorted : {true, false}) {
+            expect_matches(a, b, {.semiring = s, .sorted = sorted});
+            expect_matches(a, b, {.semiring = s, .complement_mask = true, .sorted = sorted}, &mask);
+        }
+    expect_recompute_matches(a, b, {});
 }
 
 // B's rows long enough that one sub-group of a warp takes each (32 lanes), with a column repeated:

@@ -114,12 +114,10 @@ __device__ __forceinline__ unsigned home_slot(K key, int log2_capacity) {
 }
 
 // Finds or claims key's slot; -1 if the table is full (cannot happen when sized from the
-// symbolic phase: the bound only keeps a corrupted input from hanging the kernel).
-// Finds or claims key's slot; -1 if the table is full (cannot happen when sized from the
 // symbolic phase: the bound only keeps a corrupted input from hanging the kernel). Tables hold
 // fewer than 2^31 slots.
 template <class K>
-__device__ int claim_slot(K* keys, int log2_capacity, K key) {
+__device__ __forceinline__ int claim_slot(K* keys, int log2_capacity, K key) {
     constexpr K kEmpty = ~K(0);
     const unsigned capacity = 1u << log2_capacity, mask = capacity - 1;
     unsigned s = home_slot(key, log2_capacity);
@@ -133,6 +131,28 @@ __device__ int claim_slot(K* keys, int log2_capacity, K key) {
     }
     return -1;
 }
+
+// One row's hash table: 2^log2_capacity keys, then as many values. Its pointers name no memory
+// kind: a kernel builds the table from shared memory or from a pool slot where it calls an
+// inlined row function, one call per memory kind, so that each call's accesses compile to that
+// kind's instructions (one pointer that may be either compiles to generic loads and atomics, and
+// a float add to a failed global atomic, an address-space test and a compare-and-swap loop).
+template <class K, class V>
+struct HashTable {
+    using key_type = K;
+    static constexpr K kEmpty = ~K(0);
+    K* keys;
+    V* values;
+    int log2_capacity;
+
+    static __device__ __forceinline__ HashTable at(unsigned char* base, int log2_capacity) {
+        K* const keys = reinterpret_cast<K*>(base);
+        return {keys, reinterpret_cast<V*>(keys + (1ll << log2_capacity)), log2_capacity};
+    }
+    __device__ __forceinline__ long long capacity() const { return 1ll << log2_capacity; }
+    // See claim_slot.
+    __device__ __forceinline__ int claim(K key) const { return claim_slot(keys, log2_capacity, key); }
+};
 
 // Whether key is in the table: its probe sequence meets it before an empty slot.
 template <class K>

@@ -68,19 +68,19 @@ void numeric_hash(const Executor& exec, const SpgemmProblem<V, I>& p, const Devi
         using Op = decltype(op);
         for_each_bin(bins, state.numeric_rows.data(), args, [&](int bin, long long count, NumericArgs<V, I> a) {
             if (global_bin_only && bin != kGlobalBin) return;
-            long long slots = 0;
             if (bin == kGlobalBin) {
-                slots = global_slots(exec, numeric_rows<Op, V, I, false>, a.smem_bytes, count);
+                long long slots = global_slots(exec, numeric_global_rows<Op, V, I>, a.smem_bytes, count);
                 if (a.slot_bytes > 0) slots = std::min(slots, std::max(1ll, kPoolBytes / a.slot_bytes));
                 pool = Workspace<unsigned char>(exec, static_cast<std::size_t>(16 + slots * a.slot_bytes));
                 SPK_CUDA_CHECK(cudaMemsetAsync(pool.data(), 0, 16, stream));
                 a.next_row = reinterpret_cast<unsigned long long*>(pool.data());
                 a.pool = pool.data() + 16;
+                launch_bin(numeric_global_rows<Op, V, I>, a, bin, count, sizeof(K) + sizeof(V), slots, a.smem_bytes, stream);
+            } else if (kBinShapes[bin].warp) {
+                launch_bin(numeric_rows<Op, V, I, true>, a, bin, count, sizeof(K) + sizeof(V), 0, 0, stream);
+            } else {
+                launch_bin(numeric_rows<Op, V, I, false>, a, bin, count, sizeof(K) + sizeof(V), 0, 0, stream);
             }
-            if (kBinShapes[bin].warp)
-                launch_bin(numeric_rows<Op, V, I, true>, a, bin, count, sizeof(K) + sizeof(V), slots, a.smem_bytes, stream);
-            else
-                launch_bin(numeric_rows<Op, V, I, false>, a, bin, count, sizeof(K) + sizeof(V), slots, a.smem_bytes, stream);
         });
     });
 }

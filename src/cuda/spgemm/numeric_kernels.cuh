@@ -35,7 +35,7 @@ struct NumericArgs {
     V* c_val;
     const I* rows;  // the bin's rows
     long long num_rows;
-    int log2_capacity;  // shared tables of the bin; 0: the global bin
+    int log2_capacity;  // the bin's tables (bins 1-7)
     // The global bin: dynamic shared memory per block, a value per column per slot (dense rows),
     // the pool (one slot of slot_bytes per block) and the counter that hands out its rows.
     long long smem_bytes;
@@ -98,115 +98,135 @@ __device__ void write_ranked(K* keys, V* values, long long capacity, I* out_col,
     __syncwarp();
 }
 
+// The dense accumulator of the global bin: a bit per column of C that a product touched (shared
+// memory) and a value per column (the block's pool slot, kept at the initial value between rows).
+template <class V>
+struct DenseAccumulator {
+    unsigned* touched;
+    V* values;
+};
+
+// One row of C, accumulated in `table` (a HashTable or a DenseAccumulator) by the group. Inlined
+// into each call, so that each call's table pointers keep their memory kind (see HashTable).
+template <class Op, bool kWarp, class Table, class V, class I>
+__device__ __forceinline__ void numeric_row(const NumericArgs<V, I>& p, long long row, Table table, long long* scan_sums) {
+    using G = Group<kWarp>;
+    constexpr bool kDense = std::is_same_v<Table, DenseAccumulator<V>>;
+    const long long start = p.c_ptr[row], len = p.c_ptr[row + 1] - start;
+    const long long words = bitmap_words(p.cols);
+    if constexpr (kDense) {
+        for (long long s = G::rank(); s < words; s += G::size()) table.touched[s] = 0;
+    } else {
+        for (long long s = G::rank(); s < table.capacity(); s += G::size()) {
+            table.keys[s] = table.kEmpty;
+            table.values[s] = initial_value<Op, V>();
+        }
+    }
+    G::sync();
+
+    const I* mask = p.m_ptr ? p.m_col + p.m_ptr[row] : nullptr;
+    const long long mask_len = p.m_ptr ? p.m_ptr[row + 1] - p.m_ptr[row] : 0;
+    // Sub-groups of `width` lanes take A's entries; every warp runs the same number of rounds,
+    // and meets at the end of each (see the file's comment).
+    const int sub = G::rank() / p.width, lane = G::rank() % p.width, subs = G::size() / p.width;
+    const bool exclusive = owns_distinct_slots(p.b_rows_increasing, subs, G::size());
+    const I a_end = p.a_ptr[row + 1];
+    for (I round = p.a_ptr[row]; round < a_end; round += subs) {
+        const I pa = round + sub;
+        if (pa < a_end) {
+            const I k = p.a_col[pa];
+            const V av = p.a_val[pa];
+            const I b_end = p.b_ptr[k + 1];
+            for (I q = p.b_ptr[k] + lane; q < b_end; q += p.width) {
+                const I j = p.b_col[q];
+                if (mask && contains(mask, mask_len, j) == p.complement) continue;
+                const V product = Op::multiply(av, p.b_val[q]);
+                if constexpr (kDense) {
+                    atomicOr(table.touched + (j >> 5), 1u << (j & 31));
+                    atomic_combine<Op>(table.values + j, product);
+                } else {
+                    const int s = table.claim(static_cast<typename Table::key_type>(j));
+                    if (s >= 0) combine<Op>(table.values + s, product, exclusive);
+                }
+            }
+        }
+        __syncwarp();
+    }
+    G::sync();
+
+    if constexpr (kDense) {  // the bitmap read word by word gives the columns in order (blocks only)
+        static_assert(!kWarp, "the dense accumulator belongs to the global bin's blocks");
+        long long written = 0;
+        for (long long w0 = 0; w0 < words; w0 += G::size()) {
+            const long long w = w0 + G::rank();
+            unsigned b = w < words ? table.touched[w] : 0;
+            long long total = 0;
+            long long q = start + written + block_exclusive_scan(__popc(b), scan_sums, total);
+            for (; b; b &= b - 1, ++q) {
+                const long long j = 32 * w + __ffs(b) - 1;
+                p.c_col[q] = static_cast<I>(j);
+                p.c_val[q] = table.values[j];
+                table.values[j] = initial_value<Op, V>();  // ready for the block's next dense row
+            }
+            written += total;
+        }
+    } else if (kWarp && len <= kRankedRow) {
+        write_ranked(table.keys, table.values, table.capacity(), p.c_col + start, p.c_val + start);
+    } else {
+        sort_table<kWarp>(table.keys, table.values, table.capacity(), scan_sums);
+        for (long long q = G::rank(); q < len; q += G::size()) {
+            p.c_col[start + q] = static_cast<I>(table.keys[q]);
+            p.c_val[start + q] = table.values[q];
+        }
+    }
+    G::sync();  // the next row's initialisation overwrites what was read above
+}
+
+// Bins 1-7: a table of the bin's size per group (a warp or the block) in shared memory, never a
+// pointer that could be global: the table's accesses compile to shared-memory instructions.
 template <class Op, class V, class I, bool kWarp>
 __global__ void numeric_rows(NumericArgs<V, I> p) {
     using G = Group<kWarp>;
     using K = key_t<I>;
-    constexpr K kEmpty = ~K(0);
+    extern __shared__ __align__(16) unsigned char smem[];
+    __shared__ long long scan_sums[32];
+    unsigned char* const base =
+        smem + (static_cast<long long>(G::index()) << p.log2_capacity) * static_cast<long long>(sizeof(K) + sizeof(V));
+    const long long step = static_cast<long long>(gridDim.x) * G::per_block();
+    for (long long r = static_cast<long long>(blockIdx.x) * G::per_block() + G::index(); r < p.num_rows; r += step)
+        numeric_row<Op, kWarp>(p, p.rows[r], HashTable<K, V>::at(base, p.log2_capacity), scan_sums);
+}
+
+// The global bin: blocks take rows from a counter, each row to the accumulator global_table
+// chooses, one call of numeric_row per memory kind (a shared or a pool hash table, the dense
+// accumulator).
+template <class Op, class V, class I>
+__global__ void numeric_global_rows(NumericArgs<V, I> p) {
+    using K = key_t<I>;
     extern __shared__ __align__(16) unsigned char smem[];
     __shared__ long long scan_sums[32];
     __shared__ long long claimed;
-    const bool global_bin = !kWarp && p.log2_capacity == 0;
-    unsigned char* const slot = global_bin ? p.pool + blockIdx.x * p.slot_bytes : nullptr;
-    V* const dense_values = reinterpret_cast<V*>(slot);
-    if (global_bin && p.dense_values) {  // once per block: each dense row resets what it touched
-        for (long long s = G::rank(); s < p.cols; s += G::size()) dense_values[s] = initial_value<Op, V>();
-        G::sync();
+    unsigned char* const slot = p.pool + blockIdx.x * p.slot_bytes;
+    const DenseAccumulator<V> dense{reinterpret_cast<unsigned*>(smem), reinterpret_cast<V*>(slot)};
+    if (p.dense_values) {  // once per block: each dense row resets what it touched
+        for (long long s = threadIdx.x; s < p.cols; s += blockDim.x) dense.values[s] = initial_value<Op, V>();
+        __syncthreads();
     }
-    const long long step = static_cast<long long>(gridDim.x) * G::per_block();
-    long long r = static_cast<long long>(blockIdx.x) * G::per_block() + G::index();
-    if constexpr (!kWarp)
-        if (global_bin) r = claim_row(p.next_row, &claimed);
-    while (r < p.num_rows) {
+    for (long long r = claim_row(p.next_row, &claimed); r < p.num_rows; r = claim_row(p.next_row, &claimed)) {
         const long long row = p.rows[r];
-        const long long start = p.c_ptr[row], len = p.c_ptr[row + 1] - start;
-        int log2_capacity = p.log2_capacity;
-        unsigned char* base = smem + (static_cast<long long>(G::index()) << log2_capacity) * static_cast<long long>(sizeof(K) + sizeof(V));
-        bool dense = false;
-        if (global_bin) {
-            log2_capacity = ceil_log2(len < 32 ? 64 : 2 * len);
-            const GlobalTable table = global_table<K, V>(len, p.cols, p.dense_values, p.smem_bytes);
-            dense = table == GlobalTable::dense;
-            base = table == GlobalTable::pool_hash ? slot : smem;
+        const long long len = p.c_ptr[row + 1] - p.c_ptr[row];
+        const int log2_capacity = ceil_log2(len < 32 ? 64 : 2 * len);
+        switch (global_table<K, V>(len, p.cols, p.dense_values, p.smem_bytes)) {
+            case GlobalTable::dense:
+                numeric_row<Op, false>(p, row, dense, scan_sums);
+                break;
+            case GlobalTable::shared_hash:
+                numeric_row<Op, false>(p, row, HashTable<K, V>::at(smem, log2_capacity), scan_sums);
+                break;
+            case GlobalTable::pool_hash:
+                numeric_row<Op, false>(p, row, HashTable<K, V>::at(slot, log2_capacity), scan_sums);
+                break;
         }
-        const long long capacity = 1ll << log2_capacity;
-        K* keys = reinterpret_cast<K*>(base);
-        V* values = dense ? dense_values : reinterpret_cast<V*>(base + capacity * static_cast<long long>(sizeof(K)));
-        unsigned* touched = reinterpret_cast<unsigned*>(smem);  // dense only
-        const long long words = bitmap_words(p.cols);
-        if (dense) {
-            for (long long s = G::rank(); s < words; s += G::size()) touched[s] = 0;
-        } else {
-            for (long long s = G::rank(); s < capacity; s += G::size()) {
-                keys[s] = kEmpty;
-                values[s] = initial_value<Op, V>();
-            }
-        }
-        G::sync();
-
-        const I* mask = p.m_ptr ? p.m_col + p.m_ptr[row] : nullptr;
-        const long long mask_len = p.m_ptr ? p.m_ptr[row + 1] - p.m_ptr[row] : 0;
-        // Sub-groups of `width` lanes take A's entries; every warp runs the same number of rounds,
-        // and meets at the end of each (see the file's comment).
-        const int sub = G::rank() / p.width, lane = G::rank() % p.width, subs = G::size() / p.width;
-        const bool exclusive = owns_distinct_slots(p.b_rows_increasing, subs, G::size());
-        const I a_end = p.a_ptr[row + 1];
-        for (I round = p.a_ptr[row]; round < a_end; round += subs) {
-            const I pa = round + sub;
-            if (pa < a_end) {
-                const I k = p.a_col[pa];
-                const V av = p.a_val[pa];
-                const I b_end = p.b_ptr[k + 1];
-                for (I q = p.b_ptr[k] + lane; q < b_end; q += p.width) {
-                    const I j = p.b_col[q];
-                    if (mask && contains(mask, mask_len, j) == p.complement) continue;
-                    const V product = Op::multiply(av, p.b_val[q]);
-                    if (dense) {
-                        atomicOr(touched + (j >> 5), 1u << (j & 31));
-                        atomic_combine<Op>(values + j, product);
-                    } else {
-                        const int s = claim_slot(keys, log2_capacity, static_cast<K>(j));
-                        if (s >= 0) combine<Op>(values + s, product, exclusive);
-                    }
-                }
-            }
-            __syncwarp();
-        }
-        G::sync();
-
-        if (dense) {  // the bitmap read word by word gives the columns in order
-            if constexpr (!kWarp) {
-                long long written = 0;
-                for (long long w0 = 0; w0 < words; w0 += G::size()) {
-                    const long long w = w0 + G::rank();
-                    unsigned b = w < words ? touched[w] : 0;
-                    long long total = 0;
-                    long long q = start + written + block_exclusive_scan(__popc(b), scan_sums, total);
-                    for (; b; b &= b - 1, ++q) {
-                        const long long j = 32 * w + __ffs(b) - 1;
-                        p.c_col[q] = static_cast<I>(j);
-                        p.c_val[q] = values[j];
-                        values[j] = initial_value<Op, V>();  // ready for the block's next dense row
-                    }
-                    written += total;
-                }
-            }
-        } else if (kWarp && len <= kRankedRow) {
-            write_ranked(keys, values, capacity, p.c_col + start, p.c_val + start);
-        } else {
-            sort_table<kWarp>(keys, values, capacity, scan_sums);
-            for (long long q = G::rank(); q < len; q += G::size()) {
-                p.c_col[start + q] = static_cast<I>(keys[q]);
-                p.c_val[start + q] = values[q];
-            }
-        }
-        G::sync();  // the next row's initialisation overwrites what was read above
-        if constexpr (!kWarp)
-            if (global_bin) {
-                r = claim_row(p.next_row, &claimed);
-                continue;
-            }
-        r += step;
     }
 }
 

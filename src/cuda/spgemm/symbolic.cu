@@ -119,7 +119,7 @@ SpgemmAnalysis spgemm_symbolic(const Executor& exec, const SpgemmProblem<V, I>& 
         const long long largest_words = 2ll << ceil_log2(2 * bins.max_need);
         args.smem_bytes = 4 * blocks <= limit ? 4 * blocks : std::min(limit, 4 * largest_words);
         if (4 * blocks > limit && 4 * largest_words > args.smem_bytes) args.slot_words = largest_words;
-        slots = global_slots(exec, symbolic_rows<I, false>, args.smem_bytes, global_rows);
+        slots = global_slots(exec, symbolic_global_rows<I>, args.smem_bytes, global_rows);
         if (args.slot_words > 0) slots = std::min(slots, std::max(1ll, (1ll << 29) / args.slot_words));
         pool = Workspace<unsigned>(exec, static_cast<std::size_t>(4 + slots * args.slot_words));
         SPK_CUDA_CHECK(cudaMemsetAsync(pool.data(), 0, 16, stream));
@@ -127,7 +127,9 @@ SpgemmAnalysis spgemm_symbolic(const Executor& exec, const SpgemmProblem<V, I>& 
         args.pool = pool.data() + 4;
     }
     for_each_bin(bins, bin_ids.data(), args, [&](int bin, long long count, const SymbolicArgs<I>& a) {
-        if (kBinShapes[bin].warp)
+        if (bin == kGlobalBin)
+            launch_bin(symbolic_global_rows<I>, a, bin, count, 2 * sizeof(unsigned), slots, a.smem_bytes, stream);
+        else if (kBinShapes[bin].warp)
             launch_bin(symbolic_rows<I, true>, a, bin, count, 2 * sizeof(unsigned), slots, a.smem_bytes, stream);
         else
             launch_bin(symbolic_rows<I, false>, a, bin, count, 2 * sizeof(unsigned), slots, a.smem_bytes, stream);

@@ -86,7 +86,7 @@ struct SymbolicArgs {
     const I* rows;  // the bin's rows
     long long num_rows;
     const long long* need;
-    int log2_capacity;  // shared tables of the bin; 0: the global bin
+    int log2_capacity;  // the bin's tables (bins 1-7)
     // The global bin: dynamic shared memory per block, the pool (one slot of slot_words per
     // block) and the counter that hands out its rows.
     long long smem_bytes;
@@ -111,85 +111,109 @@ __host__ __device__ inline SymbolicTable symbolic_table(long long need, long lon
     return dense_cheaper ? SymbolicTable::pool_dense : SymbolicTable::pool_hash;
 }
 
+// A row's (block, bits) pairs unioned in a word per column block (dense), the other table kind
+// beside a HashTable<unsigned, unsigned> keyed by block.
+struct BlockWords {
+    unsigned* bits;
+};
+
+// Counts one row of C by the group, its pairs unioned in `table` (a HashTable or BlockWords).
+// Inlined into each call, so that each call's table pointers keep their memory kind (see
+// HashTable).
+template <bool kWarp, class Table, class I>
+__device__ __forceinline__ void symbolic_row(const SymbolicArgs<I>& p, long long row, Table table, unsigned long long* scratch) {
+    using G = Group<kWarp>;
+    constexpr bool kDense = std::is_same_v<Table, BlockWords>;
+    if constexpr (kDense)
+        for (long long s = G::rank(); s < p.blocks; s += G::size()) table.bits[s] = 0;
+    else
+        for (long long s = G::rank(); s < table.capacity(); s += G::size()) {
+            table.keys[s] = kEmptyBlock;
+            table.values[s] = 0;
+        }
+    G::sync();
+
+    // As in the numeric phase: equal rounds for every warp, which meets at the end of each.
+    const int sub = G::rank() / p.width, lane = G::rank() % p.width, subs = G::size() / p.width;
+    const I a_end = p.a_ptr[row + 1];
+    for (I round = p.a_ptr[row]; round < a_end; round += subs) {
+        const I pa = round + sub;
+        if (pa < a_end) {
+            const I k = p.a_col[pa];
+            const long long q_end = p.bc_ptr[k + 1];
+            for (long long q = p.bc_ptr[k] + lane; q < q_end; q += p.width) {
+                const unsigned block = p.bc_block[q], b = p.bc_bits[q];
+                if constexpr (kDense) {
+                    atomicOr(table.bits + block, b);
+                } else {
+                    const int s = table.claim(block);
+                    if (s >= 0) atomicOr(table.values + s, b);
+                }
+            }
+        }
+        __syncwarp();
+    }
+    G::sync();
+
+    const I* mask = p.m_ptr ? p.m_col + p.m_ptr[row] : nullptr;
+    const long long mask_len = p.m_ptr ? p.m_ptr[row + 1] - p.m_ptr[row] : 0;
+    const auto allowed = [&](long long block, unsigned b) {
+        if (!mask) return b;
+        const unsigned in_mask = bits_in_block(mask, mask_len, block);
+        return b & (p.complement ? ~in_mask : in_mask);
+    };
+    long long count = 0;
+    if constexpr (kDense) {
+        for (long long s = G::rank(); s < p.blocks; s += G::size())
+            if (table.bits[s]) count += __popc(allowed(s, table.bits[s]));
+    } else {
+        for (long long s = G::rank(); s < table.capacity(); s += G::size())
+            if (table.keys[s] != kEmptyBlock) count += __popc(allowed(table.keys[s], table.values[s]));
+    }
+    count = group_sum<kWarp>(count, scratch);
+    if (G::rank() == 0) p.row_nnz[row] = count;
+    G::sync();
+}
+
+// Bins 1-7: a hash table of the bin's size per group (a warp or the block) in shared memory,
+// never a pointer that could be global: the table's accesses compile to shared-memory instructions.
 template <class I, bool kWarp>
 __global__ void symbolic_rows(SymbolicArgs<I> p) {
     using G = Group<kWarp>;
     extern __shared__ __align__(16) unsigned char smem[];
     __shared__ unsigned long long scratch;
-    __shared__ long long claimed;
-    const bool global_bin = !kWarp && p.log2_capacity == 0;
+    unsigned char* const base = smem + 8 * (static_cast<long long>(G::index()) << p.log2_capacity);  // a key and a bit mask an entry
     const long long step = static_cast<long long>(gridDim.x) * G::per_block();
-    long long r = static_cast<long long>(blockIdx.x) * G::per_block() + G::index();
-    if constexpr (!kWarp)
-        if (global_bin) r = claim_row(p.next_row, &claimed);
-    while (r < p.num_rows) {
+    for (long long r = static_cast<long long>(blockIdx.x) * G::per_block() + G::index(); r < p.num_rows; r += step)
+        symbolic_row<kWarp>(p, p.rows[r], HashTable<unsigned, unsigned>::at(base, p.log2_capacity), &scratch);
+}
+
+// The global bin: blocks take rows from a counter, each row to the table symbolic_table chooses,
+// one call of symbolic_row per table kind and memory kind.
+template <class I>
+__global__ void symbolic_global_rows(SymbolicArgs<I> p) {
+    extern __shared__ __align__(16) unsigned char smem[];
+    __shared__ unsigned long long scratch;
+    __shared__ long long claimed;
+    unsigned* const slot = p.pool + blockIdx.x * p.slot_words;
+    for (long long r = claim_row(p.next_row, &claimed); r < p.num_rows; r = claim_row(p.next_row, &claimed)) {
         const long long row = p.rows[r];
-        int log2_capacity = p.log2_capacity;
-        unsigned* keys = reinterpret_cast<unsigned*>(smem) + 2 * (static_cast<long long>(G::index()) << log2_capacity);
-        bool dense = false;
-        if (global_bin) {
-            log2_capacity = ceil_log2(p.need[row] < 32 ? 64 : 2 * p.need[row]);
-            const SymbolicTable table = symbolic_table(p.need[row], p.blocks, p.smem_bytes);
-            dense = table == SymbolicTable::shared_dense || table == SymbolicTable::pool_dense;
-            if (table == SymbolicTable::pool_dense || table == SymbolicTable::pool_hash) keys = p.pool + blockIdx.x * p.slot_words;
+        const int log2_capacity = ceil_log2(p.need[row] < 32 ? 64 : 2 * p.need[row]);
+        switch (symbolic_table(p.need[row], p.blocks, p.smem_bytes)) {
+            case SymbolicTable::shared_dense:
+                symbolic_row<false>(p, row, BlockWords{reinterpret_cast<unsigned*>(smem)}, &scratch);
+                break;
+            case SymbolicTable::shared_hash:
+                symbolic_row<false>(p, row, HashTable<unsigned, unsigned>::at(smem, log2_capacity), &scratch);
+                break;
+            case SymbolicTable::pool_dense:
+                symbolic_row<false>(p, row, BlockWords{slot}, &scratch);
+                break;
+            case SymbolicTable::pool_hash:
+                symbolic_row<false>(p, row, HashTable<unsigned, unsigned>::at(reinterpret_cast<unsigned char*>(slot), log2_capacity),
+                                    &scratch);
+                break;
         }
-        const long long capacity = 1ll << log2_capacity;
-        unsigned* bits = keys + capacity;  // dense: keys holds the bits of every block
-        if (dense)
-            for (long long s = G::rank(); s < p.blocks; s += G::size()) keys[s] = 0;
-        else
-            for (long long s = G::rank(); s < capacity; s += G::size()) {
-                keys[s] = kEmptyBlock;
-                bits[s] = 0;
-            }
-        G::sync();
-
-        // As in the numeric phase: equal rounds for every warp, which meets at the end of each.
-        const int sub = G::rank() / p.width, lane = G::rank() % p.width, subs = G::size() / p.width;
-        const I a_end = p.a_ptr[row + 1];
-        for (I round = p.a_ptr[row]; round < a_end; round += subs) {
-            const I pa = round + sub;
-            if (pa < a_end) {
-                const I k = p.a_col[pa];
-                const long long q_end = p.bc_ptr[k + 1];
-                for (long long q = p.bc_ptr[k] + lane; q < q_end; q += p.width) {
-                    const unsigned block = p.bc_block[q], b = p.bc_bits[q];
-                    if (dense) {
-                        atomicOr(keys + block, b);
-                    } else {
-                        const int s = claim_slot(keys, log2_capacity, block);
-                        if (s >= 0) atomicOr(bits + s, b);
-                    }
-                }
-            }
-            __syncwarp();
-        }
-        G::sync();
-
-        const I* mask = p.m_ptr ? p.m_col + p.m_ptr[row] : nullptr;
-        const long long mask_len = p.m_ptr ? p.m_ptr[row + 1] - p.m_ptr[row] : 0;
-        const auto allowed = [&](long long block, unsigned b) {
-            if (!mask) return b;
-            const unsigned in_mask = bits_in_block(mask, mask_len, block);
-            return b & (p.complement ? ~in_mask : in_mask);
-        };
-        long long count = 0;
-        if (dense) {
-            for (long long s = G::rank(); s < p.blocks; s += G::size())
-                if (keys[s]) count += __popc(allowed(s, keys[s]));
-        } else {
-            for (long long s = G::rank(); s < capacity; s += G::size())
-                if (keys[s] != kEmptyBlock) count += __popc(allowed(keys[s], bits[s]));
-        }
-        count = group_sum<kWarp>(count, &scratch);
-        if (G::rank() == 0) p.row_nnz[row] = count;
-        G::sync();
-        if constexpr (!kWarp)
-            if (global_bin) {
-                r = claim_row(p.next_row, &claimed);
-                continue;
-            }
-        r += step;
     }
 }
 
