@@ -45,9 +45,9 @@ struct BinLayout {
     index_t count(int bin) const { return start[bin + 1] - start[bin]; }
 };
 
-// The symbolic phase's arrays come from the stream-ordered pool (a cudaMalloc and a cudaFree
-// each would synchronise the device, in every one-shot product): the plan gives them back on its
-// executor's stream, so that stream must outlive the plan.
+// The symbolic phase's arrays (row_ptr, numeric_rows, mask_cols) come from the stream-ordered
+// pool (a cudaMalloc and a cudaFree each would synchronise the device, in every one-shot
+// product): the plan gives them back on its executor's stream, so that stream must outlive the plan.
 template <class I>
 struct DeviceState {
     Workspace<I> row_ptr;       // C's row_ptr (rows + 1); empty when nnz(C) does not fit I (the plan rejects it)
