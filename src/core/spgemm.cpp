@@ -106,10 +106,6 @@ template <class V, class I>
 SpgemmPlan<V, I>::SpgemmPlan(const Executor& exec, CsrView<const V, I> a, CsrView<const V, I> b, SpgemmOptions options,
                              std::optional<CsrView<const V, I>> mask) {
     validate_spgemm(exec, a, b, mask);
-    // An empty mask's columns may be a null pointer, which the CUDA kernels read as "no mask"
-    // (C = A·B where C must be empty). Any other address is never read: no row has an entry.
-    // (wip/spgemm-plan-lean mends the kernels, which then test the row pointers: this goes with it.)
-    if (mask && mask->nnz == 0 && !mask->col_idx) mask->col_idx = mask->row_ptr;
     detail::SpgemmProblem<V, I> problem{a, b, mask, options.semiring, options.complement_mask, options.sorted,
                                         options.reuse_positions};
     detail::SpgemmAnalysis analysis = run_symbolic(exec, problem);

@@ -348,6 +348,30 @@ TYPED_TEST(CudaSpgemm, RepeatedColumnsInWideRowsOfB) {
     }
 }
 
+// Rows of at most 64 products, which the symbolic phase counts in one kernel (short_rows.cuh): a
+// 7-point stencil's square, B's rows unsorted or with repeated columns (whether they strictly
+// increase decides the numeric kernels' plain adds), and a matrix of short rows with two long
+// ones (those take the general path, the others keep their direct counts).
+TYPED_TEST(CudaSpgemm, ShortRowsCountedDirectly) {
+    using V = typename TypeParam::value;
+    using I = typename TypeParam::index;
+    const std::uint64_t seed = test::seed("cuda_spgemm_short_rows");
+    const auto laplace = generate<V, I>("laplace3d:n=12");
+    expect_all_variants_match(laplace, laplace);
+    expect_recompute_matches(laplace, laplace, {});
+    const auto a = test::random_with_zeros<V, I>(200, 300, 3.0, seed);
+    const auto repeated = with_repeated_columns(test::random_with_zeros<V, I>(300, 2000, 4.0, seed + 1));
+    const auto shuffled = test::shuffled_rows(test::random_csr<V, I>(300, 500, 5.0, seed + 2), seed + 3);
+    for (const auto* b : {&repeated, &shuffled}) {
+        for (const Semiring s : {Semiring::plus_times, Semiring::min_plus}) expect_matches(a, *b, {.semiring = s});
+        expect_recompute_matches(a, *b, {});
+        expect_recompute_matches(a, *b, {.reuse_positions = false});
+    }
+    const auto mixed = a_with_two_full_rows<V, I>(200, 300, seed + 4);  // rows 0 and 5: about 900 products
+    expect_all_variants_match(mixed, test::random_with_zeros<V, I>(300, 500, 3.0, seed + 5));
+    expect_recompute_matches(mixed, shuffled, {});
+}
+
 class CudaSpgemmFixed : public ::testing::Test {
 protected:
     void SetUp() override { skip_without_device(); }
@@ -618,16 +642,20 @@ TEST_F(CudaSpgemmFixed, TriangleCountsOfSharedMatrices) {
 TEST_F(CudaSpgemmFixed, EmptyMaskKeepsNoProduct) {
     using C = Csr<double, std::int32_t>;
     const std::uint64_t seed = test::seed("cuda_spgemm_empty_mask");
-    const auto a = test::random_csr<double, std::int32_t>(300, 200, 6.0, seed);
-    const auto b = test::random_csr<double, std::int32_t>(200, 250, 40.0, seed + 1);  // rows of C in several bins
     const C empty_mask(Executor::cpu(), 300, 250, std::vector<std::int32_t>(301, 0), {}, {});
-    for (const bool sorted : {true, false}) {
-        expect_matches(a, b, {.sorted = sorted}, &empty_mask);
-        expect_matches(a, b, {.complement_mask = true, .sorted = sorted}, &empty_mask);
+    // Rows of C in several bins of the general path, then short rows (at most 64 products).
+    for (const auto& [a_per_row, b_per_row] : {std::pair{6.0, 40.0}, std::pair{3.0, 4.0}}) {
+        SCOPED_TRACE(std::to_string(a_per_row) + " x " + std::to_string(b_per_row) + " entries a row");
+        const auto a = test::random_csr<double, std::int32_t>(300, 200, a_per_row, seed);
+        const auto b = test::random_csr<double, std::int32_t>(200, 250, b_per_row, seed + 1);
+        for (const bool sorted : {true, false}) {
+            expect_matches(a, b, {.sorted = sorted}, &empty_mask);
+            expect_matches(a, b, {.complement_mask = true, .sorted = sorted}, &empty_mask);
+        }
+        const auto gpu = Executor::cuda(0);
+        const auto c = spgemm(gpu, a.to(gpu).view(), b.to(gpu).view(), {}, std::optional(empty_mask.to(gpu).view()));
+        EXPECT_EQ(c.nnz(), 0);
     }
-    const auto gpu = Executor::cuda(0);
-    const auto c = spgemm(gpu, a.to(gpu).view(), b.to(gpu).view(), {}, std::optional(empty_mask.to(gpu).view()));
-    EXPECT_EQ(c.nnz(), 0);
 }
 
 }  // namespace

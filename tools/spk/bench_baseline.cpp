@@ -32,8 +32,8 @@ std::optional<BaselineTime> sddmm_baseline(const Executor& exec, const OpConfig&
 
 // spk's own SpGEMM figures beside cuSPARSE's: the numeric phase alone through a plan (new values,
 // same patterns: what a reuse costs), and the device memory of one whole product: the pool's
-// high-water mark (the symbolic phase's and the numeric phase's workspaces) plus C and the plan's
-// row arrays, which live outside the pool. A and B, the same for both, are not counted. The plan's
+// high-water mark (the symbolic phase's and the numeric phase's workspaces, the plan's row arrays
+// among them) plus C, which lives outside the pool. A and B, the same for both, are not counted. The plan's
 // first recompute, which keeps C's columns and each product's place for the later ones, is timed
 // alone, with the device memory it leaves held. The whole product is also timed in its two halves:
 // the plan (binning and the symbolic phase, C's row offsets read back) and compute() (the numeric
@@ -56,9 +56,8 @@ SpgemmFigures spgemm_spk_figures(const Executor& exec, const Csr<V, std::int32_t
         plan.emplace(exec, a.view(), b.view());
         c = plan->compute();
     });
-    const double plan_rows = 2.0 * static_cast<double>(a.rows()) * sizeof(std::int32_t);
     SpgemmFigures f;
-    f.peak_bytes = static_cast<double>(pool) + csr_bytes(c.rows(), c.nnz(), sizeof(V)) + plan_rows;
+    f.peak_bytes = static_cast<double>(pool) + csr_bytes(c.rows(), c.nnz(), sizeof(V));
     const auto w = static_cast<int>(warmup), r = static_cast<int>(reps);
     try {  // a second plan and a second C beside the first: products that fit once may not fit twice
         f.plan_seconds = baselines::time_device_ms(exec, [&] { const SpgemmPlan<V, std::int32_t> p(exec, a.view(), b.view()); }, w, r) / 1e3;

@@ -1,7 +1,8 @@
 #pragma once
 // Rows grouped by bin on the device: a pass that counts each bin's rows and finds the largest
 // and the total need (shared-memory counters, one global atomic per bin per block), one read of
-// those numbers, and a pass that scatters the row ids to their bin's range. Rows keep no order within a bin
+// those numbers (with the caller's other words where it has any), and a pass that scatters the
+// row ids to their bin's range. Rows keep no order within a bin
 // (their outputs go to fixed places); bin 0 (nothing to do) is counted but not listed.
 #include "cuda/spgemm/device_table.cuh"
 #include "cuda/spgemm/launch.cuh"
@@ -86,28 +87,36 @@ __global__ void scatter_bins(const long long* need, long long rows, BinStarts st
     if (bin > 0) out[starts.start[bin] + static_cast<long long>(base[bin] + rank)] = static_cast<I>(i);
 }
 
-// The rows' ids to ids (`rows` entries of device memory), grouped by bin as the result lays out.
-template <class I>
-BinLayout bin_rows(const Executor& exec, const long long* need, long long rows, I* ids) {
+// count_bins' totals: rows per bin [0, kBins), the largest need, their sum.
+inline constexpr int kBinTotals = kBins + 2;
+
+// Queues the count of the rows of each bin into totals (kBinTotals zeroed words), for the caller
+// to read back with whatever else it needs from the device (one stream synchronisation).
+inline void queue_bin_count(const Executor& exec, const long long* need, long long rows, unsigned long long* totals) {
+    if (rows == 0) return;
+    count_bins<<<grid_for(rows, kBinningThreads), kBinningThreads, 0, stream_of(exec)>>>(need, rows, totals);
+    SPK_CUDA_CHECK_LAUNCH();
+}
+
+// The bins' layout from count_bins' totals, read back.
+inline BinLayout bin_layout(const unsigned long long* totals) {
     BinLayout bins;
-    if (rows == 0) return bins;
-    const cudaStream_t stream = stream_of(exec);
-    const unsigned grid = static_cast<unsigned>((rows + kBinningThreads - 1) / kBinningThreads);
-    Workspace<unsigned long long> totals(exec, 2 * kBins + 2);  // counts, the largest need, their sum, cursors
-    SPK_CUDA_CHECK(cudaMemsetAsync(totals.data(), 0, totals.size() * sizeof(unsigned long long), stream));
-    count_bins<<<grid, kBinningThreads, 0, stream>>>(need, rows, totals.data());
-    SPK_CUDA_CHECK_LAUNCH();
-    const std::vector<unsigned long long> host = read_back(exec, totals.data(), kBins + 2);
-    BinStarts starts{};
-    for (int b = 0; b < kBins; ++b) {
-        starts.start[b] = bins.start[b];
-        bins.start[b + 1] = bins.start[b] + static_cast<index_t>(host[b]);
-    }
-    bins.max_need = static_cast<index_t>(host[kBins]);
-    bins.total_need = static_cast<index_t>(host[kBins + 1]);
-    scatter_bins<I><<<grid, kBinningThreads, 0, stream>>>(need, rows, starts, totals.data() + kBins + 2, ids);
-    SPK_CUDA_CHECK_LAUNCH();
+    for (int b = 0; b < kBins; ++b) bins.start[b + 1] = bins.start[b] + static_cast<index_t>(totals[b]);
+    bins.max_need = static_cast<index_t>(totals[kBins]);
+    bins.total_need = static_cast<index_t>(totals[kBins + 1]);
     return bins;
+}
+
+// Queues the scatter of the rows' ids to ids (`rows` entries of device memory), grouped as bins
+// lays out; cursors: kBins zeroed words.
+template <class I>
+void queue_bin_scatter(const Executor& exec, const long long* need, long long rows, const BinLayout& bins, unsigned long long* cursors,
+                       I* ids) {
+    if (rows == 0) return;
+    BinStarts starts{};
+    for (int b = 0; b < kBins; ++b) starts.start[b] = bins.start[b];
+    scatter_bins<I><<<grid_for(rows, kBinningThreads), kBinningThreads, 0, stream_of(exec)>>>(need, rows, starts, cursors, ids);
+    SPK_CUDA_CHECK_LAUNCH();
 }
 
 }  // namespace spk::detail::cuda::spgemm

@@ -51,6 +51,7 @@ void numeric_hash(const Executor& exec, const SpgemmProblem<V, I>& p, const Devi
     args.b_ptr = p.b.row_ptr;
     args.b_col = p.b.col_idx;
     args.b_val = p.b.values;
+    args.masked = p.mask.has_value();
     args.m_ptr = p.mask ? p.mask->row_ptr : nullptr;
     args.m_col = p.mask ? (state.mask_cols.empty() ? p.mask->col_idx : state.mask_cols.data()) : nullptr;
     args.complement = p.complement_mask;

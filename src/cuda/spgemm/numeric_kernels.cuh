@@ -27,7 +27,8 @@ struct NumericArgs {
     const I* b_ptr;
     const I* b_col;
     const V* b_val;
-    const I* m_ptr;  // null: no mask
+    bool masked;     // explicit: an empty mask's columns may be a null pointer
+    const I* m_ptr;
     const I* m_col;  // sorted within each row
     bool complement;
     const I* c_ptr;  // C's row_ptr
@@ -124,8 +125,8 @@ __device__ __forceinline__ void numeric_row(const NumericArgs<V, I>& p, long lon
     }
     G::sync();
 
-    const I* mask = p.m_ptr ? p.m_col + p.m_ptr[row] : nullptr;
-    const long long mask_len = p.m_ptr ? p.m_ptr[row + 1] - p.m_ptr[row] : 0;
+    const I* mask = p.masked ? p.m_col + p.m_ptr[row] : nullptr;
+    const long long mask_len = p.masked ? p.m_ptr[row + 1] - p.m_ptr[row] : 0;
     // Sub-groups of `width` lanes take A's entries; every warp runs the same number of rounds,
     // and meets at the end of each (see the file's comment).
     const int sub = G::rank() / p.width, lane = G::rank() % p.width, subs = G::size() / p.width;
@@ -139,7 +140,7 @@ __device__ __forceinline__ void numeric_row(const NumericArgs<V, I>& p, long lon
             const I b_end = p.b_ptr[k + 1];
             for (I q = p.b_ptr[k] + lane; q < b_end; q += p.width) {
                 const I j = p.b_col[q];
-                if (mask && contains(mask, mask_len, j) == p.complement) continue;
+                if (p.masked && contains(mask, mask_len, j) == p.complement) continue;
                 const V product = Op::multiply(av, p.b_val[q]);
                 if constexpr (kDense) {
                     atomicOr(table.touched + (j >> 5), 1u << (j & 31));

@@ -9,6 +9,7 @@
 #include <mutex>
 
 #include "core/spgemm_kernels.hpp"
+#include "cuda/common/workspace.hpp"
 #include "spk/array.hpp"
 #include "spk/error.hpp"
 
@@ -44,13 +45,17 @@ struct BinLayout {
     index_t count(int bin) const { return start[bin + 1] - start[bin]; }
 };
 
+// The symbolic phase's arrays (row_ptr, numeric_rows, mask_cols) come from the stream-ordered
+// pool (a cudaMalloc and a cudaFree each would synchronise the device, in every one-shot
+// product): the plan gives them back on its executor's stream, so that stream must outlive the plan.
 template <class I>
 struct DeviceState {
-    Array<I> row_ptr;       // C's row_ptr (rows + 1); empty when nnz(C) does not fit I (the plan rejects it)
-    Array<I> numeric_rows;  // C's rows grouped by length, laid out by `numeric`
+    Workspace<I> row_ptr;       // C's row_ptr (rows + 1); empty when nnz(C) does not fit I (the plan rejects it)
+    Workspace<I> numeric_rows;  // C's rows grouped by length, laid out by `numeric`
     BinLayout numeric;
-    Array<I> mask_cols;  // the mask's columns sorted per row (empty: already sorted)
-    bool b_rows_increasing = false;  // B's columns strictly increase in every row (owns_distinct_slots)
+    Workspace<I> mask_cols;  // the mask's columns sorted per row (empty: already sorted)
+    // B's columns strictly increase in every row that A reaches (owns_distinct_slots)
+    bool b_rows_increasing = false;
     // C's sorted columns (nnz(C) entries), for the numeric-reuse path: recompute receives only
     // C's values, and copying the columns in compute() would cost every one-shot product (spgemm()
     // is a plan and one compute) their time and memory. So the first recompute runs the hash

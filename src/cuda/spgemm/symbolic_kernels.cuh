@@ -55,16 +55,17 @@ __global__ void fill_block_pairs(const I* b_ptr, const I* b_col, long long rows,
 }
 
 // A group of `width` lanes (a power of two, at most 32) per row of A: the symbolic table's need,
-// min(pairs, blocks) (pairs: the (block, bits) pairs of the rows of B it reaches). Short rows
+// min(pairs, blocks) (pairs: the (block, bits) pairs of the rows of B it reaches); 0 for a row
+// already counted (counted[i] >= 0, where counted is not null: see short_rows.cuh). Short rows
 // share a warp instead of leaving most of its lanes idle.
 template <class I>
 __global__ void row_needs(const I* a_ptr, const I* a_col, long long rows, const long long* bc_ptr, long long blocks, int width,
-                          long long* need) {
+                          const long long* counted, long long* need) {
     const int lane = static_cast<int>(threadIdx.x) & (width - 1);
     const long long i = (static_cast<long long>(blockIdx.x) * blockDim.x + threadIdx.x) / width;
     if (i - i % (32 / width) >= rows) return;  // whole warps leave together: the shuffles below see every lane
     long long pairs = 0;
-    if (i < rows)
+    if (i < rows && !(counted && counted[i] >= 0))
         for (long long p = a_ptr[i] + lane; p < a_ptr[i + 1]; p += width) {
             const long long k = a_col[p];
             pairs += bc_ptr[k + 1] - bc_ptr[k];
@@ -80,7 +81,8 @@ struct SymbolicArgs {
     const long long* bc_ptr;
     const unsigned* bc_block;
     const unsigned* bc_bits;
-    const I* m_ptr;  // null: no mask
+    bool masked;     // explicit: an empty mask's columns may be a null pointer
+    const I* m_ptr;
     const I* m_col;  // sorted within each row
     bool complement;
     const I* rows;  // the bin's rows
@@ -155,10 +157,10 @@ __device__ __forceinline__ void symbolic_row(const SymbolicArgs<I>& p, long long
     }
     G::sync();
 
-    const I* mask = p.m_ptr ? p.m_col + p.m_ptr[row] : nullptr;
-    const long long mask_len = p.m_ptr ? p.m_ptr[row + 1] - p.m_ptr[row] : 0;
+    const I* mask = p.masked ? p.m_col + p.m_ptr[row] : nullptr;
+    const long long mask_len = p.masked ? p.m_ptr[row + 1] - p.m_ptr[row] : 0;
     const auto allowed = [&](long long block, unsigned b) {
-        if (!mask) return b;
+        if (!p.masked) return b;
         const unsigned in_mask = bits_in_block(mask, mask_len, block);
         return b & (p.complement ? ~in_mask : in_mask);
     };
