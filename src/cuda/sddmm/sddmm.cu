@@ -11,6 +11,7 @@
 #include <algorithm>
 #include <cstdint>
 
+#include "core/cuda_runtime.hpp"
 #include "core/instantiate.hpp"
 #include "core/sddmm_kernels.hpp"
 #include "cuda/common/check.cuh"
@@ -67,15 +68,19 @@ SddmmShape pick_shape(long long features, bool vector_ok, int wide) {
 
 // Entries per warp in the dot kernel: whole tiles, enough warps for about four waves of the
 // device at the kernel's occupancy (so the last, partial wave costs little), at least eight
-// tiles so that the warp's row search is paid for, and under 2^30 (the kernel counts a slice's
-// positions in 32 bits).
+// tiles so that the warp's row search is paid for where the matrix still fills a wave at that
+// (on smaller ones a warp's serial tiles, not its search, set the time: karate's 156 entries
+// took two warps 8 tiles each, 13 us against cuSPARSE's 7), and under 2^30 (the kernel counts
+// a slice's positions in 32 bits).
 long long dot_chunk(const Executor& exec, long long nnz, int g) {
-    int sms = 0;
-    SPK_CUDA_CHECK(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, exec.device()));
+    constexpr long long search_tiles = 8;
+    const long long sms = std::max(device_properties(exec.device()).sm_count, 1);
     const long long tile = static_cast<long long>(32 / g) * sddmm_batch;
-    const long long warps = static_cast<long long>(std::max(sms, 1)) * sddmm_dot_min_blocks * (sddmm_block_threads / 32) * 4;
+    const long long wave = sms * sddmm_dot_min_blocks * (sddmm_block_threads / 32);
+    const long long warps = 4 * wave;
     const long long tiles = ((nnz + warps - 1) / warps + tile - 1) / tile;
-    return std::clamp<long long>(tiles, 8, (1LL << 30) / tile - 1) * tile;
+    const long long min_tiles = nnz >= search_tiles * tile * wave ? search_tiles : 1;
+    return std::clamp<long long>(tiles, min_tiles, (1LL << 30) / tile - 1) * tile;
 }
 
 // Whether X's and Y's rows allow 16-byte loads of a head's d features.
