@@ -380,6 +380,8 @@ TEST_F(CudaFusedmm, LongRowsSplitIntoChunks) {
 }
 
 // One row of 100 000 entries (hundreds of chunks, merged by one block a head) among short rows.
+// In the first case (4 heads of 32) the states at the preferred threshold (128 here) exceed the
+// chunk budget (half an nnz-sized array, about 210 KB): the threshold is doubled until they fit.
 TEST_F(CudaFusedmm, OneRowOfAHundredThousandEntries) {
     const auto s = seed("cuda_fusedmm_100k_row");
     const index_t rows = 2000, cols = 100000;
@@ -431,6 +433,36 @@ TEST_F(CudaFusedmm, RmatHubRows) {
         p.a = a.to(Executor::cpu());
         expect_matches_reference(p, s + 5);
     }
+}
+
+// The long rows' chunk states are held to the chunk budget, half of one nnz-sized f32 array
+// (the unfused cuSPARSE pipeline's least intermediate): on R-MAT 18 with 4 heads of 128, chunks
+// of 16 times the mean row took the forward's peak to twice that pipeline's. The forward's
+// workspace (counters, lists, states) is measured as the pool's high-water mark; the slack covers
+// the counters and the pool's rounding of the three allocations.
+TEST_F(CudaFusedmm, ForwardWorkspaceWithinTheChunkBudget) {
+    const Executor gpu = Executor::cuda(0);
+    const auto a = generate_rmat<float, std::int32_t>(18, 16.0, 0.57, 0.19, 0.19, 0.05, seed("cuda_fusedmm_chunk_budget")).to(gpu);
+    const int heads = 4;
+    const index_t d = 8, dz = 128;
+    const FusedOptions o = pattern(Score::dot, Edge::scale(0.25f), Normalize::softmax, Aggregate::sum, heads);
+    const auto zeros = [&](index_t rows, index_t cols) {
+        return Dense<float>(gpu, rows, cols, std::vector<float>(static_cast<std::size_t>(rows * cols), 0.0f));
+    };
+    const Dense<float> x = zeros(a.rows(), heads * d), y = zeros(a.cols(), heads * d), z = zeros(a.cols(), heads * dz);
+    Dense<float> e(gpu, a.rows(), heads * dz);
+    FusedSaved<float, std::int32_t> saved;
+    saved.row_max = Dense<float>(gpu, a.rows(), heads);
+    saved.row_sum = Dense<float>(gpu, a.rows(), heads);
+    const FusedPlan<float, std::int32_t> plan(gpu, a.view(), o);
+    gpu.synchronize();
+    const std::size_t before = device_memory_use(0).current;
+    reset_device_memory_peak(0);
+    plan.forward(x.view(), y.view(), z.view(), e.view(), saved.out());
+    gpu.synchronize();
+    const std::size_t workspace = device_memory_use(0).peak - before;
+    const std::size_t budget = std::max<std::size_t>(64 << 10, static_cast<std::size_t>(a.nnz()) * sizeof(float) / 2);
+    EXPECT_LE(workspace, budget + (3u << 20)) << "nnz " << a.nnz() << ", budget " << budget;
 }
 
 // The backward pass cuts long rows and long columns (A's columns, walked over Aᵀ) into chunks

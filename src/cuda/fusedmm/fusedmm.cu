@@ -1,15 +1,25 @@
 // CUDA FusedMM, host side: stage column-major operands through row-major workspaces, pick the
 // kernel shape from the widths, fill the kernel arguments and launch.
-//   forward:  one kernel, or, under sum and mean without saved attention, find_long_rows, the
-//             forward kernel with its chunk blocks, and combine_chunks.
-//   backward: Aᵀ's pattern (when dY or dZ is wanted), find_long_rows over A's row_ptr and over
-//             Aᵀ's col_ptr, then the row kernel (under softmax with long rows: a sigma pass,
-//             combine_sums into σ, the row kernel again on the chunks alone), combine_sums into
-//             dX, the column kernel, combine_sums into dZ and dY: at most 8 kernels besides Aᵀ's
-//             (2 searches, 4 on the rows, 2 on the columns); 4 when nothing is long.
+//   forward:  one kernel, or, under sum and mean without saved attention, count_chunks and
+//             find_long_rows, the forward kernel with its chunk blocks, and combine_chunks.
+//   backward: Aᵀ's pattern (when dY or dZ is wanted), count_chunks and find_long_rows over A's
+//             row_ptr and over Aᵀ's col_ptr, then the row kernel (under softmax with long rows: a
+//             sigma pass, combine_sums into σ, the row kernel again on the chunks alone),
+//             combine_sums into dX, the column kernel, combine_sums into dZ and dY: at most 10
+//             kernels besides Aᵀ's (4 for the searches, 4 on the rows, 2 on the columns); 4 when
+//             nothing is long.
 // The splits learn their long rows (columns) on the device each call (no plan keeps them), and
-// wait once for their number (8 bytes a pointer array, read back together), which sizes the
-// chunks' partial states exactly.
+// wait once for the chunk counts of a few candidate thresholds (under 400 bytes a pointer array,
+// read back together): the shortest threshold whose chunks fit the chunk budget is taken, and
+// its counts size the lists and the chunks' partial states exactly.
+// Peak device memory of a forward pass with row-major operands, besides its inputs, E and the
+// saved statistics (2 x rows x heads values of S): the chunk budget, max(nnz x sizeof(S) / 2,
+// 64 KiB) (chunk_budget), plus a few hundred bytes of counters. The unfused pipeline holds at
+// least nnz x 4 bytes of scores (f32), so from 32 Ki entries on the split holds at most half of
+// that, and with the statistics the forward's peak stays below the pipeline's whenever the mean
+// row exceeds 4 x heads entries (4 heads of 128, H200, predicted from the rows' lengths: R-MAT 18
+// 13.3 MiB against the pipeline's 15.1 to 15.7, soc-Slashdot0902 2.9 against 3.6 to 3.8). A
+// backward pass holds one budget for its long rows and one for its long columns.
 // Aᵀ's pattern is built per backward call that needs dY or dZ: the kernel interface has no place
 // to keep it between calls (the cpu backend's plan caches its own).
 #include <cuda_runtime.h>
@@ -183,12 +193,12 @@ private:
     bool ok_ = true;
 };
 
-// Segments (rows of A; in the backward pass also A's columns) longer than this are cut into chunks
-// (split.cuh) of at most this many entries:
+// The preferred threshold: segments (rows of A; in the backward pass also A's columns) longer than
+// this are cut into chunks (split.cuh) of at most this many entries, unless their states would
+// exceed the chunk budget (chunk_budget: then a longer threshold is taken):
 //  - 16 times the mean segment. A block's groups (8 or 32 segments) finish together, so a segment
 //    far above the mean holds its block, and on power-law graphs the hub rows (columns) hold the
-//    kernel. The chunks (fewer than 2 nnz / threshold) then number below segments / 8: their states
-//    take at most an eighth of the output's size.
+//    kernel.
 //  - at most an even share of the work (nnz x heads entries) among the warps the device holds at
 //    once: on a small matrix with one huge row the device is otherwise idle. The (chunk, head)
 //    states then number below twice those warps.
@@ -199,6 +209,22 @@ long long split_threshold(long long segments, long long nnz, int heads, const De
     const long long mean_based = 16 * ((nnz + segments - 1) / segments);
     const long long share = nnz * heads / resident_warps;
     return std::max(128LL, std::min(mean_based, share));
+}
+
+// The most one split may hold (its chunks' partial states and the lists of its long segments and
+// chunks): half of one nnz-sized array of accumulators. The unfused pipeline this pass replaces
+// holds at least one nnz-sized array of scores (SDDMM's output, reused head by head), so the split
+// holds at most half of that, however many heads and however wide. A chunk's state is a full row
+// of heads x dz values: at the preferred threshold alone, the forward's peak with 4 heads of 128
+// was 1.96x the pipeline's on R-MAT 18 and 1.5x on soc-Slashdot0902 (H200). Not less than half: a
+// longer threshold leaves the rows between the two to the row blocks, where a block waits for its
+// longest row; on R-MAT 18 with 4 heads of 32, thresholds of 512 and 1024 instead of 256 took the
+// forward 11% and 34% longer (H200), and half an array keeps 256 there (with 4 heads of 128 it
+// takes 512, no slower than 256). At least 64 KiB: on small matrices that little memory lets a
+// huge row be cut finely (the only parallelism there is).
+constexpr long long kMinChunkBudget = 64 << 10;
+long long chunk_budget(long long nnz, std::size_t accum_size) {
+    return std::max(kMinChunkBudget, nnz * static_cast<long long>(accum_size) / 2);
 }
 
 // Blocks of a combine kernel for `items` (long segment, head) items: no more than the device holds.
@@ -226,6 +252,8 @@ template <class I>
 struct Segments {
     const I* ptr = nullptr;  // null: not searched
     long long count = 0, nnz = 0;
+    long long threshold = 0;    // the preferred threshold (split_threshold)
+    long long state_bytes = 0;  // one chunk's partial states, every head's
 };
 
 // What a search found: long segments and their chunks.
@@ -233,89 +261,132 @@ struct Found {
     long long segments = 0, chunks = 0;
 };
 
-// Finds the long segments of each searched pointer array on the device (find_long_rows, a launch
-// each, their lists carved from `workspace` and sized by what nnz allows: at most
-// nnz / (threshold + 1) long segments, fewer than 2 nnz / threshold chunks), then reads back all
-// the counts with one wait (8 bytes a list), which size the chunks' partial states exactly. Fills
-// *lists[n] where array n has a long segment; leaves it as it was (nothing split) otherwise. No
-// launch and no wait when no array can hold a long segment.
+// The counters of a search, per pointer array: count_chunks' pair for each candidate threshold,
+// then find_long_rows' one.
+constexpr std::size_t kCountersPerArray = 2 * fused::kMaxCandidates + 1;
+
+// The workspaces of a search; freed on the stream after the kernels that read them.
+struct SearchWorkspace {
+    Workspace<unsigned long long> counters;
+    Workspace<std::byte> lists;  // the long segments' and chunks' lists, sized by the chunks found
+};
+
+// The threshold and its count for one pointer array: the shortest candidate (the preferred
+// threshold, then doublings) whose lists and `state_bytes` a chunk fit `budget`; nothing split
+// when no segment is longer (Found{}) or no candidate fits (lengths beyond the last doubling).
+struct Choice {
+    long long threshold = 0;
+    Found found;
+};
+
+Choice choose_threshold(const fused::Candidates& candidates, const unsigned long long* counts, long long state_bytes, long long budget,
+                        std::size_t index_size) {
+    for (int k = 0; k < candidates.count; ++k) {
+        const Found f{static_cast<long long>(counts[2 * k]), static_cast<long long>(counts[2 * k + 1])};
+        if (f.segments == 0) return {};
+        if (f.chunks >= (1LL << 32)) continue;  // find_long_rows' counter packs long segments and chunks in 32 bits each
+        // Each long segment and each chunk has an index and a long long in the lists (the 256-byte
+        // alignment of the arrays aside).
+        const long long lists = (f.segments + f.chunks) * static_cast<long long>(index_size + sizeof(long long));
+        if (lists + f.chunks * state_bytes <= budget) return {candidates.threshold[k], f};
+    }
+    return {};
+}
+
+// Finds the long segments of each searched pointer array on the device: count_chunks counts, for
+// the preferred threshold and its doublings, the long segments and chunks each would make; one
+// wait reads the counts back (a few hundred bytes); the host takes for each array the shortest
+// threshold whose lists and chunks' states (Segments::state_bytes a chunk) fit `budget`, carves the
+// lists from workspace.lists at their exact sizes, and find_long_rows fills them. Fills *lists[n]
+// where array n is split; leaves it as it was (nothing split) otherwise. No launch and no wait
+// when no array can hold a segment longer than its preferred threshold.
 template <class I, std::size_t N>
-std::array<Found, N> find_long_segments(const Executor& exec, const std::array<Segments<I>, N>& arrays,
-                                        const std::array<long long, N>& thresholds, const std::array<fused::ChunkList<I>*, N>& lists,
-                                        Workspace<std::byte>& workspace) {
+std::array<Found, N> find_long_segments(const Executor& exec, const std::array<Segments<I>, N>& arrays, long long budget,
+                                        const std::array<fused::ChunkList<I>*, N>& lists, SearchWorkspace& workspace) {
     std::array<Found, N> found{};
-    std::array<long long, N> max_long{}, max_chunks{};
+    std::array<fused::Candidates, N> candidates{};
     bool any = false;
     for (std::size_t n = 0; n < N; ++n) {
         const Segments<I>& s = arrays[n];
         if (s.ptr == nullptr || s.count == 0) continue;
-        max_long[n] = std::min(s.count, s.nnz / (thresholds[n] + 1));
-        max_chunks[n] = 2 * s.nnz / thresholds[n];
-        if (max_chunks[n] >= (1LL << 32)) max_long[n] = 0;  // the counter packs long segments and chunks in 32 bits each
-        if (max_long[n] == 0) continue;
+        // No segment is longer than nnz: the doublings stop there.
+        fused::Candidates& c = candidates[n];
+        for (long long t = s.threshold; t < s.nnz && c.count < fused::kMaxCandidates; t = t > s.nnz / 2 ? s.nnz : 2 * t)
+            c.threshold[c.count++] = t;
+        if (c.count == 0) continue;
         if ((s.count + fused::kFindThreads - 1) / fused::kFindThreads > 0x7fffffffLL)
             unsupported("fusedmm on CUDA: too many rows or columns for one launch (" + std::to_string(s.count) + ")");
         any = true;
     }
     if (!any) return found;
 
-    Carver carver;
-    const std::size_t at_counts = carver.reserve(static_cast<long long>(N), sizeof(unsigned long long));
-    std::array<std::array<std::size_t, 4>, N> at{};
-    for (std::size_t n = 0; n < N; ++n)
-        if (max_long[n] > 0)
-            at[n] = {carver.reserve(max_long[n], sizeof(I)), carver.reserve(max_long[n], sizeof(long long)),
-                     carver.reserve(max_chunks[n], sizeof(I)), carver.reserve(max_chunks[n], sizeof(long long))};
-    workspace = Workspace<std::byte>(exec, carver.bytes());
-    std::byte* base = workspace.data();
-    auto* counts = reinterpret_cast<unsigned long long*>(base + at_counts);
     const cudaStream_t stream = stream_of(exec);
-    SPK_CUDA_CHECK(cudaMemsetAsync(counts, 0, N * sizeof(unsigned long long), stream));
-    std::array<fused::ChunkList<I>, N> candidates{};
+    workspace.counters = Workspace<unsigned long long>(exec, N * kCountersPerArray);
+    unsigned long long* counters = workspace.counters.data();
+    SPK_CUDA_CHECK(cudaMemsetAsync(counters, 0, N * kCountersPerArray * sizeof(unsigned long long), stream));
     for (std::size_t n = 0; n < N; ++n) {
-        if (max_long[n] == 0) continue;
-        fused::ChunkList<I>& c = candidates[n];
+        if (candidates[n].count == 0) continue;
+        const auto blocks = static_cast<unsigned>((arrays[n].count + fused::kFindThreads - 1) / fused::kFindThreads);
+        fused::count_chunks<I><<<blocks, fused::kFindThreads, 0, stream>>>(arrays[n].ptr, arrays[n].count, candidates[n],
+                                                                           counters + n * kCountersPerArray);
+        SPK_CUDA_CHECK_LAUNCH();
+    }
+    std::array<unsigned long long, N * kCountersPerArray> host{};
+    SPK_CUDA_CHECK(cudaMemcpyAsync(host.data(), counters, sizeof(host), cudaMemcpyDeviceToHost, stream));
+    SPK_CUDA_CHECK(cudaStreamSynchronize(stream));
+
+    std::array<long long, N> thresholds{};
+    Carver carver;
+    std::array<std::array<std::size_t, 4>, N> at{};
+    for (std::size_t n = 0; n < N; ++n) {
+        if (candidates[n].count == 0) continue;
+        const Choice choice = choose_threshold(candidates[n], host.data() + n * kCountersPerArray, arrays[n].state_bytes, budget, sizeof(I));
+        if (choice.found.segments == 0) continue;
+        found[n] = choice.found;
+        thresholds[n] = choice.threshold;
+        at[n] = {carver.reserve(found[n].segments, sizeof(I)), carver.reserve(found[n].segments, sizeof(long long)),
+                 carver.reserve(found[n].chunks, sizeof(I)), carver.reserve(found[n].chunks, sizeof(long long))};
+    }
+    if (carver.bytes() == 0) return found;
+    workspace.lists = Workspace<std::byte>(exec, carver.bytes());
+    std::byte* base = workspace.lists.data();
+    for (std::size_t n = 0; n < N; ++n) {
+        if (found[n].segments == 0) continue;
+        fused::ChunkList<I>& c = *lists[n];
         c.threshold = thresholds[n];
-        c.counts = counts + n;
+        c.max_chunks = found[n].chunks;
+        c.counts = counters + n * kCountersPerArray + 2 * fused::kMaxCandidates;
         c.long_rows = reinterpret_cast<I*>(base + at[n][0]);
         c.chunk_first = reinterpret_cast<long long*>(base + at[n][1]);
         c.chunk_row = reinterpret_cast<I*>(base + at[n][2]);
         c.chunk_part = reinterpret_cast<long long*>(base + at[n][3]);
-        const long long blocks = (arrays[n].count + fused::kFindThreads - 1) / fused::kFindThreads;
-        fused::find_long_rows<I><<<static_cast<unsigned>(blocks), fused::kFindThreads, 0, stream>>>(
-            arrays[n].ptr, arrays[n].count, c.threshold, c.counts, c.long_rows, c.chunk_first, c.chunk_row, c.chunk_part);
+        const auto blocks = static_cast<unsigned>((arrays[n].count + fused::kFindThreads - 1) / fused::kFindThreads);
+        fused::find_long_rows<I><<<blocks, fused::kFindThreads, 0, stream>>>(arrays[n].ptr, arrays[n].count, c.threshold, c.counts,
+                                                                             c.long_rows, c.chunk_first, c.chunk_row, c.chunk_part);
         SPK_CUDA_CHECK_LAUNCH();
-    }
-    std::array<unsigned long long, N> host{};
-    SPK_CUDA_CHECK(cudaMemcpyAsync(host.data(), counts, N * sizeof(unsigned long long), cudaMemcpyDeviceToHost, stream));
-    SPK_CUDA_CHECK(cudaStreamSynchronize(stream));
-    for (std::size_t n = 0; n < N; ++n) {
-        found[n] = {static_cast<long long>(host[n] >> 32), static_cast<long long>(host[n] & 0xffffffffull)};
-        if (found[n].segments == 0) continue;
-        candidates[n].max_chunks = found[n].chunks;
-        *lists[n] = candidates[n];
     }
     return found;
 }
 
 // The workspaces of a split forward pass; freed on the stream after the kernels that use them.
 struct SplitWorkspace {
-    Workspace<std::byte> lists;    // the counter and the long rows' and chunks' lists, sized by bounds
+    SearchWorkspace search;        // the counters and the long rows' and chunks' lists
     Workspace<std::byte> states;   // the chunks' partial states, sized by the chunks found
     long long combine_blocks = 0;  // 0: nothing is split
 };
 
-// Sets up the long-row split (split.cuh) of a forward pass: finds the long rows, then sizes the
-// chunks' states by the chunks found (states sized by a bound took up to an eighth of E's size on
-// matrices with no long row at all) and fills `split`. Leaves `split` as it was (nothing split)
-// when no row exceeds the threshold.
+// Sets up the long-row split (split.cuh) of a forward pass: finds the long rows at a threshold whose
+// chunks' states and lists fit chunk_budget (each (chunk, head) holds dz values, and the max and
+// the sum under softmax), then sizes the states by the chunks found and fills `split`. Leaves
+// `split` as it was (nothing split) when no row exceeds the threshold.
 template <class I, class S>
 SplitWorkspace prepare_split(const Executor& exec, const I* row_ptr, long long rows, long long nnz, const fused::Rules& r,
                              fused::SplitArgs<I, S>& split) {
     SplitWorkspace w;
     const DeviceProperties& device = device_properties(exec.device());
-    const Found found = find_long_segments<I, 1>(exec, {Segments<I>{row_ptr, rows, nnz}}, {split_threshold(rows, nnz, r.heads, device)},
-                                                 {&split}, w.lists)[0];
+    const long long state_bytes = r.heads * (r.dz + (r.softmax ? 2 : 0)) * static_cast<long long>(sizeof(S));
+    const Segments<I> row_segments{row_ptr, rows, nnz, split_threshold(rows, nnz, r.heads, device), state_bytes};
+    const Found found = find_long_segments<I, 1>(exec, {row_segments}, chunk_budget(nnz, sizeof(S)), {&split}, w.search)[0];
     if (found.segments == 0) return w;
 
     Carver states;
@@ -483,19 +554,26 @@ void fusedmm_backward(const Executor& exec, const FusedBackwardArgs<V, I>& args,
         k.t_entry = args.at.entry;
     }
 
-    // Long rows and long columns (split.cuh): found together, with one wait for their counts.
+    // Long rows and long columns (split.cuh): found together, with one wait for their counts. Each
+    // side's chunks hold their shares of the sums it gives (a value a head for σ, dx_width for dX
+    // or dY, dz for dZ) within its own chunk budget.
+    fused::BackwardSplit<I, S>& split = k.split;
+    split.dx_width = o.score == Score::add ? 1 : args.d;
+    const long long row_share = (softmax ? 1 : 0) + (want_dx ? split.dx_width : 0);
+    const long long column_share = (want_dz ? args.dz_width : 0) + (want_dy ? split.dx_width : 0);
+    const auto state_bytes = [&](long long values) { return o.heads * values * static_cast<long long>(sizeof(S)); };
     const DeviceProperties& device = device_properties(exec.device());
-    const std::array<Segments<I>, 2> arrays{Segments<I>{run_rows ? a.row_ptr : nullptr, a.rows, a.nnz},
-                                            Segments<I>{run_columns ? k.col_ptr : nullptr, a.cols, a.nnz}};
-    const std::array<long long, 2> thresholds{a.rows > 0 ? split_threshold(a.rows, a.nnz, o.heads, device) : 0,
-                                              a.cols > 0 ? split_threshold(a.cols, a.nnz, o.heads, device) : 0};
-    Workspace<std::byte> lists;
-    const std::array<Found, 2> found = find_long_segments<I, 2>(exec, arrays, thresholds, {&k.split.rows, &k.split.columns}, lists);
+    const std::array<Segments<I>, 2> arrays{
+        Segments<I>{run_rows ? a.row_ptr : nullptr, a.rows, a.nnz, a.rows > 0 ? split_threshold(a.rows, a.nnz, o.heads, device) : 0,
+                    state_bytes(row_share)},
+        Segments<I>{run_columns ? k.col_ptr : nullptr, a.cols, a.nnz, a.cols > 0 ? split_threshold(a.cols, a.nnz, o.heads, device) : 0,
+                    state_bytes(column_share)}};
+    SearchWorkspace search;
+    const std::array<Found, 2> found =
+        find_long_segments<I, 2>(exec, arrays, chunk_budget(a.nnz, sizeof(S)), {&k.split.rows, &k.split.columns}, search);
     const long long row_chunks = found[0].chunks, column_chunks = found[1].chunks;
 
     // The chunks' shares of the sums, sized by the chunks found.
-    fused::BackwardSplit<I, S>& split = k.split;
-    split.dx_width = o.score == Score::add ? 1 : args.d;
     const long long row_items = row_chunks * o.heads, column_items = column_chunks * o.heads;
     Carver carver;
     const std::size_t at_sigma = carver.reserve(softmax ? row_items : 0, sizeof(S)),

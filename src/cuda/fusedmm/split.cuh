@@ -2,6 +2,9 @@
 // Long segments cut into chunks, as split-K flash decoding cuts a long sequence. A segment's group
 // walks it serially, so on power-law graphs the hub rows (and, in the backward pass, the hub
 // columns: tens of thousands of entries) set a kernel's time however short the rest.
+//   count_chunks     one pass over a pointer array: for each of a few candidate thresholds, the
+//                    long segments and chunks it would make (the host then takes the shortest
+//                    threshold whose chunks' states fit a memory budget).
 //   find_long_rows   one pass over a pointer array (A's row_ptr, or Aᵀ's col_ptr for A's columns):
 //                    segments longer than the threshold get a place in the list of long segments
 //                    and a run of chunk numbers; each chunk's (segment, number).
@@ -37,6 +40,36 @@ __device__ __forceinline__ long long chunk_offset(long long c, long long len, lo
 }
 
 constexpr int kFindThreads = 256;
+
+// The thresholds a search weighs, shortest first: the preferred one, then doublings of it.
+constexpr int kMaxCandidates = 24;
+struct Candidates {
+    long long threshold[kMaxCandidates] = {};
+    int count = 0;
+};
+
+// One thread a segment (segment i: entries ptr[i] .. ptr[i+1]), in whole warps. For candidate k,
+// counts[2k] gathers the long segments and counts[2k + 1] their chunks, with one atomic add each a
+// warp. The thresholds grow with k, so a warp with no segment longer than threshold k stops there
+// (most warps at k = 0).
+template <class I>
+__global__ void __launch_bounds__(kFindThreads) count_chunks(const I* ptr, long long segments, const Candidates candidates,
+                                                             unsigned long long* counts) {
+    const long long i = static_cast<long long>(blockIdx.x) * kFindThreads + threadIdx.x;
+    const int lane = static_cast<int>(threadIdx.x) & 31;
+    const long long len = i < segments ? static_cast<long long>(ptr[i + 1]) - static_cast<long long>(ptr[i]) : 0;
+    for (int k = 0; k < candidates.count; ++k) {
+        const long long threshold = candidates.threshold[k];
+        const unsigned long_lanes = __ballot_sync(full_mask, len > threshold);
+        if (long_lanes == 0) return;  // the same for the whole warp
+        const auto chunks = static_cast<unsigned long long>(len > threshold ? chunk_count(len, threshold) : 0);
+        const unsigned long long total = group_sum<32>(chunks);
+        if (lane == 0) {
+            atomicAdd(counts + 2 * k, static_cast<unsigned long long>(__popc(long_lanes)));
+            atomicAdd(counts + 2 * k + 1, total);
+        }
+    }
+}
 
 // One thread a segment (segment i: entries ptr[i] .. ptr[i+1]), in whole warps (threads past the
 // last segment take part with none). A warp takes places for its long segments with one atomic add
