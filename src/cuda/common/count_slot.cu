@@ -47,18 +47,24 @@ CountSlot::CountSlot(int device, cudaStream_t stream) : device_(device) {
             return;
         }
     }
-    // A new slot, its counters zeroed on `stream` ahead of the kernel that will use them.
+    // A new slot, its counters zeroed on `stream` ahead of the kernel that will use them. The
+    // zeroing is the slot's first use: recorded, so that a holder that never launches (an empty
+    // matrix, an error before the launch) still waits for it before the slot goes back to the list.
     try {
         SPK_CUDA_CHECK(cudaSetDevice(device));
+        SPK_CUDA_CHECK(cudaEventCreateWithFlags(&done_, cudaEventDisableTiming));
         SPK_CUDA_CHECK(cudaMalloc(reinterpret_cast<void**>(&counters_), slot_bytes));
-        SPK_CUDA_CHECK(cudaMemsetAsync(counters_, 0, slot_bytes, stream));
         SPK_CUDA_CHECK(cudaHostAlloc(reinterpret_cast<void**>(&host_), slot_bytes, cudaHostAllocPortable | cudaHostAllocMapped));
         SPK_CUDA_CHECK(cudaHostGetDevicePointer(reinterpret_cast<void**>(&device_view_), host_, 0));
-        SPK_CUDA_CHECK(cudaEventCreateWithFlags(&done_, cudaEventDisableTiming));
+        SPK_CUDA_CHECK(cudaMemsetAsync(counters_, 0, slot_bytes, stream));
+        record(stream);
     } catch (...) {
         if (counters_) (void)cudaFree(counters_);
         if (host_) (void)cudaFreeHost(host_);
+        if (done_) (void)cudaEventDestroy(done_);
         counters_ = nullptr;
+        host_ = nullptr;
+        done_ = nullptr;
         throw;
     }
 }

@@ -32,7 +32,8 @@ struct AnalysisSlots {
 template <class I>
 struct PieceLists {
     long long size = 0;
-    long long max_long = 0;  // a bound on the long rows: first's length
+    long long max_long = 0;    // a bound on the long rows: first's length
+    long long max_pieces = 0;  // a bound on the pieces: the length of rows, begin and arrivals
     I* rows = nullptr;
     long long* begin = nullptr;
     long long* first = nullptr;
@@ -114,7 +115,7 @@ __global__ void __launch_bounds__(256)
     if (is_long) {
         const long long j = static_cast<long long>(long_base + __popc(long_votes & below));
         lists[rows - 1 - j] = static_cast<I>(i);
-        if (pieces.size > 0) pieces.first[pieces.max_long - 1 - j] = first_piece;
+        if (pieces.size > 0 && j < pieces.max_long) pieces.first[pieces.max_long - 1 - j] = first_piece;
     } else if (valid) {
         lists[short_base + __popc(short_votes & below)] = static_cast<I>(i);
     }
@@ -137,7 +138,9 @@ __global__ void __launch_bounds__(256)
         const long long row = __shfl_sync(full_mask, i, src), begin = __shfl_sync(full_mask, row_begin, src);
         const long long at = __shfl_sync(full_mask, first_piece, src);
         const long long count = static_cast<long long>(__shfl_sync(full_mask, my_pieces, src));
-        for (long long c = lane; c < count; c += 32) {
+        // An invalid row_ptr (lengths adding up to more than nnz) could count past the bound: the
+        // host rejects such counts (read_counts), the kernel writes nothing past the arrays.
+        for (long long c = lane; c < count && at + c < pieces.max_pieces; c += 32) {
             pieces.rows[at + c] = static_cast<I>(row);
             pieces.begin[at + c] = begin + c * pieces.size;
             pieces.arrivals[at + c] = 0;

@@ -42,7 +42,8 @@ PieceLists<I> place_arrays(const Executor& exec, index_t nnz, index_t rows, inde
     PieceLists<I> p;
     p.size = size;
     p.max_long = size > 0 ? std::min<index_t>(rows, nnz / (threshold + 1)) : 0;
-    const auto max_pieces = static_cast<std::size_t>(size > 0 ? nnz / size + p.max_long : 0);
+    p.max_pieces = size > 0 ? nnz / size + p.max_long : 0;
+    const auto max_pieces = static_cast<std::size_t>(p.max_pieces);
     // The 8-byte arrays first, then the index arrays (8 or 4 bytes), then the 4-byte counts.
     const std::size_t first_at = sizeof(long long) * max_pieces;
     const std::size_t lists_at = first_at + sizeof(long long) * static_cast<std::size_t>(p.max_long);
@@ -60,6 +61,7 @@ PieceLists<I> place_arrays(const Executor& exec, index_t nnz, index_t rows, inde
     state.chunk_first = p.first;
     state.arrivals = p.arrivals;
     state.max_long = p.max_long;
+    state.max_pieces = p.max_pieces;
     state.chunk = size;
     return p;
 }
@@ -80,8 +82,10 @@ void launch_analysis(const Executor& exec, const I* row_ptr, index_t rows, index
     analyse_rows<I><<<blocks_for(rows), 256, 0, stream>>>(row_ptr, rows, threshold, state.counts.device_counters(),
                                                           state.counts.host_counts_for_device(),
                                                           reinterpret_cast<I*>(state.row_lists), pieces);
-    SPK_CUDA_CHECK_LAUNCH();
+    // Recorded before the launch check: a check that throws (a stale error of an earlier call)
+    // leaves a queued kernel the slot must still wait for before it goes back to the free list.
     state.counts.record(stream);
+    SPK_CUDA_CHECK_LAUNCH();
 }
 
 void read_counts(SpmmState& state) {
@@ -91,6 +95,12 @@ void read_counts(SpmmState& state) {
     state.num_short = static_cast<index_t>(host[AnalysisSlots::num_short]);
     state.num_long = static_cast<index_t>(host[AnalysisSlots::num_long]);
     state.num_chunks = static_cast<index_t>(host[AnalysisSlots::num_pieces]);
+    // The arrays were sized by bounds that hold for a valid row pointer (row lengths adding up to
+    // nnz); the kernel writes nothing past them, and counts past them mean A's row_ptr is not one.
+    if (state.num_short + state.num_long != state.features.rows || (state.chunk > 0 && state.num_long > state.max_long) ||
+        state.num_chunks > state.max_pieces)
+        invalid_argument("spmm: A's row_ptr is not a valid CSR row pointer (row lengths do not add up to nnz = " +
+                         std::to_string(state.features.nnz) + ")");
 }
 
 // The non-zeros a work item of a split takes: pieces of rb_piece_warps chunks of the threshold

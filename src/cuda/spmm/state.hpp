@@ -38,7 +38,7 @@ struct SpmmState {
     // num_long + t] onwards (long_first()).
     std::byte* chunk_rows = nullptr;
     long long *chunk_begin = nullptr, *chunk_first = nullptr;
-    index_t max_long = 0;
+    index_t max_long = 0, max_pieces = 0;  // the bounds the piece arrays were sized by
     index_t num_chunks = 0, chunk = 0;
     // One-launch split: per row, at its first piece, the blocks that finished it (zero between runs).
     unsigned* arrivals = nullptr;
