@@ -36,7 +36,8 @@ struct SpgemmOptions {
 
 // The plan runs the symbolic phase at construction. C's pattern holds every (i, j) that some
 // product A(i,k) B(k,j) reaches (within the mask), even where the value sums to zero.
-// The plan keeps views of A, B and the mask: their arrays must outlive it.
+// The plan keeps views of A, B and the mask: their arrays must outlive it. On CUDA the plan's
+// device arrays are freed on the executor's stream: the stream must outlive the plan too.
 template <class V, class I>
 class SpgemmPlan {
 public:

@@ -131,7 +131,10 @@ void* stream_allocate(int device, void* stream, std::size_t bytes) {
 }
 
 void stream_free(int device, void* stream, void* ptr) noexcept {
-    if (ptr && cudaSetDevice(device) == cudaSuccess) (void)cudaFreeAsync(ptr, static_cast<cudaStream_t>(stream));
+    // A failed free (a stream destroyed before the memory's owner) must not stay the runtime's last
+    // error, which the next launch check would report as its own.
+    if (ptr && cudaSetDevice(device) == cudaSuccess && cudaFreeAsync(ptr, static_cast<cudaStream_t>(stream)) != cudaSuccess)
+        (void)cudaGetLastError();
 }
 
 void memcpy_bytes(void* dst, const void* src, std::size_t bytes, int kind) {

@@ -92,6 +92,8 @@ template <class V, class I>
 void spgemm_numeric(const Executor& exec, const SpgemmProblem<V, I>& p, const SpgemmAnalysis& s, I* c_col_idx, V* c_values) {
     using namespace spgemm;
     const DeviceState<I>& state = device_state<I>(s);
+    // An empty C has nothing to compute, and its null column array would read as a recompute.
+    if (s.nnz == 0) return;
     if (c_col_idx != nullptr) {  // compute()
         numeric_hash(exec, p, state, c_col_idx, c_values);
         return;

@@ -98,7 +98,8 @@ __global__ void count_short_rows(ShortRowArgs<I> p) {
             first_end = p.b_ptr[k + 1];
         }
         long long mine = static_cast<long long>(first_end - first_begin);
-        for (I pa = a_begin + rank + S; pa < a_end; pa += S) {
+        // A lane stops past the bound: a hub row of A is long after its first few entries.
+        for (I pa = a_begin + rank + S; pa < a_end && mine <= kShortProducts; pa += S) {
             const I k = p.a_col[pa];
             mine += static_cast<long long>(p.b_ptr[k + 1] - p.b_ptr[k]);
         }
