@@ -281,24 +281,29 @@ struct Choice {
 
 Choice choose_threshold(const fused::Candidates& candidates, const unsigned long long* counts, long long state_bytes, long long budget,
                         std::size_t index_size) {
+    Choice coarsest{};
     for (int k = 0; k < candidates.count; ++k) {
         const Found f{static_cast<long long>(counts[2 * k]), static_cast<long long>(counts[2 * k + 1])};
-        if (f.segments == 0) return {};
+        if (f.segments == 0) break;
         if (f.chunks >= (1LL << 32)) continue;  // find_long_rows' counter packs long segments and chunks in 32 bits each
         // Each long segment and each chunk has an index and a long long in the lists (the 256-byte
         // alignment of the arrays aside).
         const long long lists = (f.segments + f.chunks) * static_cast<long long>(index_size + sizeof(long long));
         if (lists + f.chunks * state_bytes <= budget) return {candidates.threshold[k], f};
+        coarsest = {candidates.threshold[k], f};
     }
-    return {};
+    // Nothing fits (states of tens of KiB on a small matrix): the coarsest cut, a few chunks a
+    // long segment, rather than none, which would leave a hub row to one group.
+    return coarsest;
 }
 
 // Finds the long segments of each searched pointer array on the device: count_chunks counts, for
 // the preferred threshold and its doublings, the long segments and chunks each would make; one
 // wait reads the counts back (a few hundred bytes); the host takes for each array the shortest
-// threshold whose lists and chunks' states (Segments::state_bytes a chunk) fit `budget`, carves the
-// lists from workspace.lists at their exact sizes, and find_long_rows fills them. Fills *lists[n]
-// where array n is split; leaves it as it was (nothing split) otherwise. No launch and no wait
+// threshold whose lists and chunks' states (Segments::state_bytes a chunk) fit `budget` (the
+// coarsest when none does), carves the lists from workspace.lists at their exact sizes, and
+// find_long_rows fills them. Fills *lists[n] where array n has a segment longer than its preferred
+// threshold; leaves it as it was (nothing split) otherwise. No launch and no wait
 // when no array can hold a segment longer than its preferred threshold.
 template <class I, std::size_t N>
 std::array<Found, N> find_long_segments(const Executor& exec, const std::array<Segments<I>, N>& arrays, long long budget,
