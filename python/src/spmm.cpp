@@ -84,9 +84,12 @@ public:
         });
     }
 
+    // The first use of a CUDA plan waits for its analysis (and may run it again): without the GIL.
     std::string config() const {
-        return dispatch_all(a_.value_type(), a_.index_type(),
-                            [&]<class V, class I>() { return static_cast<const SpmmPlan<V, I>*>(plan_.get())->config(); });
+        return dispatch_all(a_.value_type(), a_.index_type(), [&]<class V, class I>() {
+            nb::gil_scoped_release nogil;
+            return static_cast<const SpmmPlan<V, I>*>(plan_.get())->config();
+        });
     }
 
 private:
