@@ -44,6 +44,7 @@ struct SpgemmFigures {
     double reuse_seconds = 0;
     double first_reuse_seconds = 0;
     double reuse_kept_bytes = 0;
+    double search_reuse_seconds = 0;  // the reuse without kept places (reuse_positions = false); 0: not measured
     double peak_bytes = 0;
 };
 
@@ -71,14 +72,29 @@ SpgemmFigures spgemm_spk_figures(const Executor& exec, const Csr<V, std::int32_t
     f.first_reuse_seconds = baselines::time_device_ms(exec, recompute, 0, 1) / 1e3;
     f.reuse_kept_bytes = static_cast<double>(device_memory_use(exec.device()).current) - static_cast<double>(held);
     f.reuse_seconds = baselines::time_device_ms(exec, recompute, w, r) / 1e3;
+    // The same reuse searching each product's place in C's sorted columns instead of reading it
+    // (SpgemmOptions::reuse_positions = false): fewer bytes a product, more work a product. A third
+    // plan and C beside the others: skipped where they do not fit.
+    try {
+        SpgemmOptions search_options;
+        search_options.reuse_positions = false;
+        const SpgemmPlan<V, std::int32_t> search(exec, a.view(), b.view(), search_options);
+        Csr<V, std::int32_t> c_search = search.compute();
+        const auto recompute_search = [&] { search.recompute(a.values().data(), b.values().data(), c_search.values().data()); };
+        // At least one warm-up call: the first keeps C's columns.
+        f.search_reuse_seconds = baselines::time_device_ms(exec, recompute_search, std::max(w, 1), r) / 1e3;
+    } catch (const Error& e) {
+        if (e.kind() != ErrorKind::OutOfMemory) throw;
+    }
     return f;
 }
 
-// "spk.plan=... spk.compute=... spk.reuse=...(first ..., keeps ...) spk.peak=...".
+// "spk.plan=... spk.compute=... spk.reuse=...(first ..., keeps ...) spk.reuse_search=... spk.peak=...".
 std::string describe(const SpgemmFigures& f) {
     const auto phase = [](double seconds) { return seconds > 0 ? millis(seconds) + "ms" : std::string("n/a"); };
     return "spk.plan=" + phase(f.plan_seconds) + " spk.compute=" + phase(f.compute_seconds) + " spk.reuse=" + millis(f.reuse_seconds) +
-           "ms(first " + millis(f.first_reuse_seconds) + "ms, keeps " + bytes(f.reuse_kept_bytes) + ") spk.peak=" + bytes(f.peak_bytes);
+           "ms(first " + millis(f.first_reuse_seconds) + "ms, keeps " + bytes(f.reuse_kept_bytes) + ") spk.reuse_search=" +
+           phase(f.search_reuse_seconds) + " spk.peak=" + bytes(f.peak_bytes);
 }
 
 // The operands op_spgemm.cpp multiplies (B: A when square, else Aᵀ), as values of type V on exec.
