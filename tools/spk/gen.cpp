@@ -88,7 +88,7 @@ std::string with_suffix(const std::string& path, const std::string& suffix) {
 
 void save_timed(const std::string& path, const Csr<double, std::int64_t>& a, bool quiet) {
     const Stopwatch clock;
-    save_matrix(path, a.view());
+    save_matrix(path, a);
     if (!quiet && a.nnz() >= big_output)
         std::fprintf(stderr, "spk gen: wrote %s in %s s\n", path.c_str(), fixed(clock.seconds(), 2).c_str());
 }

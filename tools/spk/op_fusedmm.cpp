@@ -100,10 +100,10 @@ public:
         return sum;
     }
     void save(const std::string& path) const override {
-        if (!config_.backward) return save_dense(path, e_.view());
+        if (!config_.backward) return save_dense(path, e_);
         const OpOutput out = output();
         const Dense<float> stacked(Executor::cpu(), out.rows, 1, std::vector<float>(out.values.begin(), out.values.end()));
-        save_dense(path, stacked.view());
+        save_dense(path, stacked);
     }
     // Per stored entry and head: the score (2 flops per dot element, 3 per squared distance)
     // and the weighted sum into E (2 per element); edge functions and softmax are not counted.

@@ -31,7 +31,7 @@ public:
     }
     OpOutput output() const override { return dense_output(out_); }
     double checksum() const override { return dense_checksum(out_); }
-    void save(const std::string& path) const override { save_dense(path, out_.view()); }
+    void save(const std::string& path) const override { save_dense(path, out_); }
     double flops() const override { return 2.0 * static_cast<double>(a_.nnz()) * static_cast<double>(config_.heads * config_.k); }
     double bytes() const override {
         const index_t width = config_.heads * config_.k;

@@ -48,7 +48,7 @@ public:
     }
     OpOutput output() const override { return sparse_output(c_); }
     std::optional<index_t> result_nnz() const override { return c_.nnz(); }
-    void save(const std::string& path) const override { save_matrix(path, c_.view()); }
+    void save(const std::string& path) const override { save_matrix(path, c_); }
     double flops() const override { return 2.0 * products_; }
     double bytes() const override {
         constexpr int v = sizeof(V);

@@ -41,7 +41,7 @@ public:
     }
     OpOutput output() const override { return dense_output(c_); }
     double checksum() const override { return dense_checksum(c_); }
-    void save(const std::string& path) const override { save_dense(path, c_.view()); }
+    void save(const std::string& path) const override { save_dense(path, c_); }
     double flops() const override { return 2.0 * static_cast<double>(a_.nnz()) * static_cast<double>(config_.n); }
     double bytes() const override {
         return csr_bytes(a_.rows(), a_.nnz()) + dense_bytes(a_.cols(), config_.n) + dense_bytes(a_.rows(), config_.n);

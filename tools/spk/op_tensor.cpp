@@ -35,7 +35,7 @@ public:
     }
     OpOutput output() const override { return dense_output(out_); }
     double checksum() const override { return dense_checksum(out_); }
-    void save(const std::string& path) const override { save_dense(path, out_.view()); }
+    void save(const std::string& path) const override { save_dense(path, out_); }
     // Per non-zero and rank column: two multiplications and an addition.
     double flops() const override { return 3.0 * static_cast<double>(plan_.nnz()) * static_cast<double>(config_.rank); }
     double bytes() const override {
@@ -71,7 +71,7 @@ public:
     }
     OpOutput output() const override { return dense_output(y_); }
     double checksum() const override { return dense_checksum(y_); }
-    void save(const std::string& path) const override { save_dense(path, y_.view()); }
+    void save(const std::string& path) const override { save_dense(path, y_); }
     double flops() const override { return 2.0 * static_cast<double>(nnz_) * static_cast<double>(config_.rank); }
     double bytes() const override { return tensor_bytes(nnz_) + dense_bytes(u_.rows(), u_.cols()) + dense_bytes(y_.rows(), y_.cols()); }
 
