@@ -8,6 +8,7 @@
 #include "core/cuda_runtime.hpp"
 #include "cuda/spgemm/numeric_reuse.cuh"
 #include "cuda/spgemm/prefix_sum.cuh"
+#include "cuda/spgemm/replay_short_rows.cuh"
 #include "cuda/spgemm/reuse_places_kernels.cuh"
 
 namespace spk::detail::cuda::spgemm {
@@ -66,6 +67,33 @@ bool record_reuse_places(const Executor& exec, const SpgemmProblem<V, I>& p, con
     return true;
 }
 
+// One launch of replay_short_rows over `count` rows of a bin, `lanes` lanes a row in blocks of 128 threads.
+template <class Op, class V, class I>
+void launch_short_replay(ReuseArgs<V, I> a, int lanes, long long count, cudaStream_t stream) {
+    constexpr int threads = 128;
+    const auto kernel = lanes == 8 ? replay_short_rows<Op, V, I, 8> : lanes == 16 ? replay_short_rows<Op, V, I, 16> : replay_short_rows<Op, V, I, 32>;
+    const long long groups = threads / lanes;
+    const std::size_t smem = static_cast<std::size_t>(groups) * (std::size_t{1} << a.log2_capacity) * sizeof(V);
+    SPK_CUDA_CHECK(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, static_cast<int>(smem)));
+    const long long blocks = std::min<long long>((count + groups - 1) / groups, 1ll << 30);
+    kernel<<<static_cast<unsigned>(blocks), threads, smem, stream>>>(a);
+    SPK_CUDA_CHECK_LAUNCH();
+}
+
+// Whether a bin's rows replay through replay_short_rows: short rows (bins 1 to 4) whose rounds in
+// replay_rows would combine by atomics anyway (several sub-groups a row, or B's rows not known
+// free of repeated columns). Where one sub-group takes a whole round, replay_rows writes without
+// atomics and stays ahead (H200, f64 Laplace 128^3 squared, rows of bin 1: 0.81 ms against 0.98
+// for the short rows' kernel, whose every product is an atomic); elsewhere the short rows' kernel
+// is ahead (uniform 1M x 16 squared 2.53 -> 2.21 ms; f32 AMG products: BigStar R·A 0.86 ms, 0.57x ->
+// 0.70x cuSPARSE's reuse, elasticity A·P 0.81x -> 1.00x).
+inline bool replays_short(int bin, int width, bool b_rows_increasing) {
+    const int lanes = short_replay_lanes(bin);
+    if (lanes == 0) return false;
+    const bool round_kernel_exclusive = b_rows_increasing && std::min(width, reuse_lanes(bin)) == reuse_lanes(bin);
+    return !round_kernel_exclusive;
+}
+
 // C's values from the places record_reuse_places kept.
 template <class V, class I>
 void replay_reuse_places(const Executor& exec, const SpgemmProblem<V, I>& p, const DeviceState<I>& state, V* c_values) {
@@ -76,6 +104,10 @@ void replay_reuse_places(const Executor& exec, const SpgemmProblem<V, I>& p, con
     with_semiring(p.semiring, [&](auto op) {
         using Op = decltype(op);
         for_each_bin(state.numeric, state.numeric_rows.data(), args, [&](int bin, long long count, ReuseArgs<V, I> a) {
+            if (replays_short(bin, a.width, state.b_rows_increasing)) {
+                launch_short_replay<Op>(a, short_replay_lanes(bin), count, stream);
+                return;
+            }
             if (bin != kGlobalBin) {
                 launch_reuse_bin(bin, count, a, sizeof(V), stream, [](auto g) { return replay_rows<Op, V, I, decltype(g)>; });
                 return;
