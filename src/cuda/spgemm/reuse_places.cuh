@@ -6,7 +6,6 @@
 #include <cstdint>
 
 #include "core/cuda_runtime.hpp"
-#include "cuda/spgemm/gather_short_rows.cuh"
 #include "cuda/spgemm/numeric_reuse.cuh"
 #include "cuda/spgemm/prefix_sum.cuh"
 #include "cuda/spgemm/replay_short_rows.cuh"
@@ -19,45 +18,6 @@ inline unsigned global_row_blocks(const Executor& exec, long long rows) {
     return static_cast<unsigned>(std::max<long long>(1, std::min<long long>(rows, 4ll * multiprocessors(exec))));
 }
 inline constexpr int kGlobalRowThreads = 512;
-
-// After the places: the picks of bins 1 to 3 (gather_short_rows.cuh) for each bin whose rows all
-// qualify, and the places dropped where no bin reads them any more. One read-back (which bins
-// qualify).
-template <class V, class I>
-void record_picks(const Executor& exec, const SpgemmProblem<V, I>& p, const DeviceState<I>& state) {
-    auto& reuse = state.reuse;
-    bool any = false;
-    for (int bin = 1; bin <= kGatherLastBin; ++bin) any = any || state.numeric.count(bin) > 0;
-    if (!any) return;
-    const cudaStream_t stream = stream_of(exec);
-    Array<std::uint16_t> picks(exec, reuse.places.size());
-    Array<std::uint8_t> slot_counts(exec, static_cast<std::size_t>(state.numeric.total_need));
-    Workspace<unsigned> unfit(exec, kGatherLastBin);
-    SPK_CUDA_CHECK(cudaMemsetAsync(unfit.data(), 0, kGatherLastBin * sizeof(unsigned), stream));
-    for (int bin = 1; bin <= kGatherLastBin; ++bin) {
-        const long long count = state.numeric.count(bin);
-        if (count == 0) continue;
-        const unsigned blocks = static_cast<unsigned>(std::min<long long>(grid_for(count, kPickThreads / 32), 1ll << 20));
-        pick_rows<I><<<blocks, kPickThreads, 0, stream>>>(state.numeric_rows.data() + state.numeric.start[bin], count, p.a.row_ptr, p.a.col_idx,
-                                                          p.b.row_ptr, state.row_ptr.data(), reuse.entry_offset.data(), reuse.places.data(),
-                                                          picks.data(), slot_counts.data(), unfit.data() + bin - 1);
-        SPK_CUDA_CHECK_LAUNCH();
-    }
-    const std::vector<unsigned> unfit_bins = read_back(exec, unfit.data(), kGatherLastBin);
-    std::array<bool, kGatherLastBin + 1> gathers{};
-    bool places_read = false;
-    for (int bin = 1; bin < kGlobalBin; ++bin) {
-        const bool rows = state.numeric.count(bin) > 0;
-        const bool gather = rows && bin <= kGatherLastBin && unfit_bins[static_cast<std::size_t>(bin - 1)] == 0;
-        if (gather) gathers[static_cast<std::size_t>(bin)] = true;
-        places_read = places_read || (rows && !gather);
-    }
-    if (gathers == std::array<bool, kGatherLastBin + 1>{}) return;
-    reuse.gathered = gathers;
-    reuse.picks = std::move(picks);
-    reuse.slot_counts = std::move(slot_counts);
-    if (!places_read) reuse.places = Array<std::uint16_t>();
-}
 
 // Finds every product's place in its row of C (C's sorted columns in c_col) and keeps the places
 // in state.reuse. Returns false, keeping nothing, where they would take more than a quarter of the
@@ -104,12 +64,6 @@ bool record_reuse_places(const Executor& exec, const SpgemmProblem<V, I>& p, con
     state.reuse.entry_offset = std::move(entry_offset);
     state.reuse.global_places = std::move(global_places);
     state.reuse.global_entry_offset = std::move(global_entry_offset);
-    try {
-        record_picks(exec, p, state);
-    } catch (const Error& e) {  // no room for the picks: every bin replays its places
-        if (e.kind() != ErrorKind::OutOfMemory) throw;
-        state.reuse.gathered = {};
-    }
     return true;
 }
 
@@ -123,20 +77,6 @@ void launch_short_replay(ReuseArgs<V, I> a, int lanes, long long count, cudaStre
     SPK_CUDA_CHECK(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, static_cast<int>(smem)));
     const long long blocks = std::min<long long>((count + groups - 1) / groups, 1ll << 30);
     kernel<<<static_cast<unsigned>(blocks), threads, smem, stream>>>(a);
-    SPK_CUDA_CHECK_LAUNCH();
-}
-
-// One launch of gather_rows over `count` rows of a bin, `lanes` lanes a row in blocks of 128 threads.
-template <class V, class I, class Op>
-void launch_gather(ReuseArgs<V, I> a, int lanes, long long count, const std::uint16_t* picks, const std::uint8_t* slot_counts,
-                   cudaStream_t stream, Op) {
-    constexpr int threads = 128;
-    const auto kernel = lanes == 8 ? gather_rows<Op, V, I, 8> : lanes == 16 ? gather_rows<Op, V, I, 16> : gather_rows<Op, V, I, 32>;
-    const long long groups = threads / lanes;
-    const std::size_t smem = static_cast<std::size_t>(groups) * kGatherEntries * (sizeof(long long) + sizeof(V));
-    SPK_CUDA_CHECK(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, static_cast<int>(smem)));
-    const long long blocks = std::min<long long>((count + groups - 1) / groups, 1ll << 30);
-    kernel<<<static_cast<unsigned>(blocks), threads, smem, stream>>>(a, picks, slot_counts);
     SPK_CUDA_CHECK_LAUNCH();
 }
 
@@ -177,10 +117,6 @@ void replay_reuse_places(const Executor& exec, const SpgemmProblem<V, I>& p, con
     with_semiring(p.semiring, [&](auto op) {
         using Op = decltype(op);
         for_each_bin(state.numeric, state.numeric_rows.data(), args, [&](int bin, long long count, ReuseArgs<V, I> a) {
-            if (bin <= kGatherLastBin && state.reuse.gathered[static_cast<std::size_t>(bin)]) {
-                launch_gather(a, gather_lanes(bin), count, state.reuse.picks.data(), state.reuse.slot_counts.data(), stream, op);
-                return;
-            }
             if (replays_short(bin, a.width, state.b_rows_increasing)) {
                 launch_short_replay<Op>(a, short_replay_lanes(bin), count, stream);
                 return;

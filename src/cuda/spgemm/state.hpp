@@ -73,12 +73,6 @@ struct DeviceState {
         Array<std::uint32_t> global_places;
         Array<long long> global_entry_offset;  // nnz(A) + 1
         bool placed = false;
-        // Bins 1 to 3 whose rows replay by gathers (gather_short_rows.cuh): their products in
-        // C's order (picks, indexed as the places; the places are dropped where no bin reads
-        // them) and each entry of C's count of products (nnz(C)).
-        std::array<bool, 4> gathered{};  // by bin, 1 to 3 (kGatherLastBin)
-        Array<std::uint16_t> picks;
-        Array<std::uint8_t> slot_counts;
     };
     mutable ReuseColumns reuse;
 };
