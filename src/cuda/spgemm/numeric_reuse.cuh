@@ -62,7 +62,6 @@ ReuseArgs<V, I> reuse_args(const SpgemmProblem<V, I>& p, const DeviceState<I>& s
     args.masked = p.mask.has_value();
     args.width = entry_width(p.b.nnz, p.b.rows);
     args.b_rows_increasing = state.b_rows_increasing;
-    args.copies = 1;
     return args;
 }
 

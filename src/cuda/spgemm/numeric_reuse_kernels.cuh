@@ -45,9 +45,6 @@ struct ReuseArgs {
     // reuse_places_kernels.cuh only: each product's place in its row of C, and A's entries' first places.
     std::uint16_t* places;
     const long long* entry_offset;
-    // replay_rows only: value arrays a group keeps, each of half its capacity (1, or one a warp of
-    // a block: see warp_copies in reuse_places.cuh).
-    int copies;
 };
 
 // The node holding the element of in-order rank t (1-based) in a complete tree of size - 1 nodes

@@ -94,19 +94,6 @@ inline bool replays_short(int bin, int width, bool b_rows_increasing) {
     return !round_kernel_exclusive;
 }
 
-// Copies of a row's values replay_rows keeps for a bin: one a warp where the bin's group is a
-// block whose warps each take a whole round (B's rows of 32 or more on average, hence sub-groups
-// of a warp) and free of repeated columns, and where the copies take at most 32 KiB (bin 5: rows
-// of up to 512 entries, 8 warps); 1 otherwise (every product then combines by an atomic).
-template <class V>
-int warp_copies(int bin, int width, bool b_rows_increasing) {
-    const BinShape& shape = kBinShapes[bin];
-    if (shape.warp || width < 32 || !b_rows_increasing) return 1;
-    const int copies = shape.threads / 32;
-    const std::size_t bytes = static_cast<std::size_t>(copies) * (std::size_t{1} << (shape.log2_capacity - 1)) * sizeof(V);
-    return bytes <= 32 * 1024 ? copies : 1;
-}
-
 // C's values from the places record_reuse_places kept.
 template <class V, class I>
 void replay_reuse_places(const Executor& exec, const SpgemmProblem<V, I>& p, const DeviceState<I>& state, V* c_values) {
@@ -122,9 +109,7 @@ void replay_reuse_places(const Executor& exec, const SpgemmProblem<V, I>& p, con
                 return;
             }
             if (bin != kGlobalBin) {
-                a.copies = warp_copies<V>(bin, a.width, state.b_rows_increasing);
-                const std::size_t entry_bytes = sizeof(V) * static_cast<std::size_t>(a.copies > 1 ? a.copies / 2 : 1);  // a copy: half the table
-                launch_reuse_bin(bin, count, a, entry_bytes, stream, [](auto g) { return replay_rows<Op, V, I, decltype(g)>; });
+                launch_reuse_bin(bin, count, a, sizeof(V), stream, [](auto g) { return replay_rows<Op, V, I, decltype(g)>; });
                 return;
             }
             replay_global_rows<Op, V, I><<<global_row_blocks(exec, count), kGlobalRowThreads, 0, stream>>>(

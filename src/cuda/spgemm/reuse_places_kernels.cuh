@@ -85,25 +85,18 @@ __global__ void record_places(ReuseArgs<V, I> p) {
 }
 
 // C's values of the group's rows from the places: each product combines into its value slot by a
-// shared-memory atomic, and the row's values leave in column order, coalesced. With p.copies > 1
-// (a block group whose sub-groups are its warps, B's rows free of repeated columns) each warp
-// combines into its own copy of the row's values by plain writes, since a warp's round is one row
-// of B, distinct columns; the copies are summed at the end. Shared-memory float adds are
-// compare-and-swap loops on sm_90 (ATOMS.CAST.SPIN), in every product's chain.
+// shared-memory atomic, and the row's values leave in column order, coalesced.
 template <class Op, class V, class I, class G>
 __global__ void replay_rows(ReuseArgs<V, I> p) {
     extern __shared__ __align__(16) unsigned char smem[];
-    const long long stride = 1ll << (p.log2_capacity - 1);  // a copy's values: rows hold at most half the capacity
-    V* const values = reinterpret_cast<V*>(group_slice<G>(smem, p.log2_capacity, sizeof(V) * (p.copies > 1 ? p.copies / 2 : 1)));
+    V* const values = reinterpret_cast<V*>(group_slice<G>(smem, p.log2_capacity, sizeof(V)));
     const int sub = G::rank() / p.width, lane = G::rank() % p.width, subs = G::size() / p.width;
-    const bool exclusive = p.copies > 1 || owns_distinct_slots(p.b_rows_increasing, subs, G::size());
-    V* const mine = p.copies > 1 ? values + sub * stride : values;
+    const bool exclusive = owns_distinct_slots(p.b_rows_increasing, subs, G::size());
     for_each_group_row<G>(p, [&](const RowSpan& span) {
         const auto [start, len, a_begin, a_end] = span;
         long long offset = 0;
         EntryOfA<V, I> e = placed_entry_of_a(p, a_begin + sub, a_end, offset);
-        for (int c = 0; c < p.copies; ++c)
-            for (long long t = G::rank(); t < len; t += G::size()) values[c * stride + t] = initial_value<Op, V>();
+        for (long long t = G::rank(); t < len; t += G::size()) values[t] = initial_value<Op, V>();
         G::sync();
         // As in reuse_rows: every sub-group runs the same rounds, and each round's next entry and
         // each product's next operands load before the current product combines.
@@ -126,7 +119,7 @@ __global__ void replay_rows(ReuseArgs<V, I> p) {
                     at_next = p.places[base + q_next];
                     b_next = p.b_val[q_next];
                 }
-                if (at != kNoPlace) combine<Op>(mine + at, Op::multiply(e.value, b), exclusive);
+                if (at != kNoPlace) combine<Op>(values + at, Op::multiply(e.value, b), exclusive);
                 q = q_next;
                 at = at_next;
                 b = b_next;
@@ -136,11 +129,7 @@ __global__ void replay_rows(ReuseArgs<V, I> p) {
             offset = next_offset;
         }
         G::sync();
-        for (long long t = G::rank(); t < len; t += G::size()) {
-            V v = values[t];
-            for (int c = 1; c < p.copies; ++c) v = Op::add(v, values[c * stride + t]);
-            p.c_val[start + t] = v;
-        }
+        for (long long t = G::rank(); t < len; t += G::size()) p.c_val[start + t] = values[t];
         G::sync();  // the next row's values overwrite these
     });
 }
