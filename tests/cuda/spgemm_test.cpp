@@ -283,14 +283,15 @@ TYPED_TEST(CudaSpgemm, RecomputeOnEveryBin) {
     expect_recompute_variants_match(a, b, some);
 }
 
-// Short rows of C (bins 1 to 3) from long rows of A and short rows of B, which replay through
-// replay_short_rows: rows of A longer than the lanes a row gets (8, 16, 32), so a row takes
-// several chunks, and many products per entry of C, so lanes of one round meet on one value.
+// Short rows of C (bins 1 to 4) from long rows of A and short rows of B (so the rounds of
+// replay_rows would need atomics), which replay through replay_short_rows: rows of A longer than
+// the lanes a row gets (8, 16, 32), so a row takes several chunks, and many products per entry of
+// C, so lanes of one round meet on one value.
 TYPED_TEST(CudaSpgemm, ShortRowsReplayInChunks) {
     using V = typename TypeParam::value;
     using I = typename TypeParam::index;
     const std::uint64_t seed = test::seed("cuda_spgemm_short_replay");
-    for (const auto& [per_row_a, b_cols] : std::vector<std::pair<double, index_t>>{{12.0, 30}, {20.0, 60}, {40.0, 200}}) {
+    for (const auto& [per_row_a, b_cols] : std::vector<std::pair<double, index_t>>{{12.0, 30}, {20.0, 60}, {30.0, 120}, {40.0, 250}}) {
         SCOPED_TRACE(std::to_string(per_row_a) + " per row of A, " + std::to_string(b_cols) + " columns of B");
         const auto a = test::random_with_zeros<V, I>(300, 500, per_row_a, seed + static_cast<std::uint64_t>(b_cols));
         const auto b = test::random_with_zeros<V, I>(500, b_cols, 3.0, seed + static_cast<std::uint64_t>(b_cols) + 1);
