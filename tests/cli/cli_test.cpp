@@ -13,6 +13,7 @@
 #include <sstream>
 #include <string>
 
+#include "spk/io.hpp"
 #include "support/test_support.hpp"
 
 namespace fs = std::filesystem;
@@ -242,6 +243,29 @@ TEST_F(Cli, RunPrintsASummaryAndWritesTheResult) {
     const Result g = spk("run spgemm banded:n=50,half_width=1 --backend reference");
     ASSERT_EQ(g.code, 0) << g.err;
     EXPECT_NE(g.out.find("nnz       244"), std::string::npos) << g.out;  // pentadiagonal: 5 n - 6
+}
+
+// A CUDA run's result lives in device memory: -o copies it to the host before writing it (it used
+// to fail with "lives in CUDA device 0 memory"). Sparse (.spkb) and dense (.mtx) results, each
+// against the reference backend's file.
+TEST_F(Cli, RunOnCudaWritesItsResult) {
+    if (!spk::test::cuda_available()) GTEST_SKIP() << "no CUDA device";
+    const std::string m = " banded:n=300,half_width=3";
+    const std::string c_gpu = (dir_ / "c_gpu.spkb").string(), c_ref = (dir_ / "c_ref.spkb").string();
+    ASSERT_EQ(spk("run spgemm" + m + " --backend cuda -o '" + c_gpu + "'").code, 0) << read_file(dir_ / "stderr.txt");
+    ASSERT_EQ(spk("run spgemm" + m + " --backend reference -o '" + c_ref + "'").code, 0);
+    const auto gpu = spk::read_binary<float, std::int32_t>(c_gpu), ref = spk::read_binary<float, std::int32_t>(c_ref);
+    EXPECT_EQ(gpu.row_ptr().to_vector(), ref.row_ptr().to_vector());
+    EXPECT_EQ(gpu.col_idx().to_vector(), ref.col_idx().to_vector());
+    const auto gv = gpu.values().to_vector(), rv = ref.values().to_vector();
+    EXPECT_TRUE(spk::test::all_close(std::vector<double>(gv.begin(), gv.end()), std::vector<double>(rv.begin(), rv.end()), 1e-5, 1e-5));
+    const std::string d_gpu = (dir_ / "d_gpu.mtx").string(), d_ref = (dir_ / "d_ref.mtx").string();
+    ASSERT_EQ(spk("run spmm" + m + " --n 5 --backend cuda -o '" + d_gpu + "'").code, 0) << read_file(dir_ / "stderr.txt");
+    ASSERT_EQ(spk("run spmm" + m + " --n 5 --backend reference -o '" + d_ref + "'").code, 0);
+    const auto dg = spk::read_matrix_market_dense<float>(d_gpu).values().to_vector(),
+               dr = spk::read_matrix_market_dense<float>(d_ref).values().to_vector();
+    ASSERT_EQ(dg.size(), std::size_t{300 * 5});
+    EXPECT_TRUE(spk::test::all_close(std::vector<double>(dg.begin(), dg.end()), std::vector<double>(dr.begin(), dr.end()), 1e-5, 1e-5));
 }
 
 TEST_F(Cli, BenchExpandsRangesAndWritesJson) {
