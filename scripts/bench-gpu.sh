@@ -3,12 +3,20 @@
 #   scripts/bench-gpu.sh [PART ...]     PART: spmm sddmm fusedmm spgemm spgemm-f64 amg amg-large tc sweep gnn (default: all)
 # Each part fits one 10-minute device call. Results: $OUT/<part>.json and .txt (OUT defaults to
 # bench/results/raw), a markdown table per JSON by scripts/bench-table.py.
-# Environment: SPK_BUILD_DIR (default build-gpu), SPK_MATRICES (shared matrices folder).
+# Environment: SPK_BUILD_DIR (default build-gpu), SPK_MATRICES (shared matrices folder), SPK_BENCH_PACK=1: results go
+# to one archive, $OUT/bench-results.tgz, rewritten after every benchmark (the device tool brings back only a few files
+# from $OUT, and what a time limit cuts off leaves the last archive).
 set -uo pipefail
 cd "$(dirname "$0")/.."
 build=${SPK_BUILD_DIR:-build-gpu}
 OUT=${OUT:-bench/results/raw}
 mkdir -p "$OUT" .data/amg
+pack() { :; }
+if [ "${SPK_BENCH_PACK:-0}" != 0 ]; then
+  archive=$(realpath "$OUT")/bench-results.tgz
+  OUT=$(mktemp -d)
+  pack() { tar -czf "$archive" -C "$OUT" .; }
+fi
 if [ -z "${SPK_MATRICES:-}" ]; then
   SPK_MATRICES=$PWD/.data/matrices
   [ -d "$SPK_MATRICES" ] || SPK_MATRICES=$PWD/../shared/matrices
@@ -32,6 +40,7 @@ bench() {  # name, then spk bench arguments
   "$spk" bench --backend cuda --json "$OUT/$name.json" "$@" >"$OUT/$name.txt" 2>&1 || status=1
   grep -E "^geomean|error" "$OUT/$name.txt"
   python3 scripts/bench-table.py "$OUT/$name.json" >"$OUT/$name.md" 2>/dev/null || true
+  pack
 }
 
 amg() {  # kind spec: R·A, A·P and (R·A)·P of the smoothed-aggregation hierarchy's first level
@@ -86,8 +95,10 @@ for part in $parts; do
       echo "== gnn"
       # The Python package over this build's library (installed; no second CUDA build) when it is position independent.
       cmake --install "$build" --prefix "$build/prefix" >/dev/null 2>&1 && export SPK_PREFIX=$(realpath "$build/prefix")
-      scripts/gpu-python.sh "$OUT" || status=1 ;;
+      scripts/gpu-python.sh "$OUT" || status=1
+      pack ;;
     *) echo "unknown part '$part' (spmm sddmm fusedmm spgemm spgemm-f64 amg amg-large tc sweep gnn)"; status=2 ;;
   esac
 done
+pack
 exit $status
