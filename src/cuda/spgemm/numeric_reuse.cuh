@@ -17,7 +17,7 @@ namespace spk::detail::cuda::spgemm {
 // the H200 for 1M rows of 25 entries, 64 rows in flight an SM).
 inline int reuse_lanes(int bin) { return bin == 1 ? 8 : bin == 2 ? 16 : 32; }
 
-// One launch of reuse_rows over `count` rows with groups of `lanes` lanes (8 or 16) in blocks of 128 threads.
+// One launch of a reuse kernel over `count` rows with groups of `lanes` lanes (8 to 32) in blocks of 128 threads.
 template <class Kernel, class Args>
 void launch_sub_warps(Kernel kernel, Args args, int lanes, long long count, std::size_t entry_bytes, cudaStream_t stream) {
     constexpr int threads = 128;

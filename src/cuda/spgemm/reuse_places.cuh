@@ -67,17 +67,11 @@ bool record_reuse_places(const Executor& exec, const SpgemmProblem<V, I>& p, con
     return true;
 }
 
-// One launch of replay_short_rows over `count` rows of a bin, `lanes` lanes a row in blocks of 128 threads.
+// One launch of replay_short_rows over `count` rows of a bin, `lanes` lanes a row (launch_sub_warps).
 template <class Op, class V, class I>
 void launch_short_replay(ReuseArgs<V, I> a, int lanes, long long count, cudaStream_t stream) {
-    constexpr int threads = 128;
     const auto kernel = lanes == 8 ? replay_short_rows<Op, V, I, 8> : lanes == 16 ? replay_short_rows<Op, V, I, 16> : replay_short_rows<Op, V, I, 32>;
-    const long long groups = threads / lanes;
-    const std::size_t smem = static_cast<std::size_t>(groups) * (std::size_t{1} << a.log2_capacity) * sizeof(V);
-    SPK_CUDA_CHECK(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, static_cast<int>(smem)));
-    const long long blocks = std::min<long long>((count + groups - 1) / groups, 1ll << 30);
-    kernel<<<static_cast<unsigned>(blocks), threads, smem, stream>>>(a);
-    SPK_CUDA_CHECK_LAUNCH();
+    launch_sub_warps(kernel, a, lanes, count, sizeof(V), stream);
 }
 
 // Whether a bin's rows replay through replay_short_rows: short rows (bins 1 to 4) whose rounds in
