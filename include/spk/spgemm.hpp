@@ -19,16 +19,29 @@ inline constexpr Semiring all_semirings[] = {Semiring::plus_times, Semiring::plu
                                              Semiring::lor_land};
 std::string_view to_string(Semiring s) noexcept;
 
+// How a plan's later recomputes on CUDA place each scalar product A(i,k) B(k,j) in C. Whatever is
+// kept is found at the first recompute and kept only where it takes at most a quarter of the
+// device's memory and its allocation succeeds; otherwise later recomputes search.
+enum class SpgemmReuse {
+    automatic,  // entries where they apply and B's rows that nearby rows of A reach stay within the L2
+                // cache; else places
+    search,     // keep nothing: search C's sorted columns for every product, every time
+    places,     // each product's place in its row of C: 2 bytes a product (4 in rows too long for
+                // shared memory) and 16 bytes an entry of A; rows combine in shared memory
+    entries,    // the products grouped by their entry of C: 8 bytes a product, each entry summed by
+                // one warp without atomics (deterministic); rows too long for shared memory keep
+                // places. Needs nnz(A) < 2^32, nnz(B) <= 2^26 and fewer than 2^31 products.
+};
+std::string_view to_string(SpgemmReuse r) noexcept;
+
 struct SpgemmOptions {
     Semiring semiring = Semiring::plus_times;
     bool complement_mask = false;   // C<!M>: keep only entries outside M's pattern
     bool sorted = true;             // sorted column indices in C (unsorted may be faster)
-    // SpgemmPlan::recompute on CUDA: keep each scalar product's place in its row of C (2 bytes a
-    // product, 4 in rows too long for shared memory, and 16 bytes an entry of A), found at the first
-    // recompute, so that later ones read it instead of searching C's columns. Kept only where it
-    // takes at most a quarter of the device's memory and the allocation succeeds; false: never. The
-    // host backends recompute with their accumulators and ignore it.
-    bool reuse_positions = true;
+    // What SpgemmPlan::recompute on CUDA keeps at its first call so that later calls find each
+    // scalar product's entry of C without searching C's columns (see SpgemmReuse). The host
+    // backends recompute with their accumulators and ignore it.
+    SpgemmReuse reuse = SpgemmReuse::automatic;
     // spgemm_to_host only: bytes of exec's memory one chunk of rows may use for its part of C and
     // its workspaces (0: a quarter of the device's memory on CUDA, no chunking on the host).
     std::size_t memory_budget = 0;

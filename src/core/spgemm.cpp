@@ -27,6 +27,20 @@ std::string_view to_string(Semiring s) noexcept {
     return "?";
 }
 
+std::string_view to_string(SpgemmReuse r) noexcept {
+    switch (r) {
+        case SpgemmReuse::automatic:
+            return "automatic";
+        case SpgemmReuse::search:
+            return "search";
+        case SpgemmReuse::places:
+            return "places";
+        case SpgemmReuse::entries:
+            return "entries";
+    }
+    return "?";
+}
+
 namespace detail {
 
 template <class V, class I>
@@ -107,7 +121,7 @@ SpgemmPlan<V, I>::SpgemmPlan(const Executor& exec, CsrView<const V, I> a, CsrVie
                              std::optional<CsrView<const V, I>> mask) {
     validate_spgemm(exec, a, b, mask);
     detail::SpgemmProblem<V, I> problem{a, b, mask, options.semiring, options.complement_mask, options.sorted,
-                                        options.reuse_positions};
+                                        options.reuse};
     detail::SpgemmAnalysis analysis = run_symbolic(exec, problem);
     const index_t nnz = analysis.nnz;
     if (nnz > static_cast<index_t>(std::numeric_limits<I>::max()))

@@ -21,7 +21,7 @@ struct SpgemmProblem {
     Semiring semiring;
     bool complement_mask;
     bool sorted;  // C's rows must come out with sorted columns
-    bool reuse_positions;  // recompute may keep each product's place in C (CUDA)
+    SpgemmReuse reuse;  // what recompute keeps for its later calls (CUDA)
 };
 
 // What the symbolic phase leaves for the numeric phase.

@@ -187,60 +187,73 @@ std::vector<double> values_of(const Csr<V, I>& c) {
 }
 
 // A plan's recompute with new values against `oracle`'s product: the first recompute (the hash
-// kernels; the plan keeps C's columns, and with options.reuse_positions each product's place),
-// then two on the reuse path (replaying the places, or searching C's columns), with the original and the new
+// kernels; the plan keeps C's columns, and what options.reuse asks for), then two on the reuse
+// path (replaying places or entries, or searching C's columns), with the original and the new
 // values in turn, each compared entry by entry with the hash kernels' values for the same inputs
 // (compute() and the first recompute, both checked against the oracle; the pattern is the same
 // and sorted, so the arrays line up). C's values are overwritten with garbage before each call
 // (every entry must be written, nothing left over from the call before). Then a fresh product of
-// the new values, and a second compute() from the plan.
+// the new values, and a second compute() from the plan. SpgemmReuse::automatic runs three plans:
+// places, entries and the automatic choice.
 template <class V, class I>
 void expect_recompute_matches(const Csr<V, I>& a, const Csr<V, I>& b, const SpgemmOptions& options, const Csr<V, I>* mask = nullptr,
                               const Executor& oracle = Executor::reference()) {
     SCOPED_TRACE(std::string("recompute ") + std::string(to_string(options.semiring)) + (options.sorted ? " sorted" : " unsorted") +
-                 (mask ? (options.complement_mask ? " !mask" : " mask") : "") + (options.reuse_positions ? " places" : " search"));
+                 (mask ? (options.complement_mask ? " !mask" : " mask") : ""));
     const Executor gpu = Executor::cuda(0);
     const auto host_mask = mask ? std::optional(mask->view()) : std::nullopt;
     const auto a2 = with_new_values(a, 1.5, 13), b2 = with_new_values(b, -0.75, 7);
     const auto da = a.to(gpu), db = b.to(gpu), da2 = a2.to(gpu), db2 = b2.to(gpu);
     const auto dm = mask ? mask->to(gpu) : Csr<V, I>();
     const auto device_mask = mask ? std::optional(dm.view()) : std::nullopt;
-    const SpgemmPlan<V, I> plan(gpu, da.view(), db.view(), options, device_mask);
-    auto c = plan.compute();
-    ASSERT_EQ(c.nnz(), plan.nnz());
     const double rtol = test::rtol_for<V>();
-    const auto expect_oracle = [&](const Csr<V, I>& x, const Csr<V, I>& y, const char* when) {
-        SCOPED_TRACE(when);
-        const auto expected = test::entries_of(spgemm(oracle, x.view(), y.view(), options, host_mask).to(Executor::cpu()), options.sorted);
-        EXPECT_TRUE(test::same_entries(test::entries_of(c.to(Executor::cpu()), options.sorted), expected, rtol, 10 * rtol));
+    const auto oracle_entries = [&](const Csr<V, I>& x, const Csr<V, I>& y) {
+        return test::entries_of(spgemm(oracle, x.view(), y.view(), options, host_mask).to(Executor::cpu()), options.sorted);
     };
-    const auto expect_values = [&](const std::vector<double>& expected, const char* when) {
-        SCOPED_TRACE(when);
-        EXPECT_TRUE(test::all_close(values_of(c.to(Executor::cpu())), expected, rtol, 10 * rtol));
-    };
-    const std::vector<V> garbage(static_cast<std::size_t>(c.nnz()), value_cast<V>(-12345.0));
-    const auto recompute = [&](const Csr<V, I>& x, const Csr<V, I>& y) {
-        if (!garbage.empty()) copy_bytes(c.values().data(), c.values().space(), garbage.data(), MemorySpace::host(), garbage.size() * sizeof(V));
-        plan.recompute(x.values().data(), y.values().data(), c.values().data());
-    };
-    expect_oracle(a, b, "compute");
-    const std::vector<double> original = values_of(c.to(Executor::cpu()));
-    recompute(da2, db2);
-    expect_oracle(a2, b2, "first recompute (hash kernels)");
-    const std::vector<double> changed = values_of(c.to(Executor::cpu()));
-    recompute(da, db);
-    expect_values(original, "second recompute (reuse), original values");
-    recompute(da2, db2);
-    expect_values(changed, "third recompute (reuse), new values");
-    const auto fresh = spgemm(gpu, da2.view(), db2.view(), options, device_mask).to(Executor::cpu());
-    EXPECT_EQ(fresh.col_idx().to_vector(), c.to(Executor::cpu()).col_idx().to_vector());
-    EXPECT_TRUE(test::all_close(values_of(fresh), changed, rtol, 10 * rtol)) << "a fresh product of the new values";
-    c = plan.compute();
-    expect_values(original, "compute after recomputes");
+    const auto expected = oracle_entries(a, b), expected2 = oracle_entries(a2, b2);
+    const auto layouts = options.reuse == SpgemmReuse::automatic
+                             ? std::vector<SpgemmReuse>{SpgemmReuse::places, SpgemmReuse::entries, SpgemmReuse::automatic}
+                             : std::vector<SpgemmReuse>{options.reuse};
+    for (const SpgemmReuse layout : layouts) {
+        SCOPED_TRACE(std::string("reuse: ") + std::string(to_string(layout)));
+        SpgemmOptions o = options;
+        o.reuse = layout;
+        const SpgemmPlan<V, I> plan(gpu, da.view(), db.view(), o, device_mask);
+        auto c = plan.compute();
+        ASSERT_EQ(c.nnz(), plan.nnz());
+        const auto expect_oracle = [&](const auto& want, const char* when) {
+            SCOPED_TRACE(when);
+            EXPECT_TRUE(test::same_entries(test::entries_of(c.to(Executor::cpu()), options.sorted), want, rtol, 10 * rtol));
+        };
+        const auto expect_values = [&](const std::vector<double>& want, const char* when) {
+            SCOPED_TRACE(when);
+            EXPECT_TRUE(test::all_close(values_of(c.to(Executor::cpu())), want, rtol, 10 * rtol));
+        };
+        const std::vector<V> garbage(static_cast<std::size_t>(c.nnz()), value_cast<V>(-12345.0));
+        const auto recompute = [&](const Csr<V, I>& x, const Csr<V, I>& y) {
+            if (!garbage.empty())
+                copy_bytes(c.values().data(), c.values().space(), garbage.data(), MemorySpace::host(), garbage.size() * sizeof(V));
+            plan.recompute(x.values().data(), y.values().data(), c.values().data());
+        };
+        expect_oracle(expected, "compute");
+        const std::vector<double> original = values_of(c.to(Executor::cpu()));
+        recompute(da2, db2);
+        expect_oracle(expected2, "first recompute (hash kernels)");
+        const std::vector<double> changed = values_of(c.to(Executor::cpu()));
+        recompute(da, db);
+        expect_values(original, "second recompute (reuse), original values");
+        recompute(da2, db2);
+        expect_values(changed, "third recompute (reuse), new values");
+        const auto fresh = spgemm(gpu, da2.view(), db2.view(), o, device_mask).to(Executor::cpu());
+        EXPECT_EQ(fresh.col_idx().to_vector(), c.to(Executor::cpu()).col_idx().to_vector());
+        EXPECT_TRUE(test::all_close(values_of(fresh), changed, rtol, 10 * rtol)) << "a fresh product of the new values";
+        c = plan.compute();
+        expect_values(original, "compute after recomputes");
+    }
 }
 
 // Each semiring with every mask mode (sorted output), and unsorted output with and without a mask,
-// on the places' path; then the search of C's columns (no places) with and without a mask.
+// on the places' and the entries' paths; then the search of C's columns (no places) with and without a mask.
 template <class V, class I>
 void expect_recompute_variants_match(const Csr<V, I>& a, const Csr<V, I>& b, const std::vector<Semiring>& semirings) {
     const auto mask = test::mask_overlapping_product(a, b);
@@ -250,8 +263,8 @@ void expect_recompute_variants_match(const Csr<V, I>& a, const Csr<V, I>& b, con
                                      mode == MaskMode::none ? nullptr : &mask);
     expect_recompute_matches(a, b, {.sorted = false});
     expect_recompute_matches(a, b, {.complement_mask = true, .sorted = false}, &mask);
-    expect_recompute_matches(a, b, {.reuse_positions = false});
-    expect_recompute_matches(a, b, {.semiring = Semiring::min_plus, .complement_mask = true, .reuse_positions = false}, &mask);
+    expect_recompute_matches(a, b, {.reuse = SpgemmReuse::search});
+    expect_recompute_matches(a, b, {.semiring = Semiring::min_plus, .complement_mask = true, .reuse = SpgemmReuse::search}, &mask);
 }
 
 // Rows of C of every bin on the reuse path: short warp rows (bins 1-5) and block rows (bin 6)
@@ -360,7 +373,7 @@ TYPED_TEST(CudaSpgemm, RepeatedColumnsInWideRowsOfB) {
         const auto a = test::random_with_zeros<V, I>(200, 300, per_row, seed + static_cast<std::uint64_t>(per_row));
         for (const Semiring s : {Semiring::plus_times, Semiring::min_plus}) expect_matches(a, b, {.semiring = s});
         expect_recompute_matches(a, b, {});
-        expect_recompute_matches(a, b, {.reuse_positions = false});
+        expect_recompute_matches(a, b, {.reuse = SpgemmReuse::search});
     }
 }
 
@@ -381,7 +394,7 @@ TYPED_TEST(CudaSpgemm, ShortRowsCountedDirectly) {
     for (const auto* b : {&repeated, &shuffled}) {
         for (const Semiring s : {Semiring::plus_times, Semiring::min_plus}) expect_matches(a, *b, {.semiring = s});
         expect_recompute_matches(a, *b, {});
-        expect_recompute_matches(a, *b, {.reuse_positions = false});
+        expect_recompute_matches(a, *b, {.reuse = SpgemmReuse::search});
     }
     const auto mixed = a_with_two_full_rows<V, I>(200, 300, seed + 4);  // rows 0 and 5: about 900 products
     expect_all_variants_match(mixed, test::random_with_zeros<V, I>(300, 500, 3.0, seed + 5));

@@ -44,7 +44,9 @@ struct SpgemmFigures {
     double reuse_seconds = 0;
     double first_reuse_seconds = 0;
     double reuse_kept_bytes = 0;
-    double search_reuse_seconds = 0;  // the reuse without kept places (reuse_positions = false); 0: not measured
+    // The reuse with each way of keeping what it needs (SpgemmReuse: places, entries, search), each
+    // through a plan of its own; 0: not measured (no room beside the first plan).
+    double places_reuse_seconds = 0, entries_reuse_seconds = 0, search_reuse_seconds = 0;
     double peak_bytes = 0;
 };
 
@@ -72,28 +74,34 @@ SpgemmFigures spgemm_spk_figures(const Executor& exec, const Csr<V, std::int32_t
     f.first_reuse_seconds = baselines::time_device_ms(exec, recompute, 0, 1) / 1e3;
     f.reuse_kept_bytes = static_cast<double>(device_memory_use(exec.device()).current) - static_cast<double>(held);
     f.reuse_seconds = baselines::time_device_ms(exec, recompute, w, r) / 1e3;
-    // The same reuse searching each product's place in C's sorted columns instead of reading it
-    // (SpgemmOptions::reuse_positions = false): fewer bytes a product, more work a product. A third
-    // plan and C beside the others: skipped where they do not fit.
-    try {
-        SpgemmOptions search_options;
-        search_options.reuse_positions = false;
-        const SpgemmPlan<V, std::int32_t> search(exec, a.view(), b.view(), search_options);
-        Csr<V, std::int32_t> c_search = search.compute();
-        const auto recompute_search = [&] { search.recompute(a.values().data(), b.values().data(), c_search.values().data()); };
-        // At least one warm-up call: the first keeps C's columns.
-        f.search_reuse_seconds = baselines::time_device_ms(exec, recompute_search, std::max(w, 1), r) / 1e3;
-    } catch (const Error& e) {
-        if (e.kind() != ErrorKind::OutOfMemory) throw;
-    }
+    // The reuse with each layout in turn, through plans of their own beside the first (skipped
+    // where they do not fit). At least one warm-up call each: the first keeps what the layout needs.
+    const auto reuse_with = [&](SpgemmReuse layout) {
+        try {
+            SpgemmOptions options;
+            options.reuse = layout;
+            const SpgemmPlan<V, std::int32_t> other(exec, a.view(), b.view(), options);
+            Csr<V, std::int32_t> c_other = other.compute();
+            const auto recompute_other = [&] { other.recompute(a.values().data(), b.values().data(), c_other.values().data()); };
+            return baselines::time_device_ms(exec, recompute_other, std::max(w, 1), r) / 1e3;
+        } catch (const Error& e) {
+            if (e.kind() != ErrorKind::OutOfMemory) throw;
+            return 0.0;
+        }
+    };
+    f.places_reuse_seconds = reuse_with(SpgemmReuse::places);
+    f.entries_reuse_seconds = reuse_with(SpgemmReuse::entries);
+    f.search_reuse_seconds = reuse_with(SpgemmReuse::search);
     return f;
 }
 
-// "spk.plan=... spk.compute=... spk.reuse=...(first ..., keeps ...) spk.reuse_search=... spk.peak=...".
+// "spk.plan=... spk.compute=... spk.reuse=...(first ..., keeps ...) spk.reuse_places=... spk.reuse_entries=...
+// spk.reuse_search=... spk.peak=...".
 std::string describe(const SpgemmFigures& f) {
     const auto phase = [](double seconds) { return seconds > 0 ? millis(seconds) + "ms" : std::string("n/a"); };
     return "spk.plan=" + phase(f.plan_seconds) + " spk.compute=" + phase(f.compute_seconds) + " spk.reuse=" + millis(f.reuse_seconds) +
-           "ms(first " + millis(f.first_reuse_seconds) + "ms, keeps " + bytes(f.reuse_kept_bytes) + ") spk.reuse_search=" +
+           "ms(first " + millis(f.first_reuse_seconds) + "ms, keeps " + bytes(f.reuse_kept_bytes) + ") spk.reuse_places=" +
+           phase(f.places_reuse_seconds) + " spk.reuse_entries=" + phase(f.entries_reuse_seconds) + " spk.reuse_search=" +
            phase(f.search_reuse_seconds) + " spk.peak=" + bytes(f.peak_bytes);
 }
 

@@ -115,10 +115,11 @@ void spgemm_numeric(const Executor& exec, const SpgemmProblem<V, I>& p, const Sp
     state.reuse.cols = Array<I>(exec, static_cast<std::size_t>(s.nnz));
     numeric_hash(exec, p, state, state.reuse.cols.data(), c_values);
     state.reuse.ready = true;
-    if (!p.reuse_positions) return;
+    if (p.reuse == SpgemmReuse::search) return;
     try {
         state.reuse.placed = record_reuse_places(exec, p, state, state.reuse.cols.data());
-    } catch (const Error& e) {  // no room for the places: later recomputes search C's columns
+        if (state.reuse.placed && p.reuse != SpgemmReuse::places) order_products_by_entry(exec, p, state, p.reuse == SpgemmReuse::automatic);
+    } catch (const Error& e) {  // no room for the places (later recomputes search C's columns) or the entries (they use the places)
         if (e.kind() != ErrorKind::OutOfMemory) throw;
     }
 }

@@ -8,6 +8,7 @@
 #include "core/cuda_runtime.hpp"
 #include "cuda/spgemm/numeric_reuse.cuh"
 #include "cuda/spgemm/prefix_sum.cuh"
+#include "cuda/spgemm/replay_entries.cuh"
 #include "cuda/spgemm/replay_short_rows.cuh"
 #include "cuda/spgemm/reuse_places_kernels.cuh"
 
@@ -88,16 +89,20 @@ inline bool replays_short(int bin, int width, bool b_rows_increasing) {
     return !round_kernel_exclusive;
 }
 
-// C's values from the places record_reuse_places kept.
+// C's values from what record_reuse_places and order_products_by_entry kept: the rows the entries
+// cover by entries, the others by places.
 template <class V, class I>
 void replay_reuse_places(const Executor& exec, const SpgemmProblem<V, I>& p, const DeviceState<I>& state, V* c_values) {
     ReuseArgs<V, I> args = reuse_args(p, state, state.reuse.cols.data(), c_values);
     args.places = state.reuse.places.data();
     args.entry_offset = state.reuse.entry_offset.data();
     const cudaStream_t stream = stream_of(exec);
+    const int entry_max_bin = state.reuse.entry_max_bin;
     with_semiring(p.semiring, [&](auto op) {
         using Op = decltype(op);
+        if (entry_max_bin > 0) replay_by_entries<Op>(exec, p, state, c_values);
         for_each_bin(state.numeric, state.numeric_rows.data(), args, [&](int bin, long long count, ReuseArgs<V, I> a) {
+            if (bin <= entry_max_bin) return;
             if (replays_short(bin, a.width, state.b_rows_increasing)) {
                 launch_short_replay<Op>(a, short_replay_lanes(bin), count, stream);
                 return;

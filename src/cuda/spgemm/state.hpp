@@ -73,6 +73,12 @@ struct DeviceState {
         Array<std::uint32_t> global_places;
         Array<long long> global_entry_offset;  // nnz(A) + 1
         bool placed = false;
+        // SpgemmReuse::entries (replay_entries_kernels.cuh): the products of rows of bins 1 to
+        // entry_max_bin (0: none) grouped by their entry of C, and where each tile of entries
+        // starts among them. Where they cover every row with places, places and entry_offset are dropped.
+        Array<std::uint64_t> entry_records;
+        Array<unsigned> entry_tile_start;
+        int entry_max_bin = 0;
     };
     mutable ReuseColumns reuse;
 };
