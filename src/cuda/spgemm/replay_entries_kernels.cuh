@@ -11,9 +11,8 @@
 // more per row (reuse_places_kernels.cuh), which bounds short rows (Laplace 128^3 squared, f64,
 // H200: 0.82 ms for 98M products) well below the memory's speed. No atomics: the sums are the same
 // at every call and the semiring's add needs no atomic form.
-// The values of B are gathered, not streamed: fast where the rows of B that nearby rows of A reach
-// stay in the L2 cache (meshes, AMG operators), slow on scattered graphs (the automatic choice
-// measures this, entry_order.cuh).
+// The values of B are gathered a product at a time, where the places' replay reads B's rows
+// whole: where those rows are long, the places' replay is ahead (see replays_by_entries).
 #include <cuda_runtime.h>
 
 #include <cstdint>
@@ -45,46 +44,32 @@ __device__ __forceinline__ bool entry_row_covered(const I* c_ptr, long long row,
 }
 
 // Walks every placed product of the covered rows, a warp a row and a lane an entry of A, calling
-// at(entry of C, A's entry, B's entry). Before the walk the warp reports the row's span of A's
-// columns (the rows of B it reaches) to span(row, lowest, highest).
-template <class V, class I, class At, class Span>
-__device__ __forceinline__ void for_each_placed_product(const ReuseArgs<V, I>& shape, long long rows, int max_bin, At&& at, Span&& span) {
+// at(entry of C, A's entry, B's entry); then the row's first lane calls row_done(A's entries in the row).
+template <class V, class I, class At, class RowDone>
+__device__ __forceinline__ void for_each_placed_product(const ReuseArgs<V, I>& shape, long long rows, int max_bin, At&& at, RowDone&& row_done) {
     const int lane = static_cast<int>(threadIdx.x) & 31;
     const long long warps = static_cast<long long>(gridDim.x) * (blockDim.x >> 5);
     for (long long row = (static_cast<long long>(blockIdx.x) * blockDim.x + threadIdx.x) >> 5; row < rows; row += warps) {
         if (!entry_row_covered(shape.c_ptr, row, max_bin)) continue;  // the whole warp agrees
         const long long start = shape.c_ptr[row];
         const long long a_begin = shape.a_ptr[row], a_end = shape.a_ptr[row + 1];
-        long long lowest = LLONG_MAX, highest = -1;
         for (long long pa = a_begin + lane; pa < a_end; pa += 32) {
             const I k = shape.a_col[pa];
-            lowest = min(lowest, static_cast<long long>(k));
-            highest = max(highest, static_cast<long long>(k));
             const long long b_begin = shape.b_ptr[k], b_end = shape.b_ptr[k + 1];
             const place_t* places = shape.places + shape.entry_offset[pa] - b_begin;
             for (long long q = b_begin; q < b_end; ++q)
                 if (places[q] != kNoPlace) at(start + places[q], pa, q);
         }
-        for (int o = 16; o > 0; o >>= 1) {
-            lowest = min(lowest, __shfl_xor_sync(kFullMask, lowest, o));
-            highest = max(highest, __shfl_xor_sync(kFullMask, highest, o));
-        }
-        if (lane == 0 && highest >= 0) span(row, lowest, highest);
+        if (lane == 0) row_done(a_end - a_begin);
     }
 }
 
-// Counts each covered entry's products into counts[e], and each window of `window` rows' span of
-// B's rows into span_lo / span_hi (null: not measured).
+// Counts each covered entry's products into counts[e], and the covered rows' entries of A into *a_entries.
 template <class V, class I>
-__global__ void count_entry_products(ReuseArgs<V, I> shape, long long rows, int max_bin, unsigned* counts, long long window,
-                                     unsigned long long* span_lo, unsigned long long* span_hi) {
+__global__ void count_entry_products(ReuseArgs<V, I> shape, long long rows, int max_bin, unsigned* counts, unsigned long long* a_entries) {
     for_each_placed_product(
         shape, rows, max_bin, [&](long long e, long long, long long) { atomicAdd(&counts[e], 1u); },
-        [&](long long row, long long lowest, long long highest) {
-            if (span_lo == nullptr) return;
-            atomicMin(&span_lo[row / window], static_cast<unsigned long long>(lowest));
-            atomicMax(&span_hi[row / window], static_cast<unsigned long long>(highest));
-        });
+        [&](long long n) { atomicAdd(a_entries, static_cast<unsigned long long>(n)); });
 }
 
 // Writes each covered product's record at its entry's next free position (cursor[e], which starts
@@ -98,7 +83,7 @@ __global__ void place_entry_products(ReuseArgs<V, I> shape, long long rows, int 
             const unsigned b_and_key = static_cast<unsigned>(q) | static_cast<unsigned>(e % kEntryTile) << kEntryBBits;
             records[at] = static_cast<EntryRecord>(pa) | static_cast<EntryRecord>(b_and_key) << 32;
         },
-        [](long long, long long, long long) {});
+        [](long long) {});
 }
 
 // tile_start[t] = the position of tile t's first product: cursor[min(t * kEntryTile, entries)].
