@@ -191,6 +191,7 @@ struct FusedPlan<V, I>::Impl {
     mutable std::optional<detail::TransposedPattern<I>> transposed;
     mutable std::optional<detail::cuda::DeviceTransposedPattern<I>> device_transposed;
     detail::TransposedPatternView<I> given;  // the caller's (use_transposed_pattern), else none
+    mutable detail::FusedSplitCache split_cache;  // the CUDA forward's long-row searches
 };
 
 template <class V, class I>
@@ -253,7 +254,7 @@ void FusedPlan<V, I>::forward(DenseView<const V> x, DenseView<const V> y, DenseV
     const FusedOptions& o = p.options;
     const Widths w = check_pass(p.exec, p.a, o, x, y, z, e, "E", saved);
 
-    detail::FusedForwardArgs<V, I> args{p.a, x, y, z, e, o, w.d, w.dz, saved.row_max, saved.row_sum, saved.argmax, saved.attention};
+    detail::FusedForwardArgs<V, I> args{p.a, x, y, z, e, o, w.d, w.dz, saved.row_max, saved.row_sum, saved.argmax, saved.attention, &p.split_cache};
     switch (p.exec.backend()) {
         case Backend::reference:
             detail::reference::fusedmm_forward(p.exec, args);

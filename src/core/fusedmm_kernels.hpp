@@ -4,6 +4,7 @@
 #include <string>
 #include <vector>
 
+#include "core/fused_kept_split.hpp"
 #include "core/transposed_pattern.hpp"
 #include "spk/executor.hpp"
 #include "spk/fusedmm.hpp"
@@ -26,6 +27,7 @@ struct FusedForwardArgs {
     DenseView<fused_stat_t<V>> row_max, row_sum;
     DenseView<I> argmax;
     DenseView<V> attention;
+    FusedSplitCache* kept_split = nullptr;  // the plan's (CUDA), or none: search at every call
 };
 
 template <class V, class I>

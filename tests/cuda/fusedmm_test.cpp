@@ -379,6 +379,35 @@ TEST_F(CudaFusedmm, LongRowsSplitIntoChunks) {
     check_long_rows_split<bf16, std::int32_t>(s + 300);
 }
 
+// A plan keeps its first forward's long-row search (FusedSplitCache) and later forwards reuse it:
+// the same widths again with new inputs, another output width (a search of its own), then the
+// first width once more. Each forward must match the reference's; the lists a reused search
+// points at are the plan's copies, so a wrong copy or offset shows in the long rows' outputs.
+TEST_F(CudaFusedmm, PlanReusesItsLongRowSearch) {
+    const auto s = seed("cuda_fusedmm_kept_split");
+    const Executor gpu = Executor::cuda(0);
+    const FusedOptions o = pattern(Score::dot, Edge::scale(0.5f), Normalize::softmax, Aggregate::sum, 2);
+    const auto a = with_long_rows<double, std::int32_t>(300, 3000, {{3, 2999}, {150, 1000}, {299, 2000}}, s);
+    const auto da = a.to(gpu);
+    const FusedPlan<double, std::int32_t> plan(gpu, da.view(), o);
+    const FusedPlan<double, std::int32_t> reference(Executor::reference(), a.view(), o);
+    const index_t d = 8;
+    std::uint64_t k = 1;
+    for (const index_t dz : {index_t{16}, index_t{16}, index_t{40}, index_t{16}}) {
+        SCOPED_TRACE("call " + std::to_string(k) + ", dz " + std::to_string(dz));
+        const auto x = random_dense<double>(a.rows(), 2 * d, s + k), y = random_dense<double>(a.cols(), 2 * d, s + k + 1);
+        const auto z = random_dense<double>(a.cols(), 2 * dz, s + k + 2);
+        Dense<double> want(Executor::reference(), a.rows(), 2 * dz), got(gpu, a.rows(), 2 * dz);
+        const auto want_saved = reference.forward(x.view(), y.view(), z.view(), want.view());
+        const auto dx = x.to(gpu), dy = y.to(gpu), dz_in = z.to(gpu);
+        const auto got_saved = plan.forward(dx.view(), dy.view(), dz_in.view(), got.view());
+        const Tolerance f = forward_tolerance<double>();
+        EXPECT_TRUE(all_close(to_doubles(got), to_doubles(want), f.rtol, f.atol, 2 * dz)) << "E";
+        EXPECT_TRUE(all_close(as_doubles(got_saved.row_sum), as_doubles(want_saved.row_sum), f.rtol, f.atol)) << "row_sum";
+        k += 3;
+    }
+}
+
 // One row of 100 000 entries (hundreds of chunks, merged by one block a head) among short rows.
 // In the first case (4 heads of 32) the states at the preferred threshold (128 here) exceed the
 // chunk budget (half an nnz-sized array, about 210 KB): the threshold is doubled until they fit.

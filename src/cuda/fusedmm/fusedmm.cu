@@ -384,14 +384,63 @@ struct SplitWorkspace {
 // chunks' states and lists fit chunk_budget (each (chunk, head) holds dz values, and the max and
 // the sum under softmax), then sizes the states by the chunks found and fills `split`. Leaves
 // `split` as it was (nothing split) when no row exceeds the threshold.
+// A copy of a search's result that outlives its workspace (the lists move into the plan's own
+// arrays, copied on the stream after find_long_rows fills them).
+template <class I>
+KeptSplit keep_search(const Executor& exec, const fused::ChunkList<I>& list, const Found& found, const SearchWorkspace& search) {
+    KeptSplit kept;
+    kept.segments = found.segments;
+    kept.chunks = found.chunks;
+    if (found.segments == 0) return kept;
+    const cudaStream_t stream = stream_of(exec);
+    kept.threshold = list.threshold;
+    kept.counts = Array<unsigned long long>(exec, 1);
+    SPK_CUDA_CHECK(cudaMemcpyAsync(kept.counts.data(), list.counts, sizeof(unsigned long long), cudaMemcpyDeviceToDevice, stream));
+    kept.lists = Array<std::byte>(exec, search.lists.size());
+    SPK_CUDA_CHECK(cudaMemcpyAsync(kept.lists.data(), search.lists.data(), search.lists.size(), cudaMemcpyDeviceToDevice, stream));
+    const auto offset = [&](const void* p) { return static_cast<std::size_t>(static_cast<const std::byte*>(p) - search.lists.data()); };
+    kept.offsets = {offset(list.long_rows), offset(list.chunk_first), offset(list.chunk_row), offset(list.chunk_part)};
+    return kept;
+}
+
+// The search's result from what a plan kept.
+template <class I>
+Found restore_search(KeptSplit& kept, fused::ChunkList<I>& list) {
+    if (kept.segments == 0) return {};
+    std::byte* base = kept.lists.data();
+    list.threshold = kept.threshold;
+    list.max_chunks = kept.chunks;
+    list.counts = kept.counts.data();
+    list.long_rows = reinterpret_cast<I*>(base + kept.offsets[0]);
+    list.chunk_first = reinterpret_cast<long long*>(base + kept.offsets[1]);
+    list.chunk_row = reinterpret_cast<I*>(base + kept.offsets[2]);
+    list.chunk_part = reinterpret_cast<long long*>(base + kept.offsets[3]);
+    return {kept.segments, kept.chunks};
+}
+
+// With `cache` (a plan's), the search runs once for each chunk state size and later calls reuse
+// its result: no launch and no wait.
 template <class I, class S>
 SplitWorkspace prepare_split(const Executor& exec, const I* row_ptr, long long rows, long long nnz, const fused::Rules& r,
-                             fused::SplitArgs<I, S>& split) {
+                             fused::SplitArgs<I, S>& split, FusedSplitCache* cache) {
     SplitWorkspace w;
     const DeviceProperties& device = device_properties(exec.device());
     const long long state_bytes = r.heads * (r.dz + (r.softmax ? 2 : 0)) * static_cast<long long>(sizeof(S));
     const Segments<I> row_segments{row_ptr, rows, nnz, split_threshold(rows, nnz, r.heads, device), state_bytes};
-    const Found found = find_long_segments<I, 1>(exec, {row_segments}, chunk_budget(nnz, sizeof(S)), {&split}, w.search)[0];
+    const auto search = [&] { return find_long_segments<I, 1>(exec, {row_segments}, chunk_budget(nnz, sizeof(S)), {&split}, w.search)[0]; };
+    Found found;
+    if (cache == nullptr) {
+        found = search();
+    } else {
+        const std::lock_guard<std::mutex> lock(cache->mutex);
+        const auto kept = cache->forward.find(state_bytes);
+        if (kept != cache->forward.end()) {
+            found = restore_search(kept->second, split);
+        } else {
+            found = search();
+            found = restore_search(cache->forward.emplace(state_bytes, keep_search(exec, split, found, w.search)).first->second, split);
+        }
+    }
     if (found.segments == 0) return w;
 
     Carver states;
@@ -448,7 +497,7 @@ void fusedmm_forward(const Executor& exec, const FusedForwardArgs<V, I>& args, c
     // Max aggregation and the saved attention keep whole rows: their winners and α need the row's final state.
     SplitWorkspace split;
     if (o.aggregate != Aggregate::max && args.attention.empty())
-        split = prepare_split<I, S>(exec, a.row_ptr, a.rows, a.nnz, k.rules, k.split);
+        split = prepare_split<I, S>(exec, a.row_ptr, a.rows, a.nnz, k.rules, k.split, args.kept_split);
     fused::launch_forward<T, I>(shape, o.aggregate == Aggregate::max, k,
                                 ShapeChooser<T>::tiles(shape, args.dz, fused::forward_lane_elements(shape.vec)), stream);
     if (split.combine_blocks > 0) fused::launch_combine_chunks<T, I>(k, split.combine_blocks, stream);

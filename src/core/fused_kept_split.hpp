@@ -1,0 +1,30 @@
+#pragma once
+// What a FusedPlan keeps of its CUDA forward pass's long-row search (src/cuda/fusedmm/fusedmm.cu,
+// prepare_split). The search reads counts back from the device, a wait that costs more than the
+// whole pass on small graphs (H200, karate with one head: 26 us a forward against 15 us for
+// cuSPARSE's unfused pipeline). A's pattern does not change over a plan's life, so the first
+// forward's result serves every later one with the same chunk state size.
+#include <array>
+#include <cstddef>
+#include <map>
+#include <mutex>
+
+#include "spk/array.hpp"
+
+namespace spk::detail {
+
+struct KeptSplit {
+    long long threshold = 0, segments = 0, chunks = 0;  // segments == 0: no row is long, nothing split
+    Array<unsigned long long> counts;                   // find_long_rows' packed count of long rows and chunks
+    Array<std::byte> lists;                             // the long rows' and chunks' lists
+    std::array<std::size_t, 4> offsets{};               // of long_rows, chunk_first, chunk_row, chunk_part in lists
+};
+
+// Kept searches by the bytes of a chunk's state (heads x values a head), which the threshold
+// depends on. Entries are never replaced: a forward on another thread may still read one.
+struct FusedSplitCache {
+    std::mutex mutex;
+    std::map<long long, KeptSplit> forward;
+};
+
+}  // namespace spk::detail
