@@ -23,14 +23,15 @@ std::string_view to_string(Semiring s) noexcept;
 // kept is found at the first recompute and kept only where it takes at most a quarter of the
 // device's memory and its allocation succeeds; otherwise later recomputes search.
 enum class SpgemmReuse {
-    automatic,  // entries where they apply and B's rows that nearby rows of A reach stay within the L2
-                // cache; else places
+    automatic,  // entries where they apply and the rows of B that A reaches are short (32 entries
+                // or fewer on average); else places
     search,     // keep nothing: search C's sorted columns for every product, every time
     places,     // each product's place in its row of C: 2 bytes a product (4 in rows too long for
                 // shared memory) and 16 bytes an entry of A; rows combine in shared memory
     entries,    // the products grouped by their entry of C: 8 bytes a product, each entry summed by
-                // one warp without atomics (deterministic); rows too long for shared memory keep
-                // places. Needs nnz(A) < 2^32, nnz(B) <= 2^26 and fewer than 2^31 products.
+                // one warp without atomics (a plan's recomputes all sum in one order); rows too long
+                // for shared memory keep places. Needs nnz(A) < 2^32, nnz(B) <= 2^26 and fewer than
+                // 2^31 products; falls back to places otherwise.
 };
 std::string_view to_string(SpgemmReuse r) noexcept;
 

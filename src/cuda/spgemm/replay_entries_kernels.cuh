@@ -9,10 +9,10 @@
 // row bounds), so a warp's work waits on two loads (the products, then their values), which the
 // warp overlaps with the previous batch's sums; the places' replay waits on a chain of five or
 // more per row (reuse_places_kernels.cuh), which bounds short rows (Laplace 128^3 squared, f64,
-// H200: 0.82 ms for 98M products) well below the memory's speed. No atomics: the sums are the same
-// at every call and the semiring's add needs no atomic form.
+// H200: 0.82 ms for 98M products) well below the memory's speed. No atomics: a plan's recomputes
+// all sum in the same order, and the semiring's add needs no atomic form.
 // The values of B are gathered a product at a time, where the places' replay reads B's rows
-// whole: where those rows are long, the places' replay is ahead (see replays_by_entries).
+// whole: where those rows are long, the places' replay is ahead (kEntriesMaxRowOfB, replay_entries.cuh).
 #include <cuda_runtime.h>
 
 #include <cstdint>
