@@ -102,7 +102,9 @@ struct FusedSaved {
 //   value: X and Y unused (may be empty; A must have values).  Z: cols(A) x heads*dz;  E: rows(A) x heads*dz.
 // Wrong shapes throw ShapeMismatch naming the argument; a width that heads does not divide,
 // InvalidArgument. The plan keeps a view of A: A's arrays must outlive it; A's values may change
-// between calls, its pattern may not.
+// between calls, its pattern may not. On CUDA the plan keeps what its first calls found (the long
+// rows and columns; for the GCN pattern, an SpmmPlan, whose memory is freed on the executor's
+// stream: the stream must outlive the plan).
 template <class V, class I>
 class FusedPlan {
 public:

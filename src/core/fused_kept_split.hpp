@@ -3,11 +3,13 @@
 // prepare_split). The search reads counts back from the device, a wait that costs more than the
 // whole pass on small graphs (H200, karate with one head: 26 us a forward against 15 us for
 // cuSPARSE's unfused pipeline). A's pattern does not change over a plan's life, so the first
-// forward's result serves every later one with the same chunk state size.
+// pass's result serves every later one with the same chunk state sizes. The backward pass's
+// search (A's rows and columns) is kept the same way.
 #include <array>
 #include <cstddef>
 #include <map>
 #include <mutex>
+#include <utility>
 
 #include "spk/array.hpp"
 
@@ -21,10 +23,13 @@ struct KeptSplit {
 };
 
 // Kept searches by the bytes of a chunk's state (heads x values a head), which the threshold
-// depends on. Entries are never replaced: a forward on another thread may still read one.
+// depends on: the forward's of A's rows; the backward's of A's rows and of its columns (-1: that
+// side not searched, as when its gradients are not asked for). Entries are never replaced: a
+// pass on another thread may still read one.
 struct FusedSplitCache {
     std::mutex mutex;
     std::map<long long, KeptSplit> forward;
+    std::map<std::pair<long long, long long>, std::array<KeptSplit, 2>> backward;
 };
 
 }  // namespace spk::detail

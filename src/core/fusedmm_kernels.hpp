@@ -42,6 +42,7 @@ struct FusedBackwardArgs {
     FusedOptions options;
     index_t d, dz_width;     // as in FusedForwardArgs (dz_width: Z.cols / heads)
     DenseView<const V> e{};  // the forward pass's output, when the caller gives it (FusedPlan::backward)
+    FusedSplitCache* kept_split = nullptr;  // the plan's (CUDA), or none: search at every call
 };
 
 namespace reference {

@@ -390,15 +390,16 @@ TEST_F(CudaFusedmm, LongRowsSplitIntoChunks) {
     check_long_rows_split<bf16, std::int32_t>(s + 300);
 }
 
-// A plan keeps its first forward's long-row search (FusedSplitCache) and later forwards reuse it:
-// the same widths again with new inputs, another output width (a search of its own), then the
-// first width once more. Each forward must match the reference's; the lists a reused search
-// points at are the plan's copies, so a wrong copy or offset shows in the long rows' outputs.
+// A plan keeps its first pass's long-row search (FusedSplitCache) and later passes reuse it: the
+// same widths again with new inputs, another output width (a search of its own), then the first
+// width once more. Each forward and backward must match the reference's; the lists a reused
+// search points at are the plan's copies, so a wrong copy or offset shows in the long rows' (and,
+// backward, the long columns') results.
 TEST_F(CudaFusedmm, PlanReusesItsLongRowSearch) {
     const auto s = seed("cuda_fusedmm_kept_split");
     const Executor gpu = Executor::cuda(0);
     const FusedOptions o = pattern(Score::dot, Edge::scale(0.5f), Normalize::softmax, Aggregate::sum, 2);
-    const auto a = with_long_rows<double, std::int32_t>(300, 3000, {{3, 2999}, {150, 1000}, {299, 2000}}, s);
+    const auto a = with_long_rows<double, std::int32_t>(300, 3000, {{3, 2999}, {150, 1000}, {299, 2000}}, s, {{7, 300}, {2000, 250}});
     const auto da = a.to(gpu);
     const FusedPlan<double, std::int32_t> plan(gpu, da.view(), o);
     const FusedPlan<double, std::int32_t> reference(Executor::reference(), a.view(), o);
@@ -415,7 +416,16 @@ TEST_F(CudaFusedmm, PlanReusesItsLongRowSearch) {
         const Tolerance f = forward_tolerance<double>();
         EXPECT_TRUE(all_close(to_doubles(got), to_doubles(want), f.rtol, f.atol, 2 * dz)) << "E";
         EXPECT_TRUE(all_close(as_doubles(got_saved.row_sum), as_doubles(want_saved.row_sum), f.rtol, f.atol)) << "row_sum";
-        k += 3;
+        const auto de = random_dense<double>(a.rows(), 2 * dz, s + k + 3);
+        const auto d_de = de.to(gpu);
+        Dense<double> want_dx(Executor::reference(), x.rows(), x.cols()), want_dz(Executor::reference(), z.rows(), z.cols());
+        Dense<double> got_dx(gpu, x.rows(), x.cols()), got_dz(gpu, z.rows(), z.cols());
+        reference.backward(de.view(), want_saved, x.view(), y.view(), z.view(), want_dx.view(), {}, want_dz.view());
+        plan.backward(d_de.view(), got_saved, dx.view(), dy.view(), dz_in.view(), got_dx.view(), {}, got_dz.view());
+        const Tolerance g = gradient_tolerance<double>();
+        EXPECT_TRUE(all_close(to_doubles(got_dx), to_doubles(want_dx), g.rtol, g.atol, 2 * d)) << "dX";
+        EXPECT_TRUE(all_close(to_doubles(got_dz), to_doubles(want_dz), g.rtol, g.atol, 2 * dz)) << "dZ";
+        k += 4;
     }
 }
 

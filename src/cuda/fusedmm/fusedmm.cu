@@ -623,8 +623,23 @@ void fusedmm_backward(const Executor& exec, const FusedBackwardArgs<V, I>& args,
         Segments<I>{run_columns ? k.col_ptr : nullptr, a.cols, a.nnz, a.cols > 0 ? split_threshold(a.cols, a.nnz, o.heads, device) : 0,
                     state_bytes(column_share)}};
     SearchWorkspace search;
-    const std::array<Found, 2> found =
-        find_long_segments<I, 2>(exec, arrays, chunk_budget(a.nnz, sizeof(S)), {&k.split.rows, &k.split.columns}, search);
+    const std::array<fused::ChunkList<I>*, 2> lists{&k.split.rows, &k.split.columns};
+    const auto search_both = [&] { return find_long_segments<I, 2>(exec, arrays, chunk_budget(a.nnz, sizeof(S)), lists, search); };
+    std::array<Found, 2> found{};
+    if (args.kept_split == nullptr) {
+        found = search_both();
+    } else {  // as prepare_split: once per pair of state sizes (-1: a side not searched)
+        FusedSplitCache& cache = *args.kept_split;
+        const std::lock_guard<std::mutex> lock(cache.mutex);
+        const std::pair<long long, long long> key{run_rows ? arrays[0].state_bytes : -1, run_columns ? arrays[1].state_bytes : -1};
+        auto kept = cache.backward.find(key);
+        if (kept == cache.backward.end()) {
+            found = search_both();
+            kept = cache.backward.emplace(key, std::array<KeptSplit, 2>{keep_search(exec, *lists[0], found[0], search),
+                                                                          keep_search(exec, *lists[1], found[1], search)}).first;
+        }
+        for (std::size_t n = 0; n < 2; ++n) found[n] = restore_search(kept->second[n], *lists[n]);
+    }
     const long long row_chunks = found[0].chunks, column_chunks = found[1].chunks;
 
     // The chunks' shares of the sums, sized by the chunks found.
