@@ -11,14 +11,16 @@
 #include <mutex>
 #include <utility>
 
-#include "spk/array.hpp"
+#include "cuda/common/workspace.hpp"
 
 namespace spk::detail {
 
 struct KeptSplit {
     long long threshold = 0, segments = 0, chunks = 0;  // segments == 0: no row is long, nothing split
-    Array<unsigned long long> counts;                   // find_long_rows' packed count of long rows and chunks
-    Array<std::byte> lists;                             // the long rows' and chunks' lists
+    // From the stream-ordered pool, like a pass's workspaces (a plan made for one call, as the
+    // Python binding's are, allocates and frees them without a device-wide wait).
+    cuda::Workspace<unsigned long long> counts;         // find_long_rows' packed count of long rows and chunks
+    cuda::Workspace<std::byte> lists;                   // the long rows' and chunks' lists
     std::array<std::size_t, 4> offsets{};               // of long_rows, chunk_first, chunk_row, chunk_part in lists
 };
 

@@ -384,8 +384,8 @@ struct SplitWorkspace {
 // chunks' states and lists fit chunk_budget (each (chunk, head) holds dz values, and the max and
 // the sum under softmax), then sizes the states by the chunks found and fills `split`. Leaves
 // `split` as it was (nothing split) when no row exceeds the threshold.
-// A copy of a search's result that outlives its workspace (the lists move into the plan's own
-// arrays, copied on the stream after find_long_rows fills them).
+// A copy of a search's result that outlives its workspace (the lists are copied into the plan's own
+// workspaces on the stream, after find_long_rows fills them).
 template <class I>
 KeptSplit keep_search(const Executor& exec, const fused::ChunkList<I>& list, const Found& found, const SearchWorkspace& search) {
     KeptSplit kept;
@@ -394,9 +394,9 @@ KeptSplit keep_search(const Executor& exec, const fused::ChunkList<I>& list, con
     if (found.segments == 0) return kept;
     const cudaStream_t stream = stream_of(exec);
     kept.threshold = list.threshold;
-    kept.counts = Array<unsigned long long>(exec, 1);
+    kept.counts = Workspace<unsigned long long>(exec, 1);
     SPK_CUDA_CHECK(cudaMemcpyAsync(kept.counts.data(), list.counts, sizeof(unsigned long long), cudaMemcpyDeviceToDevice, stream));
-    kept.lists = Array<std::byte>(exec, search.lists.size());
+    kept.lists = Workspace<std::byte>(exec, search.lists.size());
     SPK_CUDA_CHECK(cudaMemcpyAsync(kept.lists.data(), search.lists.data(), search.lists.size(), cudaMemcpyDeviceToDevice, stream));
     const auto offset = [&](const void* p) { return static_cast<std::size_t>(static_cast<const std::byte*>(p) - search.lists.data()); };
     kept.offsets = {offset(list.long_rows), offset(list.chunk_first), offset(list.chunk_row), offset(list.chunk_part)};
@@ -405,7 +405,7 @@ KeptSplit keep_search(const Executor& exec, const fused::ChunkList<I>& list, con
 
 // The search's result from what a plan kept.
 template <class I>
-Found restore_search(KeptSplit& kept, fused::ChunkList<I>& list) {
+Found restore_search(const KeptSplit& kept, fused::ChunkList<I>& list) {
     if (kept.segments == 0) return {};
     std::byte* base = kept.lists.data();
     list.threshold = kept.threshold;
