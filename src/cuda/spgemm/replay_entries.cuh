@@ -44,7 +44,7 @@ bool order_products_by_entry(const Executor& exec, const SpgemmProblem<V, I>& p,
     constexpr int threads = 256;
     const unsigned blocks = static_cast<unsigned>(std::min<long long>(grid_for(rows, threads / 32), 1ll << 20));
 
-    Array<unsigned> cursor(exec, static_cast<std::size_t>(entries) + 1);
+    Workspace<unsigned> cursor(exec, static_cast<std::size_t>(entries) + 1);  // each entry's next free position
     Workspace<unsigned long long> a_entries(exec, 1);
     {
         Workspace<unsigned> counts(exec, static_cast<std::size_t>(entries));
