@@ -68,9 +68,9 @@ public:
     Csr<V, I> compute() const;
     // Numeric phase only, with new values for A and B (same patterns), into C's values
     // (C as returned by compute()). On CUDA the first call also keeps a copy of C's column
-    // indices in the plan (nnz() * sizeof(I) bytes of device memory), and with
-    // options.reuse_positions each product's place in C, which later calls use to place each
-    // product without hashing.
+    // indices in the plan (nnz() * sizeof(I) bytes of device memory), and what options.reuse
+    // asks for (each product's place in C, or the products grouped by entry of C), which later
+    // calls use to place each product without hashing.
     void recompute(const V* a_values, const V* b_values, V* c_values) const;
 
     struct Impl;

@@ -3,8 +3,9 @@
 // row_ptr come from the symbolic phase), the semiring chosen at compile time. Returns without
 // waiting: the pool is a stream-ordered workspace. compute() and a plan's first recompute run the
 // hash kernels of numeric_kernels.cuh (the first recompute into the plan's copy of C's columns,
-// then, with SpgemmProblem::reuse_positions, a pass that keeps each product's place in C); later
-// recomputes replay the places (reuse_places.cuh) or search C's columns (numeric_reuse.cuh).
+// then, unless SpgemmProblem::reuse is search, a pass that keeps each product's place in C, and
+// where entries apply the products grouped by entry of C); later recomputes replay those
+// (reuse_places.cuh, replay_entries.cuh) or search C's columns (numeric_reuse.cuh).
 #include <mutex>
 
 #include "core/spgemm_kernels.hpp"

@@ -61,7 +61,7 @@ struct DeviceState {
     // is a plan and one compute) their time and memory. So the first recompute runs the hash
     // numeric phase, writing the columns here, and later ones reuse them. The plan's one piece of
     // state that changes after the symbolic phase (hence mutable, under a mutex).
-    // With SpgemmProblem::reuse_positions the first recompute also finds each product's place in
+    // Unless SpgemmProblem::reuse is search, the first recompute also finds each product's place in
     // its row of C (reuse_places_kernels.cuh): the products of A's entry pa start at places[entry_offset[pa]]
     // (rows of bins 1 to 7) or global_places[global_entry_offset[pa]] (the global bin's rows).
     struct ReuseColumns {
