@@ -1,7 +1,8 @@
 #pragma once
 // Numeric reuse with each product's place kept (SpgemmReuse::places; SpgemmReuse::entries starts
-// from these places). At the first recompute, once the hash kernels have written C's sorted columns, record_places finds every
-// scalar product's place in its row of C by the tree descent of reuse_rows and stores it; later
+// from these places). At the first recompute, once the hash kernels have written C's sorted
+// columns, record_places finds every scalar product's place in its row of C by the tree descent
+// of reuse_rows and stores it; later
 // recomputes run replay_rows, which reads the places and combines each product into a
 // shared-memory array of the row's values in column order: no descent, no read of B's columns.
 // Per product the replay reads 2 bytes of place and B's value, where the search reads B's column
