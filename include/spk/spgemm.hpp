@@ -33,6 +33,8 @@ enum class SpgemmReuse {
                 // for shared memory keep places. Needs nnz(A) < 2^32, nnz(B) <= 2^26 and fewer than
                 // 2^31 products; falls back to places otherwise.
 };
+inline constexpr SpgemmReuse all_spgemm_reuses[] = {SpgemmReuse::automatic, SpgemmReuse::search, SpgemmReuse::places,
+                                                   SpgemmReuse::entries};
 std::string_view to_string(SpgemmReuse r) noexcept;
 
 struct SpgemmOptions {

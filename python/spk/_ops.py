@@ -205,13 +205,16 @@ class SpgemmPlan:
     """C = A (+).(x) B with the symbolic phase (C's pattern) done once, for products repeated with new
     values of A and B of the same patterns (an AMG hierarchy's Galerkin products as the coefficients
     change). compute() returns a new C as spgemm() does; recompute(C) writes C's values from A's and
-    B's current values (or the values given) into C.data, in place. The plan keeps A, B (and mask)."""
+    B's current values (or the values given) into C.data, in place. The plan keeps A, B (and mask).
+    reuse (CUDA; the host backends ignore it): what the first recompute keeps for the later ones,
+    "automatic", "places", "entries" or "search" (spk::SpgemmReuse)."""
 
-    def __init__(self, A, B, *, semiring="plus_times", mask=None, complement_mask=False, sorted=True):
+    def __init__(self, A, B, *, semiring="plus_times", mask=None, complement_mask=False, sorted=True, reuse="automatic"):
         self.A, self.B = as_csr(A), as_csr(B, "B")
         self.mask = as_csr(mask, "mask") if mask is not None else None
         self._plan = _core.SpgemmPlan(self.A._handle, self.B._handle, self.mask._handle if self.mask is not None else None, semiring,
-                                      bool(complement_mask), bool(sorted), _backend.stream_of(self.A.indptr), _backend.get_num_threads())
+                                      bool(complement_mask), bool(sorted), str(reuse), _backend.stream_of(self.A.indptr),
+                                      _backend.get_num_threads())
 
     @property
     def nnz(self):

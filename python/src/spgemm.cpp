@@ -13,6 +13,7 @@ namespace spk::python {
 namespace {
 
 Semiring parse_semiring(const std::string& s) { return parse_choice("semiring", s, all_semirings); }
+SpgemmReuse parse_reuse(const std::string& s) { return parse_choice("reuse", s, all_spgemm_reuses); }
 
 void check_same_types(const SparseMatrix& a, const SparseMatrix& b, std::string_view name) {
     if (a.value_type() != b.value_type() || a.index_type() != b.index_type())
@@ -73,9 +74,10 @@ nb::tuple spgemm(const SparseMatrix& a, const SparseMatrix& b, const SparseMatri
 class AnySpgemmPlan {
 public:
     AnySpgemmPlan(const SparseMatrix& a, const SparseMatrix& b, const SparseMatrix* mask, const std::string& semiring, bool complement_mask,
-                  bool sorted, std::uintptr_t stream, int threads)
+                  bool sorted, const std::string& reuse, std::uintptr_t stream, int threads)
         : a_(a), b_(b) {
         Product p = product(a, b, mask, semiring, complement_mask, sorted, stream, threads);
+        p.options.reuse = parse_reuse(reuse);
         exec_ = std::make_unique<Executor>(p.exec);
         dispatch_float("SpgemmPlan", a.value_type(), a.index_type(), [&]<class V, class I>() {
             const auto m = mask_view<V, I>(mask);
@@ -146,8 +148,9 @@ void bind_spgemm(nb::module_& m) {
           "memory_budget"_a, "stream"_a, "threads"_a);
     m.def("triangle_count", &triangle_count, "a"_a, "stream"_a, "threads"_a);
     nb::class_<AnySpgemmPlan>(m, "SpgemmPlan")
-        .def(nb::init<const SparseMatrix&, const SparseMatrix&, const SparseMatrix*, const std::string&, bool, bool, std::uintptr_t, int>(),
-             "a"_a, "b"_a, "mask"_a.none(), "semiring"_a, "complement_mask"_a, "sorted"_a, "stream"_a, "threads"_a, nb::keep_alive<1, 2>(),
+        .def(nb::init<const SparseMatrix&, const SparseMatrix&, const SparseMatrix*, const std::string&, bool, bool, const std::string&,
+                      std::uintptr_t, int>(),
+             "a"_a, "b"_a, "mask"_a.none(), "semiring"_a, "complement_mask"_a, "sorted"_a, "reuse"_a, "stream"_a, "threads"_a, nb::keep_alive<1, 2>(),
              nb::keep_alive<1, 3>(), nb::keep_alive<1, 4>())
         .def_prop_ro("nnz", &AnySpgemmPlan::nnz)
         .def("compute", &AnySpgemmPlan::compute)

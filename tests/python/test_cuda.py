@@ -125,11 +125,12 @@ def test_spgemm_and_triangles_match_the_host(rng):
 
 
 @cuda_only
-def test_spgemm_plan_recomputes_on_the_device(rng):
+@pytest.mark.parametrize("reuse", ["automatic", "entries", "places", "search"])
+def test_spgemm_plan_recomputes_on_the_device(rng, reuse):
     import scipy.sparse as sp
 
     A, S = cuda_csr(rng, 150, 150, dtype=torch.float64)
-    plan = spk.SpgemmPlan(A, A)
+    plan = spk.SpgemmPlan(A, A, reuse=reuse)
     C = plan.compute()
     assert C.data.is_cuda and C.nnz == plan.nnz
     host = lambda t: t.cpu().numpy()

@@ -82,6 +82,8 @@ def test_unknown_options(A):
         spk.spmm(A, np.ones((5, 2)), reduce="median")
     with pytest.raises(ValueError, match="semiring"):
         spk.spgemm(A, spk.from_scipy(sp.csr_array(np.eye(5))), semiring="times_plus")
+    with pytest.raises(ValueError, match="reuse: unknown value 'cache'"):
+        spk.SpgemmPlan(A, A, reuse="cache")
 
 
 def test_format_errors(tmp_path):

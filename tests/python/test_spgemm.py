@@ -113,11 +113,12 @@ def test_spgemm_float16_is_a_type_error(rng):
         spk.spgemm(A, A)
 
 
-@pytest.mark.parametrize("semiring", ["plus_times", "max_times"])
-def test_spgemm_plan_recomputes_with_new_values(rng, semiring):
+@pytest.mark.parametrize("semiring,reuse", [("plus_times", "automatic"), ("max_times", "automatic"), ("plus_times", "entries"),
+                                            ("plus_times", "places"), ("max_times", "search")])
+def test_spgemm_plan_recomputes_with_new_values(rng, semiring, reuse):
     A = random_csr(rng, 40, 30)
     B = random_csr(rng, 30, 35)
-    plan = spk.SpgemmPlan(A, B, semiring=semiring)
+    plan = spk.SpgemmPlan(A, B, semiring=semiring, reuse=reuse)
     C = plan.compute()
     assert C.nnz == plan.nnz
     np.testing.assert_allclose(C.to_scipy().toarray(), spk.spgemm(A, B, semiring=semiring).to_scipy().toarray(), rtol=1e-12)
