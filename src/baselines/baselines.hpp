@@ -21,8 +21,9 @@ struct Timing {
     std::size_t peak_bytes = 0;  // device memory the library's buffers (and output) took at most (0: not measured)
 };
 
-// Milliseconds of each of `reps` calls of fn after `warmup`, timed with CUDA events on the
-// executor's stream (at least one call).
+// Milliseconds per call of each of `reps` runs of fn after `warmup`, timed with CUDA events on the executor's stream
+// (at least one run). After a warm-up, calls under 0.1 ms run in batches of back-to-back calls (a run = one batch, its
+// time divided by its size), so that a few-microsecond kernel is not measured as its launch's latency.
 std::vector<double> time_device_runs_ms(const Executor& exec, const std::function<void()>& fn, int warmup, int reps);
 
 // Their median.
