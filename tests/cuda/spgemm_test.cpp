@@ -568,8 +568,8 @@ TEST_F(CudaSpgemmFixed, EdgeCases) {
     expect_matches(row, column, {});  // an inner product: 1 x 1
 }
 
-// Recompute on empty matrices, empty rows of A, B and C, a dense row, 1 x 1, and inputs whose
-// rows are unsorted (the reuse path reads B's columns in any order, and never the mask).
+// Recompute on empty matrices, empty rows of A, B and C, a dense row, 1 x 1, rows of A too long for
+// narrow entry records, and inputs whose rows are unsorted (the reuse path reads B's columns in any order, and never the mask).
 TEST_F(CudaSpgemmFixed, RecomputeEdgeCases) {
     using C = Csr<double, std::int32_t>;
     const C empty(Executor::cpu(), 0, 0, std::vector<std::int32_t>{0}, {}, {});
@@ -585,6 +585,22 @@ TEST_F(CudaSpgemmFixed, RecomputeEdgeCases) {
     const C row(Executor::cpu(), 1, 5, std::vector<std::int32_t>{0, 5}, {0, 1, 2, 3, 4}, std::vector<double>{1, -1, 2, -2, 3});
     expect_recompute_matches(column, row, {});
     expect_recompute_matches(row, column, {});
+    // Rows of A longer than narrow entry records reach (a tile's rows spanning more than 256 entries
+    // of A): wide records, each of C's 4 entries a row summing 75 products.
+    std::vector<std::int32_t> long_ptr{0, 300, 600}, long_cols, b_ptr{0}, b_cols;
+    std::vector<double> long_vals, b_vals;
+    for (int i = 0; i < 600; ++i) {
+        long_cols.push_back(i % 300);
+        long_vals.push_back(1.0 + 0.01 * i);
+    }
+    for (int k = 0; k < 300; ++k) {
+        b_cols.push_back(k % 4);
+        b_vals.push_back(0.5 - 0.003 * k);
+        b_ptr.push_back(k + 1);
+    }
+    const C long_rows(Executor::cpu(), 2, 300, long_ptr, long_cols, long_vals);
+    const C b_short(Executor::cpu(), 300, 4, b_ptr, b_cols, b_vals);
+    expect_recompute_matches(long_rows, b_short, {});
     const std::uint64_t seed = test::seed("cuda_spgemm_recompute_unsorted");
     const auto ua = test::shuffled_rows(test::random_csr<double, std::int32_t>(50, 70, 6.0, seed), seed + 1);
     const auto ub = test::shuffled_rows(test::random_csr<double, std::int32_t>(70, 130, 8.0, seed + 2), seed + 3);
