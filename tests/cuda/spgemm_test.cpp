@@ -568,8 +568,8 @@ TEST_F(CudaSpgemmFixed, EdgeCases) {
     expect_matches(row, column, {});  // an inner product: 1 x 1
 }
 
-// Recompute on empty matrices, empty rows of A, B and C, a dense row, 1 x 1, rows of A too long for
-// narrow entry records, and inputs whose rows are unsorted (the reuse path reads B's columns in any order, and never the mask).
+// Recompute on empty matrices, empty rows of A, B and C, a dense row, 1 x 1, long rows of A with
+// short rows of C, and inputs whose rows are unsorted (the reuse path reads B's columns in any order, and never the mask).
 TEST_F(CudaSpgemmFixed, RecomputeEdgeCases) {
     using C = Csr<double, std::int32_t>;
     const C empty(Executor::cpu(), 0, 0, std::vector<std::int32_t>{0}, {}, {});
@@ -585,8 +585,8 @@ TEST_F(CudaSpgemmFixed, RecomputeEdgeCases) {
     const C row(Executor::cpu(), 1, 5, std::vector<std::int32_t>{0, 5}, {0, 1, 2, 3, 4}, std::vector<double>{1, -1, 2, -2, 3});
     expect_recompute_matches(column, row, {});
     expect_recompute_matches(row, column, {});
-    // Rows of A longer than narrow entry records reach (a tile's rows spanning more than 256 entries
-    // of A): wide records, each of C's 4 entries a row summing 75 products.
+    // Two rows of A with 300 entries each and C's rows of 4 entries, each summing 75 products: a
+    // short row of C (covered by entry records) over a long row of A.
     std::vector<std::int32_t> long_ptr{0, 300, 600}, long_cols, b_ptr{0}, b_cols;
     std::vector<double> long_vals, b_vals;
     for (int i = 0; i < 600; ++i) {

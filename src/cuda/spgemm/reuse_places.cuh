@@ -97,7 +97,7 @@ void replay_reuse_places(const Executor& exec, const SpgemmProblem<V, I>& p, con
     args.places = state.reuse.places.data();
     args.entry_offset = state.reuse.entry_offset.data();
     const cudaStream_t stream = stream_of(exec);
-    const int entry_max_bin = state.reuse.entries.max_bin;
+    const int entry_max_bin = state.reuse.entry_max_bin;
     with_semiring(p.semiring, [&](auto op) {
         using Op = decltype(op);
         if (entry_max_bin > 0) replay_by_entries<Op>(exec, p, state, c_values);

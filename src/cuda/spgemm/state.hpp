@@ -74,19 +74,11 @@ struct DeviceState {
         Array<long long> global_entry_offset;  // nnz(A) + 1
         bool placed = false;
         // SpgemmReuse::entries (replay_entries_kernels.cuh): the products of rows of bins 1 to
-        // max_bin (0: none) grouped by their entry of C, as wide records or as narrow ones (keys,
-        // a_offset and each tile's first entry of A), and where each tile of entries starts among
-        // them. Where they cover every row with places, places and entry_offset are dropped.
-        struct EntryRecords {
-            Array<std::uint64_t> records;
-            Array<std::uint32_t> keys;
-            Array<std::uint8_t> a_offset;
-            Array<unsigned> tile_a_first;
-            Array<unsigned> tile_start;
-            int max_bin = 0;
-            bool narrow() const { return !keys.empty() || !a_offset.empty(); }
-        };
-        EntryRecords entries;
+        // entry_max_bin (0: none) grouped by their entry of C, and where each tile of entries
+        // starts among them. Where they cover every row with places, places and entry_offset are dropped.
+        Array<std::uint64_t> entry_records;
+        Array<unsigned> entry_tile_start;
+        int entry_max_bin = 0;
     };
     mutable ReuseColumns reuse;
 };
