@@ -3,6 +3,7 @@
 
 #include <algorithm>
 #include <charconv>
+#include <cmath>
 
 #include "spk/error.hpp"
 #include "tune/spmm_shapes.hpp"
@@ -115,14 +116,23 @@ std::optional<RbShape> best_shape(int column_lanes, int vec, int want_r) {
 // Half the H200's resident threads (132 SMs x 2048): below it the row kernel's lanes cannot hide
 // one row's latency behind the others'.
 constexpr index_t kLanesThatFillTheDevice = index_t{1} << 17;
-// A small matrix's rows get about this many of their longest short row's non-zeros a lane.
+// A small matrix's rows get about this many of their longest short row's non-zeros a lane (8 or more column lanes).
 constexpr double kSmallMatrixNonZerosPerLane = 8.0;
-// The fewest column lanes a small matrix keeps when it gives column lanes to its rows: eight
-// lanes of four floats still read a row of B's tile as one 128-byte line.
-constexpr int kSmallMatrixMinColumnLanes = 8;
+// The fewest column lanes a small matrix keeps when it gives column lanes to its rows (at n = 128
+// in f32, 32 lanes go down to 16 of four floats). Measured on the H200 with back-to-back calls
+// (stop 23, --tune measure): 16 column lanes and r = 2 ran best on 8 of 9 small matrices at
+// n = 128 (bcsstk13 10.0 us against 12.8 for 8 column lanes and r = 4, zenios 6.4 against 8.1).
+constexpr int kSmallMatrixMinColumnLanes = 16;
+// At narrow n (fewer than 8 column lanes: n < 32 in f32) a small matrix's rows take lanes for
+// about two of their longest short row's non-zeros each, up to a warp, with at most this many
+// lanes in all: the measured best at n = 4 gave bcsstk13, fidapex6, zenios, p2p-Gnutella08 and
+// bcsstk16 32 lanes a row (3.7-4.9 us, 1.6-1.9x faster than 4 or 8 lanes), USPowerGrid (rows of
+// up to 19) 8, email-Enron (36692 rows) 8 and soc-Slashdot0902 (78441 non-empty rows) 4.
+constexpr double kNarrowNonZerosPerLane = 2.0;
+constexpr index_t kNarrowMostLanes = index_t{1} << 18;
 
-// Whether the rows, one lane group each, fill the device: the group's column lanes in each of
-// the grid's column tiles (n = 512 in f32 takes 4 tiles of 32 lanes), one group a row.
+// Whether the rows (the non-empty ones), one lane group each, fill the device: the group's column
+// lanes in each of the grid's column tiles (n = 512 in f32 takes 4 tiles of 32 lanes), one group a row.
 bool fills_device(index_t rows, index_t n, int column_lanes, int vec) {
     const index_t tile = static_cast<index_t>(column_lanes) * vec;
     return rows * column_lanes * ((n + tile - 1) / tile) >= kLanesThatFillTheDevice;
@@ -260,11 +270,18 @@ SpmmConfig select_spmm_config(const SpmmFeatures& f) {
     if (column_lanes >= 8) want_r = skewed ? std::min(want_r, 2) : 1;
     const index_t threshold = long_row_threshold(f);
     std::optional<RbShape> shape;
-    if (fills_device(f.rows, n, column_lanes, vec)) {
+    const index_t busy_rows = std::max<index_t>(1, f.rows - f.log2_histogram[0]);
+    if (fills_device(busy_rows, n, column_lanes, vec)) {
         shape = best_shape(column_lanes, vec, want_r);
     } else {
-        const index_t longest_short_row = std::min(f.max_row, threshold);
-        want_r = std::max(want_r, pow2_floor(std::max(1.0, static_cast<double>(longest_short_row) / kSmallMatrixNonZerosPerLane)));
+        const auto longest_short_row = static_cast<double>(std::min(f.max_row, threshold));
+        if (column_lanes < 8) {
+            const int lanes = std::min(pow2_ceil(static_cast<index_t>(std::ceil(longest_short_row / kNarrowNonZerosPerLane))),
+                                       pow2_ceil((kNarrowMostLanes + busy_rows - 1) / busy_rows));
+            want_r = std::max(want_r, std::min(max_r, std::max(1, lanes / column_lanes)));
+        } else {
+            want_r = std::max(want_r, pow2_floor(std::max(1.0, longest_short_row / kSmallMatrixNonZerosPerLane)));
+        }
         shape = small_matrix_shape(column_lanes, vec, want_r);
     }
     for (int v = vec; !shape && v >= 1; v /= 2) shape = best_shape(column_lanes, v, want_r);
