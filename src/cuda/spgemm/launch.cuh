@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "cuda/common/check.cuh"
+#include "cuda/common/dynamic_shared.cuh"
 #include "cuda/common/workspace.hpp"
 #include "cuda/spgemm/state.hpp"
 #include "spk/executor.hpp"
@@ -66,7 +67,7 @@ inline long long shared_memory_limit(const Executor& exec) {
 // counter), no more than its rows.
 template <class Args>
 long long global_slots(const Executor& exec, void (*kernel)(Args), long long smem, long long rows) {
-    SPK_CUDA_CHECK(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, static_cast<int>(smem)));
+    allow_dynamic_shared_memory(kernel);
     int per_sm = 0;
     SPK_CUDA_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, kernel, kBinShapes[kGlobalBin].threads, static_cast<std::size_t>(smem)));
     return std::min<long long>(rows, static_cast<long long>(std::max(per_sm, 1)) * multiprocessors(exec));
@@ -96,7 +97,7 @@ void launch_bin(void (*kernel)(Args), Args args, int bin, long long count, std::
     const long long groups_per_block = shape.warp ? shape.threads / 32 : 1;
     const std::size_t smem = bin == kGlobalBin ? static_cast<std::size_t>(global_smem)
                                                : static_cast<std::size_t>(groups_per_block) * (std::size_t{1} << shape.log2_capacity) * entry_bytes;
-    SPK_CUDA_CHECK(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, static_cast<int>(smem)));
+    allow_dynamic_shared_memory(kernel);
     const long long blocks = bin == kGlobalBin ? slots : std::min<long long>((count + groups_per_block - 1) / groups_per_block, 1ll << 30);
     kernel<<<static_cast<unsigned>(blocks), static_cast<unsigned>(shape.threads), smem, stream>>>(args);
     SPK_CUDA_CHECK_LAUNCH();

@@ -23,7 +23,7 @@ void launch_sub_warps(Kernel kernel, Args args, int lanes, long long count, std:
     constexpr int threads = 128;
     const long long groups = threads / lanes;
     const std::size_t smem = static_cast<std::size_t>(groups) * (std::size_t{1} << args.log2_capacity) * entry_bytes;
-    SPK_CUDA_CHECK(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, static_cast<int>(smem)));
+    allow_dynamic_shared_memory(kernel);
     const long long blocks = std::min<long long>((count + groups - 1) / groups, 1ll << 30);
     kernel<<<static_cast<unsigned>(blocks), threads, smem, stream>>>(args);
     SPK_CUDA_CHECK_LAUNCH();
