@@ -119,16 +119,24 @@ constexpr index_t kLanesThatFillTheDevice = index_t{1} << 17;
 // A small matrix's rows get about this many of their longest short row's non-zeros a lane (8 or more column lanes).
 constexpr double kSmallMatrixNonZerosPerLane = 8.0;
 // The fewest column lanes a small matrix keeps when it gives column lanes to its rows (at n = 128
-// in f32, 32 lanes go down to 16 of four floats). Measured on the H200 with back-to-back calls
-// (stop 23, --tune measure): 16 column lanes and r = 2 ran best on 8 of 9 small matrices at
-// n = 128 (bcsstk13 10.0 us against 12.8 for 8 column lanes and r = 4, zenios 6.4 against 8.1).
+// in f32, 32 lanes go down to 16 of four floats), and 8 where it has fewer than kFewRows
+// non-empty rows. Measured on the H200 with back-to-back calls (stop 23, --tune measure and the
+// suite): 16 column lanes and r = 2 ran best at n = 128 on matrices of 1651 to 4039 rows
+// (bcsstk13 9.8 us against 12.8 for 8 column lanes and r = 4, fidapex6 7.6 against 10.0, zenios
+// 6.5 against 8.1); below a thousand rows the device stays emptier and 8 column lanes, twice the
+// lanes a row, won (Erdos971 4.4 against 5.5 us, lp_e226 4.9 against 6.5, email-Eu-core 8.0 against 9.6).
 constexpr int kSmallMatrixMinColumnLanes = 16;
-// At narrow n (fewer than 8 column lanes: n < 32 in f32) a small matrix's rows take lanes for
-// about two of their longest short row's non-zeros each, up to a warp, with at most this many
-// lanes in all: the measured best at n = 4 gave bcsstk13, fidapex6, zenios, p2p-Gnutella08 and
-// bcsstk16 32 lanes a row (3.7-4.9 us, 1.6-1.9x faster than 4 or 8 lanes), USPowerGrid (rows of
-// up to 19) 8, email-Enron (36692 rows) 8 and soc-Slashdot0902 (78441 non-empty rows) 4.
+constexpr int kFewRowsMinColumnLanes = 8;
+constexpr index_t kFewRows = 1024;
+// At narrow n (fewer than 8 column lanes: n < 32 in f32) a small matrix whose rows reach at least
+// kNarrowSpreadFrom non-zeros gives them lanes for about two of their longest short row's
+// non-zeros each, up to a warp, with at most kNarrowMostLanes lanes in all: the measured best at
+// n = 4 gave bcsstk13, fidapex6, zenios, p2p-Gnutella08 and bcsstk16 32 lanes a row (3.7-4.9 us,
+// 1.6-1.9x faster than 4 or 8 lanes), email-Enron (36692 rows) 8 and soc-Slashdot0902 (78441
+// non-empty rows) 4. Rows of at most 7 stay on one lane (west0067, minnesota, cryg2500, jagmesh7,
+// luxembourg_osm: 4 lanes a row ran 10-20% slower).
 constexpr double kNarrowNonZerosPerLane = 2.0;
+constexpr double kNarrowSpreadFrom = 8.0;
 constexpr index_t kNarrowMostLanes = index_t{1} << 18;
 
 // Whether the rows (the non-empty ones), one lane group each, fill the device: the group's column
@@ -144,11 +152,11 @@ bool fills_device(index_t rows, index_t n, int column_lanes, int vec) {
 // non-zeros a lane (want_r). At wide n the column lanes take the whole group (32 of 32 at n = 128
 // in f32) and leave no lane to split a row: bcsstk13 at n = 128, 2003 rows of up to 95 on one
 // lane each, ran 0.71x cuSPARSE. So the row may take column lanes, halving them down to
-// kSmallMatrixMinColumnLanes, where a compiled shape then gives it more lanes: each group covers
-// a narrower tile of C, the grid has as many more column tiles (blockIdx.y), and the launch r
-// times the lanes. Ties keep the wider tile (fewer re-reads of the row's non-zeros).
-std::optional<RbShape> small_matrix_shape(int column_lanes, int vec, int want_r) {
-    const int fewest = std::min(column_lanes, kSmallMatrixMinColumnLanes);
+// kSmallMatrixMinColumnLanes (kFewRowsMinColumnLanes below kFewRows rows), where a compiled
+// shape then gives it more lanes: each group covers a narrower tile of C, the grid has as many
+// more column tiles (blockIdx.y), and the launch r times the lanes. Ties keep the wider tile (fewer re-reads of the row's non-zeros).
+std::optional<RbShape> small_matrix_shape(int column_lanes, int vec, int want_r, index_t busy_rows) {
+    const int fewest = std::min(column_lanes, busy_rows < kFewRows ? kFewRowsMinColumnLanes : kSmallMatrixMinColumnLanes);
     std::optional<RbShape> best;
     for (int lanes = column_lanes; lanes >= fewest; lanes /= 2) {
         const std::optional<RbShape> s = best_shape(lanes, vec, want_r);
@@ -275,14 +283,14 @@ SpmmConfig select_spmm_config(const SpmmFeatures& f) {
         shape = best_shape(column_lanes, vec, want_r);
     } else {
         const auto longest_short_row = static_cast<double>(std::min(f.max_row, threshold));
-        if (column_lanes < 8) {
+        if (column_lanes < 8 && longest_short_row >= kNarrowSpreadFrom) {
             const int lanes = std::min(pow2_ceil(static_cast<index_t>(std::ceil(longest_short_row / kNarrowNonZerosPerLane))),
                                        pow2_ceil((kNarrowMostLanes + busy_rows - 1) / busy_rows));
             want_r = std::max(want_r, std::min(max_r, std::max(1, lanes / column_lanes)));
         } else {
             want_r = std::max(want_r, pow2_floor(std::max(1.0, longest_short_row / kSmallMatrixNonZerosPerLane)));
         }
-        shape = small_matrix_shape(column_lanes, vec, want_r);
+        shape = small_matrix_shape(column_lanes, vec, want_r, busy_rows);
     }
     for (int v = vec; !shape && v >= 1; v /= 2) shape = best_shape(column_lanes, v, want_r);
     if (!shape) shape = RbShape{32, 1, 1};

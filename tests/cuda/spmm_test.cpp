@@ -605,7 +605,7 @@ detail::SpmmFeatures one_long_row(index_t rows, index_t per_row, index_t max_row
 }
 
 // At wide n the columns take a small matrix's whole lane group (32 column lanes at n = 128 in
-// f32): its rows then trade column lanes, down to 16, for lanes that split them, and the grid
+// f32): its rows then trade column lanes, down to 16 (8 under 1024 rows), for lanes that split them, and the grid
 // covers n in more column tiles. bcsstk13's shape (2003 rows, 42 a row, 95 at most) wants 8 lanes
 // a row and gets 2 with 16 column lanes; at n = 512 its 2003 rows x 128 lanes fill the device.
 TEST(SpmmConfig, SelectorGivesColumnLanesToRowsOfSmallMatricesAtWideN) {
@@ -621,8 +621,12 @@ TEST(SpmmConfig, SelectorGivesColumnLanesToRowsOfSmallMatricesAtWideN) {
     EXPECT_EQ(shape_at(one_long_row(2003, 42, 95, 128, 8)), (detail::RbShape{32, 2, 2}));  // f64: two a lane
     EXPECT_EQ(shape_at(one_long_row(2003, 42, 95, 100)), (detail::RbShape{32, 2, 4}));     // 2 tiles, the last one 36 wide
     EXPECT_EQ(shape_at(one_long_row(2003, 42, 95, 33)), (detail::RbShape{32, 2, 1}));      // odd n: scalar lanes, 16 of them
-    // Erdos971's shape (472 rows, 5.6 a row, 41 at most) wants 4 lanes a row even at n = 512: 2 with 16 column lanes.
-    EXPECT_EQ(shape_at(one_long_row(472, 5, 41, 512)), (detail::RbShape{32, 2, 4}));
+    // Erdos971's shape (472 rows, 5.6 a row, 41 at most) wants 4 lanes a row even at n = 512; with
+    // so few rows it keeps 8 column lanes.
+    EXPECT_EQ(shape_at(one_long_row(472, 5, 41, 512)), (detail::RbShape{32, 4, 4}));
+    EXPECT_EQ(shape_at(one_long_row(472, 5, 41, 128)), (detail::RbShape{32, 4, 4}));
+    // At n = 4, rows of at most 7 stay on one lane (minnesota's shape: 2642 rows of up to 5).
+    EXPECT_EQ(shape_at(one_long_row(2642, 2, 5, 4)), (detail::RbShape{1, 1, 4}));
     // Rows too short to split keep the whole warp on the columns (olm1000: 1000 rows of up to 6).
     EXPECT_EQ(shape_at(one_long_row(1000, 4, 6, 128)), (detail::RbShape{32, 1, 4}));
     // A million such rows fill the device.
