@@ -9,7 +9,8 @@ from ._errors import Error, FormatError
 from . import _core
 from ._backend import get_num_threads, set_num_threads
 from ._sparse import csr_array, from_cupy, from_edge_index, from_scipy, from_torch, to_scipy
-from ._ops import (FusedSaved, SpgemmPlan, SpmmPlan, fusedmm, fusedmm_backward, sddmm, sddmm_backward, spgemm, spmm, triangle_count)
+from ._ops import (FusedPlan, FusedSaved, SpgemmPlan, SpmmPlan, fusedmm, fusedmm_backward, sddmm, sddmm_backward, spgemm, spmm,
+                   triangle_count)
 from ._tensor import CooTensor, MttkrpPlan, TtmResult, mttkrp, ttm
 from ._io import read_mtx, read_tns, write_mtx
 
@@ -31,9 +32,9 @@ def reset_device_memory_peak(device=0):
 
 __all__ = [
     "Error", "FormatError", "csr_array", "from_scipy", "to_scipy", "from_torch", "from_cupy", "from_edge_index", "spmm", "SpmmPlan",
-    "sddmm", "sddmm_backward", "fusedmm", "fusedmm_backward", "FusedSaved", "spgemm", "SpgemmPlan", "triangle_count", "CooTensor", "mttkrp",
-    "MttkrpPlan", "ttm", "TtmResult", "read_mtx", "write_mtx", "read_tns", "set_num_threads", "get_num_threads", "built_with_cuda",
-    "device_memory_use", "reset_device_memory_peak",
+    "sddmm", "sddmm_backward", "fusedmm", "fusedmm_backward", "FusedPlan", "FusedSaved", "spgemm", "SpgemmPlan", "triangle_count",
+    "CooTensor", "mttkrp", "MttkrpPlan", "ttm", "TtmResult", "read_mtx", "write_mtx", "read_tns", "set_num_threads", "get_num_threads",
+    "built_with_cuda", "device_memory_use", "reset_device_memory_peak",
 ]
 
 

@@ -135,51 +135,79 @@ def _fused_args(score, edge, normalize, aggregate, heads):
     return dict(score=score, edge=name, edge_param=param, normalize=normalize, aggregate=aggregate, heads=int(heads))
 
 
+class FusedPlan:
+    """FusedMM with A analysed once, for many calls with the same options (a GNN layer's, step after step).
+    On CUDA the plan keeps its long-row search, so that later calls launch none and wait for nothing;
+    spk.fusedmm and spk.fusedmm_backward make a plan a call. Options as in fusedmm; save_attention=True
+    keeps alpha (nnz x heads) in the forward's FusedSaved for a faster backward; edge_terms=True: the
+    backward keeps 2 nnz x heads values of scratch while it runs (FusedOptions::backward_edge_terms).
+    The plan reads A's values when it runs (they may change, not their number) and uses the CUDA
+    stream current when it was made."""
+
+    def __init__(self, A, *, score="dot", edge="identity", normalize="none", aggregate="sum", heads=1, save_attention=False,
+                 edge_terms=False):
+        self.A = as_csr(A)
+        self._opts = _fused_args(score, edge, normalize, aggregate, heads)
+        self._save_attention = bool(save_attention)
+        self._plan = _core.FusedPlan(self.A._handle, save_attention=self._save_attention, edge_terms=bool(edge_terms), t_col_ptr=None,
+                                     t_row_idx=None, t_entry=None, stream=_backend.stream_of(self.A.indptr),
+                                     threads=_backend.get_num_threads(), **self._opts)
+
+    def forward(self, X, Y, Z, *, return_saved=False):
+        """E (rows x Z's columns); with return_saved=True also the FusedSaved that backward needs."""
+        A, heads = self.A, self._opts["heads"]
+        Z = _dense(Z, "Z")
+        X = _dense(X, "X") if X is not None else None
+        Y = _dense(Y, "Y") if Y is not None else None
+        E = _backend.empty(Z, (A.shape[0], Z.shape[1]))
+        softmax = self._opts["normalize"] == "softmax"
+        row_max = _backend.empty(Z, (A.shape[0], heads), _accum_dtype(A)) if softmax else None
+        row_sum = _backend.empty(Z, (A.shape[0], heads), _accum_dtype(A)) if softmax else None
+        argmax = _backend.empty(Z, (A.shape[0], Z.shape[1]), A.index_dtype) if self._opts["aggregate"] == "max" else None
+        attention = _backend.empty(Z, (A.nnz, heads)) if self._save_attention else None
+        self._plan.forward(X, Y, Z, E, row_max, row_sum, argmax, attention)
+        return (E, FusedSaved(row_max, row_sum, argmax, attention)) if return_saved else E
+
+    def backward(self, dE, X, Y, Z, saved, *, need=("X", "Y", "Z", "A"), E=None):
+        """Gradients (dX, dY, dZ, dA) given dE and the forward's FusedSaved; dA (nnz,) is for A's values.
+        Those not in `need` (or whose input is None) are None. E: the forward's output, if kept; under
+        softmax the CUDA backend then takes sigma = <dE_i, E_i> from it instead of a pass over each row."""
+        A = self.A
+        Z = _dense(Z, "Z")
+        dE = _dense(dE, "dE")
+        X = _dense(X, "X") if X is not None else None
+        Y = _dense(Y, "Y") if Y is not None else None
+        dx = _backend.empty(X, X.shape) if X is not None and "X" in need else None
+        dy = _backend.empty(Y, Y.shape) if Y is not None and "Y" in need else None
+        dz = _backend.empty(Z, Z.shape) if "Z" in need else None
+        da = _backend.empty(Z, (A.nnz, 1)) if "A" in need else None
+        E = _dense(E, "E") if E is not None else None
+        self._plan.backward(dE, X, Y, Z, E, saved.row_max, saved.row_sum, saved.argmax, saved.attention, dx, dy, dz, da)
+        return dx, dy, dz, (da.reshape(-1) if da is not None else None)
+
+
 def fusedmm(A, X, Y, Z, *, score="dot", edge="identity", normalize="none", aggregate="sum", heads=1, return_saved=False,
             save_attention=False):
     """E[i, h] = aggregate_j alpha_ij Z[j, h-block] with alpha = normalize(edge(score(X_i, Y_j, A_ij)))
     in one pass over A (no per-edge array). X, Y may be None for score='value'.
     return_saved=True also returns the FusedSaved that fusedmm_backward needs; save_attention=True
     keeps alpha in it too (nnz x heads), so that the backward pass reads it instead of recomputing.
+    Calls repeated with the same A and options: FusedPlan.
     """
-    A = as_csr(A)
-    Z = _dense(Z, "Z")
-    X = _dense(X, "X") if X is not None else None
-    Y = _dense(Y, "Y") if Y is not None else None
-    opts = _fused_args(score, edge, normalize, aggregate, heads)
-    E = _backend.empty(Z, (A.shape[0], Z.shape[1]))
-    softmax = normalize == "softmax"
-    row_max = _backend.empty(Z, (A.shape[0], int(heads)), _accum_dtype(A)) if softmax else None
-    row_sum = _backend.empty(Z, (A.shape[0], int(heads)), _accum_dtype(A)) if softmax else None
-    argmax = _backend.empty(Z, (A.shape[0], Z.shape[1]), A.index_dtype) if aggregate == "max" else None
-    attention = _backend.empty(Z, (A.nnz, int(heads))) if save_attention else None
-    _core.fusedmm_forward(A._handle, X, Y, Z, E, row_max=row_max, row_sum=row_sum, argmax=argmax, attention=attention,
-                          stream=_backend.stream_of(Z), threads=_backend.get_num_threads(), **opts)
-    return (E, FusedSaved(row_max, row_sum, argmax, attention)) if return_saved else E
+    plan = FusedPlan(A, score=score, edge=edge, normalize=normalize, aggregate=aggregate, heads=heads, save_attention=save_attention)
+    return plan.forward(X, Y, Z, return_saved=return_saved)
 
 
 def fusedmm_backward(A, dE, X, Y, Z, saved, *, score="dot", edge="identity", normalize="none", aggregate="sum", heads=1,
                      need=("X", "Y", "Z", "A"), E=None, edge_terms=False):
     """Gradients (dX, dY, dZ, dA) of fusedmm given dE; dA (nnz,) is for A's values. Those not in
     `need` (or whose input is None) are None. Options must be the forward pass's. E: the forward's
-    output, if kept; under softmax the CUDA backend then takes σ = <dE_i, E_i> from it instead of
+    output, if kept; under softmax the CUDA backend then takes sigma = <dE_i, E_i> from it instead of
     a pass over each row. edge_terms=True: a faster backward for 2 nnz x heads values of scratch
     while it runs (FusedOptions::backward_edge_terms; CUDA, sum and mean aggregation)."""
-    A = as_csr(A)
-    Z = _dense(Z, "Z")
-    dE = _dense(dE, "dE")
-    X = _dense(X, "X") if X is not None else None
-    Y = _dense(Y, "Y") if Y is not None else None
-    opts = _fused_args(score, edge, normalize, aggregate, heads)
-    dx = _backend.empty(X, X.shape) if X is not None and "X" in need else None
-    dy = _backend.empty(Y, Y.shape) if Y is not None and "Y" in need else None
-    dz = _backend.empty(Z, Z.shape) if "Z" in need else None
-    da = _backend.empty(Z, (A.nnz, 1)) if "A" in need else None
-    E = _dense(E, "E") if E is not None else None
-    _core.fusedmm_backward(A._handle, dE, X, Y, Z, E, saved.row_max, saved.row_sum, saved.argmax, saved.attention, dx, dy, dz, da, t_col_ptr=None,
-                           t_row_idx=None, t_entry=None, stream=_backend.stream_of(Z), threads=_backend.get_num_threads(),
-                           edge_terms=bool(edge_terms), **opts)
-    return dx, dy, dz, (da.reshape(-1) if da is not None else None)
+    plan = FusedPlan(A, score=score, edge=edge, normalize=normalize, aggregate=aggregate, heads=heads,
+                     save_attention=saved.attention is not None, edge_terms=edge_terms)
+    return plan.backward(dE, X, Y, Z, saved, need=need, E=E)
 
 
 def spgemm(A, B, *, semiring="plus_times", mask=None, complement_mask=False, sorted=True, to_host=False, memory_budget=0):

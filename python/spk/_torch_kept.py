@@ -1,12 +1,12 @@
 """What the torch ops keep on a spk.csr_array across calls, because a training loop multiplies by the
-same adjacency every step: Aᵀ's pattern (with each entry's place in A) and SpMM plans."""
+same adjacency every step: Aᵀ's pattern (with each entry's place in A), SpMM plans and FusedMM plans."""
 import itertools
 import weakref
 
 import torch
 from torch.utils.dlpack import to_dlpack
 
-from . import _backend
+from . import _backend, _core
 from ._ops import SpmmPlan
 from ._sparse import csr_array
 
@@ -95,4 +95,38 @@ def kept_plan(A, n, reduce, transposed, B, own_values=True):
     key = plan_key(n, reduce, transposed, B, own_values)
     if key not in plans:
         plans[key] = KeptPlan(A, n, reduce, transposed, B, own_values)
+    return plans[key].id
+
+
+class KeptFusedPlan:
+    """A FusedPlan over A with A's own values (A.data), made once per set of options and kept on A's
+    csr_array: the fusedmm op's forward and backward calls then launch no long-row search and wait for
+    nothing (a plan a call waited for the device at each). With Aᵀ's pattern when the calls need
+    gradients. It serves calls with A.data (a call with other values, or after A.data was replaced,
+    runs a plan of its own) whose Z has its device and current stream."""
+
+    def __init__(self, A, options, save_attention, edge_terms, with_pattern, Z):
+        score, edge, edge_param, normalize, aggregate, heads = options
+        self.values_ptr = A.data.data_ptr()
+        self.key = fused_plan_key(options, save_attention, edge_terms, with_pattern, Z)
+        pattern = [to_dlpack(t) for t in cached_transposed_pattern(A)] if with_pattern else [None] * 3
+        self.plan = _core.FusedPlan(A._handle, score, edge, float(edge_param), normalize, aggregate, int(heads), bool(save_attention),
+                                    bool(edge_terms), *pattern, _backend.stream_of(Z), _backend.get_num_threads())
+        self.id = next(_plan_ids)
+        kept_plans[self.id] = self
+
+    def serves(self, values, Z):
+        return values.data_ptr() == self.values_ptr and (Z.device, _backend.stream_of(Z)) == self.key[-2:]
+
+
+def fused_plan_key(options, save_attention, edge_terms, with_pattern, Z):
+    return (tuple(options), bool(save_attention), bool(edge_terms), bool(with_pattern), Z.device, _backend.stream_of(Z))
+
+
+def kept_fused_plan(A, options, save_attention, edge_terms, with_pattern, Z):
+    """The id of A's kept FusedPlan for these options (A's own values), made on first use."""
+    plans = A.__dict__.setdefault("_torch_kept_fused_plans", {})
+    key = fused_plan_key(options, save_attention, edge_terms, with_pattern, Z)
+    if key not in plans:
+        plans[key] = KeptFusedPlan(A, options, save_attention, edge_terms, with_pattern, Z)
     return plans[key].id

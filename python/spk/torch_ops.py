@@ -20,7 +20,8 @@ from torch.utils.dlpack import to_dlpack
 
 from . import _backend, _core
 from ._ops import parse_edge
-from ._torch_kept import cached_transposed_pattern, kept_plan, kept_plans, transposed_pattern  # noqa: F401 (transposed_pattern: API)
+from ._torch_kept import (cached_transposed_pattern, kept_fused_plan, kept_plan, kept_plans,  # noqa: F401 (transposed_pattern: API)
+                          transposed_pattern)
 
 
 def _matrix(indptr, indices, values, rows, cols):
@@ -261,12 +262,13 @@ def _fused_stat_shapes(rows, heads, z_cols, normalize, aggregate):
 def _fusedmm_impl(indptr: Tensor, indices: Tensor, values: Tensor, rows: int, cols: int, X: Optional[Tensor], Y: Optional[Tensor], Z: Tensor,
                   score: str, edge: str, edge_param: float, normalize: str, aggregate: str, heads: int, t_indptr: Optional[Tensor] = None,
                   t_indices: Optional[Tensor] = None, t_entry: Optional[Tensor] = None,
-                  save_attention: bool = False, edge_terms: bool = False) -> tuple[Tensor, Tensor, Tensor, Tensor, Tensor]:
+                  save_attention: bool = False, edge_terms: bool = False, plan: int = -1) -> tuple[Tensor, Tensor, Tensor, Tensor, Tensor]:
     """(E, row_max, row_sum, argmax, attention): the last four are what the backward pass needs
     (empty when the options need none of them; attention, nnz x heads, only with save_attention).
     t_indptr, t_indices, t_entry: Aᵀ's pattern (transposed_pattern) for the backward pass, which then
-    builds none. edge_terms: the backward pass's option (FusedOptions::backward_edge_terms)."""
-    a = _matrix(indptr, indices, values, rows, cols)
+    builds none. edge_terms: the backward pass's option (FusedOptions::backward_edge_terms). plan: a
+    kept FusedPlan (KeptFusedPlan id) for these options, or -1; one that is gone, or does not serve
+    these values, is not used."""
     stat, arg = _fused_stat_shapes(rows, heads, Z.shape[1], normalize, aggregate)
     E = Z.new_empty((rows, Z.shape[1]))
     row_max = Z.new_empty(stat, dtype=_accum_dtype(values))
@@ -274,9 +276,14 @@ def _fusedmm_impl(indptr: Tensor, indices: Tensor, values: Tensor, rows: int, co
     argmax = Z.new_empty(arg, dtype=indptr.dtype)
     attention = Z.new_empty((indices.shape[0], heads) if save_attention else (0,))
     softmax = normalize == "softmax"
-    _core.fusedmm_forward(a, _dense(X), _dense(Y), _dense(Z), _out(E), score, edge, edge_param, normalize, aggregate, heads,
-                          _out(row_max) if softmax else None, _out(row_sum) if softmax else None, _out(argmax) if aggregate == "max" else None,
-                          _out(attention) if save_attention else None, _stream(Z), _threads())
+    saved = (_out(row_max) if softmax else None, _out(row_sum) if softmax else None, _out(argmax) if aggregate == "max" else None,
+             _out(attention) if save_attention else None)
+    kept = kept_plans.get(plan) if plan >= 0 else None
+    if kept is not None and kept.serves(values, Z):
+        kept.plan.forward(_dense(X), _dense(Y), _dense(Z), _out(E), *saved)
+    else:
+        _core.fusedmm_forward(_matrix(indptr, indices, values, rows, cols), _dense(X), _dense(Y), _dense(Z), _out(E), score, edge,
+                              edge_param, normalize, aggregate, heads, *saved, _stream(Z), _threads())
     return E, row_max, row_sum, argmax, attention
 
 
@@ -285,7 +292,7 @@ fusedmm_op = torch.library.custom_op("spk::fusedmm", _fusedmm_impl, mutates_args
 
 @fusedmm_op.register_fake
 def _(indptr, indices, values, rows, cols, X, Y, Z, score, edge, edge_param, normalize, aggregate, heads, t_indptr=None, t_indices=None,
-      t_entry=None, save_attention=False, edge_terms=False):
+      t_entry=None, save_attention=False, edge_terms=False, plan=-1):
     stat, arg = _fused_stat_shapes(rows, heads, Z.shape[1], normalize, aggregate)
     return (Z.new_empty((rows, Z.shape[1])), Z.new_empty(stat, dtype=_accum_dtype(values)), Z.new_empty(stat, dtype=_accum_dtype(values)),
             Z.new_empty(arg, dtype=indptr.dtype), Z.new_empty((indices.shape[0], heads) if save_attention else (0,)))
@@ -296,20 +303,25 @@ def _fusedmm_backward_impl(indptr: Tensor, indices: Tensor, values: Tensor, rows
                            edge_param: float, normalize: str, aggregate: str, heads: int, t_indptr: Optional[Tensor] = None,
                            t_indices: Optional[Tensor] = None, t_entry: Optional[Tensor] = None,
                            need: Optional[list[bool]] = None, E: Optional[Tensor] = None,
-                           attention: Optional[Tensor] = None, edge_terms: bool = False) -> tuple[Tensor, Tensor, Tensor, Tensor]:
+                           attention: Optional[Tensor] = None, edge_terms: bool = False,
+                           plan: int = -1) -> tuple[Tensor, Tensor, Tensor, Tensor]:
     """(dX, dY, dZ, dA); need: which of the four to compute (None: all), the others (and dX, dY when
     X, Y are None) come back empty. t_indptr, t_indices, t_entry: Aᵀ's pattern, or None to build it here.
     E: the forward's output (FusedPlan::backward's e), or None. attention: what a forward pass with
-    save_attention kept, or None. edge_terms: FusedOptions::backward_edge_terms."""
-    a = _matrix(indptr, indices, values, rows, cols)
+    save_attention kept, or None. edge_terms: FusedOptions::backward_edge_terms. plan: the forward's
+    kept FusedPlan (KeptFusedPlan id), or -1."""
     dX, dY, dZ, dA = _fused_gradients(X, Y, Z, indices.shape[0], need)
     softmax, is_max = normalize == "softmax", aggregate == "max"
     given = lambda t: _out(t) if t.numel() > 0 else None
-    _core.fusedmm_backward(a, _dense(dE), _dense(X), _dense(Y), _dense(Z), _dense(E),
-                           _dense(row_max) if softmax else None, _dense(row_sum) if softmax else None, _dense(argmax) if is_max else None,
-                           _dense(attention), given(dX), given(dY), given(dZ), None if dA.numel() == 0 else _out(dA.view(-1, 1)), score, edge,
-                           edge_param, normalize, aggregate, heads,
-                           _dense(t_indptr), _dense(t_indices), _dense(t_entry), _stream(Z), _threads(), edge_terms)
+    inputs = (_dense(dE), _dense(X), _dense(Y), _dense(Z), _dense(E), _dense(row_max) if softmax else None,
+              _dense(row_sum) if softmax else None, _dense(argmax) if is_max else None, _dense(attention), given(dX), given(dY), given(dZ),
+              None if dA.numel() == 0 else _out(dA.view(-1, 1)))
+    kept = kept_plans.get(plan) if plan >= 0 else None
+    if kept is not None and kept.serves(values, Z):
+        kept.plan.backward(*inputs)
+    else:
+        _core.fusedmm_backward(_matrix(indptr, indices, values, rows, cols), *inputs, score, edge, edge_param, normalize, aggregate, heads,
+                               _dense(t_indptr), _dense(t_indices), _dense(t_entry), _stream(Z), _threads(), edge_terms)
     return dX, dY, dZ, dA
 
 
@@ -329,13 +341,13 @@ def _fused_gradients(X, Y, Z, nnz, need):
 
 @fusedmm_backward_op.register_fake
 def _(indptr, indices, values, rows, cols, dE, X, Y, Z, row_max, row_sum, argmax, score, edge, edge_param, normalize, aggregate, heads,
-      t_indptr=None, t_indices=None, t_entry=None, need=None, E=None, attention=None, edge_terms=False):
+      t_indptr=None, t_indices=None, t_entry=None, need=None, E=None, attention=None, edge_terms=False, plan=-1):
     return _fused_gradients(X, Y, Z, indices.shape[0], need)
 
 
 def _fusedmm_setup(ctx, inputs, output):
     (indptr, indices, values, rows, cols, X, Y, Z, score, edge, edge_param, normalize, aggregate, heads, t_indptr, t_indices, t_entry,
-     save_attention, edge_terms) = inputs
+     save_attention, edge_terms, plan) = inputs
     E, row_max, row_sum, argmax, attention = output
     ctx.mark_non_differentiable(row_max, row_sum, argmax, attention)
     # E under softmax only: the backward takes σ from it (FusedPlan::backward's e).
@@ -344,6 +356,7 @@ def _fusedmm_setup(ctx, inputs, output):
     ctx.shape = (rows, cols)
     ctx.options = (score, edge, edge_param, normalize, aggregate, heads)
     ctx.edge_terms = edge_terms
+    ctx.plan = plan
 
 
 def _fusedmm_backward(ctx, dE, _row_max, _row_sum, _argmax, _attention):
@@ -352,9 +365,9 @@ def _fusedmm_backward(ctx, dE, _row_max, _row_sum, _argmax, _attention):
     wanted = [X is not None and need[5], Y is not None and need[6], need[7], need[2]]
     run = _fusedmm_backward_impl if getattr(ctx, "eager", False) and not torch.is_grad_enabled() else fusedmm_backward_op  # as in spmm
     dX, dY, dZ, dA = run(indptr, indices, values, *ctx.shape, dE.contiguous(), X, Y, Z, row_max, row_sum, argmax, *ctx.options, t_indptr,
-                         t_indices, t_entry, wanted, E, attention, ctx.edge_terms)
+                         t_indices, t_entry, wanted, E, attention, ctx.edge_terms, ctx.plan)
     pick = lambda g, w: g if w else None
-    return (None, None, pick(dA, wanted[3]), None, None, pick(dX, wanted[0]), pick(dY, wanted[1]), pick(dZ, wanted[2])) + (None,) * 11
+    return (None, None, pick(dA, wanted[3]), None, None, pick(dX, wanted[0]), pick(dY, wanted[1]), pick(dZ, wanted[2])) + (None,) * 12
 
 
 fusedmm_op.register_autograd(_fusedmm_backward, setup_context=_fusedmm_setup)
@@ -429,9 +442,14 @@ def fusedmm(A, X, Y, Z, *, score="dot", edge="identity", normalize="none", aggre
     keeps the nnz x heads attention for the backward pass, which then reads it instead of
     recomputing the scores: faster, at nnz x heads memory. backward_edge_terms=True: the backward
     pass keeps 2 nnz x heads values of scratch while it runs, so that its gradients over Aᵀ
-    recompute no score (FusedOptions::backward_edge_terms; CUDA, sum and mean aggregation)."""
+    recompute no score (FusedOptions::backward_edge_terms; CUDA, sum and mean aggregation). With A's
+    own values the plan is kept on A for these options (spk._torch_kept.KeptFusedPlan), so that later
+    calls launch no analysis and wait for nothing."""
     name, param = parse_edge(edge)
     needs_grad = torch.is_grad_enabled() and any(t is not None and t.requires_grad for t in (X, Y, Z, _parts(A, values)[2]))
     pattern = cached_transposed_pattern(A) if needs_grad else (None, None, None)
+    plan = -1
+    if values is None and not torch.compiler.is_compiling():  # a compiled graph has no use for it
+        plan = kept_fused_plan(A, (score, name, param, normalize, aggregate, heads), save_attention, backward_edge_terms, needs_grad, Z)
     return _call(fusedmm_op, _FusedmmEager, *_parts(A, values), X, Y, Z, score, name, param, normalize, aggregate, heads, *pattern,
-                 bool(save_attention), bool(backward_edge_terms))[0]
+                 bool(save_attention), bool(backward_edge_terms), plan)[0]

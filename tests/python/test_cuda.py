@@ -85,6 +85,34 @@ def test_torch_fusedmm_gradients_match_the_host(rng, score, edge, aggregate, hea
 
 
 @cuda_only
+def test_torch_fusedmm_kept_plan_over_steps_matches_the_host(rng):
+    """spk.torch_ops.fusedmm over training steps: the FusedPlan kept on A serves every step's forward and
+    backward (new X, Y, Z each step, A's values changed in place at the third), against the CPU."""
+    import spk.torch_ops as ops
+
+    S = random_csr(rng, 300, 250, dtype=np.float32)
+    A = {}
+    for device in ("cpu", "cuda"):
+        t = lambda x, dt: torch.from_numpy(np.ascontiguousarray(x)).to(device, dt)
+        A[device] = spk.csr_array((t(S.data, torch.float32), t(S.indices, torch.int32), t(S.indptr, torch.int32)), shape=S.shape)
+    opts = dict(score="add", edge="leaky_relu(0.2)", normalize="softmax", aggregate="sum", heads=2)
+    for step in range(3):
+        host = [torch.from_numpy(rng.standard_normal(shape).astype(np.float32)) for shape in ((300, 2), (250, 2), (250, 8))]
+        G = torch.from_numpy(rng.standard_normal((300, 8)).astype(np.float32))
+        grads = {}
+        for device, a in A.items():
+            if step == 2:
+                a.data.mul_(-0.5)  # in place: the kept plan reads the new values
+            X, Y, Z = (h.detach().to(device).requires_grad_(True) for h in host)
+            E = ops.fusedmm(a, X, Y, Z, **opts)
+            (E * G.to(device)).sum().backward()
+            grads[device] = [E.detach().cpu()] + [v.grad.cpu() for v in (X, Y, Z)]
+        for got, want in zip(grads["cuda"], grads["cpu"]):
+            torch.testing.assert_close(got, want, rtol=1e-4, atol=1e-4)
+    assert len(A["cuda"]._torch_kept_fused_plans) == 1  # one plan served every step
+
+
+@cuda_only
 @pytest.mark.parametrize("transpose", [False, True])
 def test_torch_spmm_with_new_values_each_step_matches_the_host(rng, transpose):
     """spk.torch_ops.spmm(A, B, values=...) with values new every step (a dropout of A.data): the kept CUDA

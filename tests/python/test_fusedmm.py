@@ -172,3 +172,32 @@ def test_fusedmm_bad_options(rng):
         spk.fusedmm(a, X, Y, Z, edge="scale")
     with pytest.raises(ValueError, match="heads"):
         spk.fusedmm(a, X, Y, Z, heads=2)  # 3 columns do not split into 2 heads
+
+
+def test_fused_plan_serves_many_calls(rng):
+    """A FusedPlan kept across calls (new X, Y, Z each time, and A's values changed in place) gives what
+    a plan a call (spk.fusedmm, spk.fusedmm_backward) gives, forward and backward."""
+    A, a, X, Y, Z, G, opts = softmax_case(rng, "dot", "leaky_relu(0.2)", 2)
+    plan = spk.FusedPlan(a, save_attention=True, **opts)
+    for step in range(3):
+        if step == 2:
+            a.data *= -0.5  # the plan reads A's values when it runs
+        X, Y, Z = (rng.standard_normal(t.shape) for t in (X, Y, Z))
+        E, saved = plan.forward(X, Y, Z, return_saved=True)
+        E_once, saved_once = spk.fusedmm(a, X, Y, Z, return_saved=True, save_attention=True, **opts)
+        np.testing.assert_allclose(E, E_once, rtol=1e-12, atol=1e-12)
+        np.testing.assert_allclose(saved.attention, saved_once.attention, rtol=1e-12, atol=1e-12)
+        for p, q in zip(plan.backward(G, X, Y, Z, saved, E=E), spk.fusedmm_backward(a, G, X, Y, Z, saved_once, E=E_once, **opts)):
+            np.testing.assert_allclose(p, q, rtol=1e-12, atol=1e-12)
+    np.testing.assert_allclose(E, fused_ref(spk.to_scipy(a), X, Y, Z, "dot", "leaky_relu(0.2)", "softmax", "sum", 2), rtol=1e-10,
+                               atol=1e-12)
+
+
+def test_fused_plan_checks_its_saved_attention(rng):
+    _, a, X, Y, Z, _, opts = softmax_case(rng, "dot", "identity", 2)
+    plan = spk.FusedPlan(a, save_attention=True, **opts)
+    E, saved = plan.forward(X, Y, Z, return_saved=True)
+    with pytest.raises(ValueError, match="attention"):
+        spk.FusedPlan(a, **opts)._plan.forward(X, Y, Z, E, saved.row_max, saved.row_sum, None, saved.attention)
+    with pytest.raises(ValueError, match="score"):
+        spk.FusedPlan(a, score="cosine")
