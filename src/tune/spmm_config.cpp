@@ -154,7 +154,8 @@ bool fills_device(index_t rows, index_t n, int column_lanes, int vec) {
 // lane each, ran 0.71x cuSPARSE. So the row may take column lanes, halving them down to
 // kSmallMatrixMinColumnLanes (kFewRowsMinColumnLanes below kFewRows rows), where a compiled
 // shape then gives it more lanes: each group covers a narrower tile of C, the grid has as many
-// more column tiles (blockIdx.y), and the launch r times the lanes. Ties keep the wider tile (fewer re-reads of the row's non-zeros).
+// more column tiles (blockIdx.y), and the launch r times the lanes. Ties keep the wider tile
+// (fewer re-reads of the row's non-zeros).
 std::optional<RbShape> small_matrix_shape(int column_lanes, int vec, int want_r, index_t busy_rows) {
     const int fewest = std::min(column_lanes, busy_rows < kFewRows ? kFewRowsMinColumnLanes : kSmallMatrixMinColumnLanes);
     std::optional<RbShape> best;
