@@ -57,8 +57,8 @@ public:
         dispatch_all(a.value_type(), a.index_type(), [&]<class V, class I>() {
             auto plan = std::make_shared<FusedPlan<V, I>>(*exec_, a.view<V, I>(), options_);
             if (t_col_ptr)
-                plan->use_transposed_pattern(vector_in<I>(*t_col_ptr, "t_col_ptr", a.cols() + 1), vector_in<I>(*t_row_idx, "t_row_idx", a.nnz()),
-                                             vector_in<I>(*t_entry, "t_entry", a.nnz()));
+                plan->use_transposed_pattern(vector_in<I>(*t_col_ptr, "t_col_ptr", a.cols() + 1),
+                                             vector_in<I>(*t_row_idx, "t_row_idx", a.nnz()), vector_in<I>(*t_entry, "t_entry", a.nnz()));
             plan_ = std::move(plan);
         });
     }
@@ -93,7 +93,8 @@ public:
             V* attention_to = attention ? tight_out<V>(*attention, "attention", a_.nnz(), heads) : nullptr;
             const MemorySpace space = place.space();
             const FusedSavedOut<V, I> saved{tight_view(max_to, a_.rows(), heads, space), tight_view(sum_to, a_.rows(), heads, space),
-                                            tight_view(arg_to, a_.rows(), zv.cols, space), tight_view(attention_to, a_.nnz(), heads, space)};
+                                            tight_view(arg_to, a_.rows(), zv.cols, space),
+                                            tight_view(attention_to, a_.nnz(), heads, space)};
             nb::gil_scoped_release nogil;
             plan<V, I>().forward(xv, yv, zv, ev, saved);
         });
@@ -137,7 +138,8 @@ public:
             const V* attention_from = attention ? tight_in<V>(*attention, "attention", a_.nnz(), heads) : nullptr;
             const MemorySpace space = place.space();
             const FusedSavedIn<V, I> saved{tight_view(max_from, a_.rows(), heads, space), tight_view(sum_from, a_.rows(), heads, space),
-                                           tight_view(arg_from, a_.rows(), zv.cols, space), tight_view(attention_from, a_.nnz(), heads, space)};
+                                           tight_view(arg_from, a_.rows(), zv.cols, space),
+                                           tight_view(attention_from, a_.nnz(), heads, space)};
             nb::gil_scoped_release nogil;
             plan<V, I>().backward(dev, saved, xv, yv, zv, dxv, dyv, dzv, dav, ev);
         });
@@ -177,7 +179,8 @@ void forward(const SparseMatrix& a, const MaybeIn& x, const MaybeIn& y, const In
              const std::string& edge, double edge_param, const std::string& normalize, const std::string& aggregate, int heads,
              const MaybeOut& row_max, const MaybeOut& row_sum, const MaybeOut& argmax, const MaybeOut& attention, std::uintptr_t stream,
              int threads) {
-    const AnyFusedPlan plan(a, score, edge, edge_param, normalize, aggregate, heads, attention.has_value(), false, {}, {}, {}, stream, threads);
+    const AnyFusedPlan plan(a, score, edge, edge_param, normalize, aggregate, heads, attention.has_value(), false, {}, {}, {}, stream,
+                            threads);
     plan.forward(x, y, z, e, row_max, row_sum, argmax, attention);
 }
 
@@ -186,8 +189,8 @@ void backward(const SparseMatrix& a, const InArray& de, const MaybeIn& x, const 
               const MaybeOut& dy, const MaybeOut& dz, const MaybeOut& da, const std::string& score, const std::string& edge,
               double edge_param, const std::string& normalize, const std::string& aggregate, int heads, const MaybeIn& t_col_ptr,
               const MaybeIn& t_row_idx, const MaybeIn& t_entry, std::uintptr_t stream, int threads, bool edge_terms) {
-    const AnyFusedPlan plan(a, score, edge, edge_param, normalize, aggregate, heads, attention.has_value(), edge_terms, t_col_ptr, t_row_idx,
-                            t_entry, stream, threads);
+    const AnyFusedPlan plan(a, score, edge, edge_param, normalize, aggregate, heads, attention.has_value(), edge_terms, t_col_ptr,
+                            t_row_idx, t_entry, stream, threads);
     plan.backward(de, x, y, z, e, row_max, row_sum, argmax, attention, dx, dy, dz, da);
 }
 
@@ -198,13 +201,13 @@ void bind_fusedmm(nb::module_& m) {
     m.def("fusedmm_forward", &forward, "a"_a, "x"_a.none(), "y"_a.none(), "z"_a, "e"_a, "score"_a, "edge"_a, "edge_param"_a, "normalize"_a,
           "aggregate"_a, "heads"_a, "row_max"_a.none(), "row_sum"_a.none(), "argmax"_a.none(), "attention"_a.none(), "stream"_a,
           "threads"_a);
-    m.def("fusedmm_backward", &backward, "a"_a, "de"_a, "x"_a.none(), "y"_a.none(), "z"_a, "e"_a.none(), "row_max"_a.none(), "row_sum"_a.none(),
-          "argmax"_a.none(), "attention"_a.none(), "dx"_a.none(), "dy"_a.none(), "dz"_a.none(), "da"_a.none(), "score"_a, "edge"_a, "edge_param"_a, "normalize"_a,
-          "aggregate"_a, "heads"_a, "t_col_ptr"_a.none(), "t_row_idx"_a.none(), "t_entry"_a.none(), "stream"_a, "threads"_a,
-          "edge_terms"_a = false);
+    m.def("fusedmm_backward", &backward, "a"_a, "de"_a, "x"_a.none(), "y"_a.none(), "z"_a, "e"_a.none(), "row_max"_a.none(),
+          "row_sum"_a.none(), "argmax"_a.none(), "attention"_a.none(), "dx"_a.none(), "dy"_a.none(), "dz"_a.none(), "da"_a.none(),
+          "score"_a, "edge"_a, "edge_param"_a, "normalize"_a, "aggregate"_a, "heads"_a, "t_col_ptr"_a.none(), "t_row_idx"_a.none(),
+          "t_entry"_a.none(), "stream"_a, "threads"_a, "edge_terms"_a = false);
     nb::class_<AnyFusedPlan>(m, "FusedPlan")
-        .def(nb::init<const SparseMatrix&, const std::string&, const std::string&, double, const std::string&, const std::string&, int, bool,
-                      bool, const MaybeIn&, const MaybeIn&, const MaybeIn&, std::uintptr_t, int>(),
+        .def(nb::init<const SparseMatrix&, const std::string&, const std::string&, double, const std::string&, const std::string&, int,
+                      bool, bool, const MaybeIn&, const MaybeIn&, const MaybeIn&, std::uintptr_t, int>(),
              "a"_a, "score"_a, "edge"_a, "edge_param"_a, "normalize"_a, "aggregate"_a, "heads"_a, "save_attention"_a, "edge_terms"_a,
              "t_col_ptr"_a.none(), "t_row_idx"_a.none(), "t_entry"_a.none(), "stream"_a, "threads"_a, nb::keep_alive<1, 2>())
         .def("forward", &AnyFusedPlan::forward, "x"_a.none(), "y"_a.none(), "z"_a, "e"_a, "row_max"_a.none(), "row_sum"_a.none(),

@@ -1,11 +1,10 @@
-#include "cuda/common/dynamic_shared.cuh"
-
 #include <mutex>
 #include <set>
 #include <utility>
 
 #include "core/cuda_runtime.hpp"
 #include "cuda/common/check.cuh"
+#include "cuda/common/dynamic_shared.cuh"
 
 namespace spk::detail::cuda {
 
