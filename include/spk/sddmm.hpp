@@ -14,10 +14,12 @@ struct SddmmOptions {
     int heads = 1;           // X and Y hold `heads` blocks of d columns each
     // The forward pass's kernel on CUDA: "rows" (neighbouring rows walked in lockstep, for rows of
     // about equal length whose neighbours share columns, such as a mesh's; used where d <= 128
-    // 16-byte vectors or 256 single values, else "slices"), "slices" (equal slices of entries,
-    // for any row lengths), or empty: chosen per call from A's rows (one small kernel and a
-    // synchronisation). Ignored by the other backends and by sddmm_backward; anything else is
-    // InvalidArgument on CUDA.
+    // 16-byte vectors or 256 single values, else "slices"), optionally with ".g<lanes>" (4, 8 or
+    // 32 lanes a row; 32 is one row a warp) and ".s<split>" (warps sharing a group of rows, each
+    // walking a span of its positions), both otherwise chosen from A's size; "slices" (equal
+    // slices of entries, for any row lengths); or empty: chosen from A's rows at the first call
+    // with A (one small kernel and a synchronisation). Ignored by the other backends and by
+    // sddmm_backward; anything else is InvalidArgument on CUDA.
     std::string config = {};
 };
 

@@ -364,8 +364,10 @@ Csr<V, I> with_long_rows(index_t rows, index_t cols, const std::vector<std::pair
 
 // Rows far longer than the mean are cut into chunks whose states a second kernel merges (sum and
 // mean, softmax or not). Rows of 1000 and 2999 entries are long on any device (the threshold is at
-// most 16 times the mean row, about 300 here); 128 and 129 straddle the smallest threshold, the
-// H200's here. Forward, saved statistics and the gradients computed from them must match.
+// most 16 times the mean row, about 300 here); on a graph this small the search starts from the
+// small-graph floor (16 entries) and doubles until the chunks' states fit the budget, so the rows
+// of 128 and 129 are cut too. Forward, saved statistics and the gradients computed from them must
+// match.
 template <class V, class I>
 void check_long_rows_split(std::uint64_t s) {
     const std::vector<std::pair<index_t, index_t>> long_rows{{3, 2999}, {40, 128}, {41, 129}, {150, 1000}, {299, 2000}};
@@ -430,8 +432,9 @@ TEST_F(CudaFusedmm, PlanReusesItsLongRowSearch) {
 }
 
 // One row of 100 000 entries (hundreds of chunks, merged by one block a head) among short rows.
-// In the first case (4 heads of 32) the states at the preferred threshold (128 here) exceed the
-// chunk budget (half an nnz-sized array, about 210 KB): the threshold is doubled until they fit.
+// In the first case (4 heads of 32) the states at the preferred threshold (the share of the work a
+// resident warp, 55 entries on the H200) exceed the chunk budget (half an nnz-sized array, about
+// 230 KB): the threshold is doubled until they fit.
 TEST_F(CudaFusedmm, OneRowOfAHundredThousandEntries) {
     const auto s = seed("cuda_fusedmm_100k_row");
     const index_t rows = 2000, cols = 100000;
@@ -519,8 +522,8 @@ TEST_F(CudaFusedmm, ForwardWorkspaceWithinTheChunkBudget) {
 // whose shares of the sums a combine kernel adds: every score with its gradients, softmax on and
 // off, sum, mean and max, several heads, odd widths, saved attention on every other case. Row 3
 // and column 0 are full; rows and columns of about 128 and 129 entries (the hub columns and rows
-// they meet add a few) sit at the smallest threshold, the H200's here (the threshold is at most
-// 16 times the mean row, or column, and at least 128); the others are cut into 3 to 12 chunks.
+// they meet add a few) and the longer ones are cut at a threshold from the small-graph floor (16
+// entries) up, doubled until the chunks' states fit the budget.
 template <class V, class I>
 Csr<V, I> with_hub_rows_and_columns(std::uint64_t s) {
     return with_long_rows<V, I>(1500, 400, {{3, 400}, {40, 129}, {41, 128}, {150, 260}}, s, {{0, 1500}, {17, 129}, {18, 128}, {201, 700}});

@@ -257,17 +257,22 @@ Csr<V, I> uneven_neighbour_rows(index_t rows, index_t cols, std::uint64_t seed) 
 }
 
 // The rows mode on meshes (elasticity: rows in equal triples; laplace3d: shifted stencils) for
-// every compiled rows shape: up to 4 or 8 lanes in one step, 8 or 32 lanes in several, with
-// 16-byte vectors (d a multiple of 4) or single values (odd d: 1, 7, 33, 129).
+// every compiled rows shape: up to 4 or 8 lanes in one step, 8 or 32 lanes in several, one row a
+// warp (32 lanes) with and without a split of its positions, with 16-byte vectors (d a multiple
+// of 4) or single values (odd d: 1, 7, 33, 129). "rows" alone takes one row a warp here (the
+// meshes are too small to fill the device with groups of rows) and splits it; a config whose
+// lanes cannot hold d runs the slices mode.
 TEST_F(CudaSddmm, NeighbourRowsOnMeshes) {
     const std::uint64_t seed = test::seed("cuda_sddmm_rows_meshes");
     const auto elasticity = generate_amg_matrix<float, std::int32_t>(AmgProblem::elasticity3d, 7, 6, 5);
     const auto laplace = generate_amg_matrix<float, std::int32_t>(AmgProblem::laplace3d, 9, 8, 7);
-    for (const auto* a : {&elasticity, &laplace})
-        for (const index_t d : {1, 7, 16, 32, 33, 128, 129, 256, 512})
-            for (const bool scale : {false, true}) check(*a, Problem{.d = d, .scale = scale, .config = "rows"}, seed);
+    for (const char* config : {"rows", "rows.g4", "rows.g8", "rows.g32.s1"})
+        for (const auto* a : {&elasticity, &laplace})
+            for (const index_t d : {1, 7, 16, 32, 33, 128, 129, 256, 512})
+                for (const bool scale : {false, true}) check(*a, Problem{.d = d, .scale = scale, .config = config}, seed);
     for (const index_t d : {1, 7, 32, 128, 129}) {
         check(elasticity, Problem{.d = d, .heads = 3, .config = "rows"}, seed);
+        check(elasticity, Problem{.d = d, .heads = 3, .config = "rows.g8"}, seed);
         check(laplace, Problem{.d = d, .heads = 2, .scale = false, .config = "rows"}, seed);
     }
 }
@@ -292,9 +297,12 @@ TEST_F(CudaSddmm, NeighbourRowsValueAndIndexTypes) {
 TEST_F(CudaSddmm, NeighbourRowsOfUnevenLengths) {
     const std::uint64_t seed = test::seed("cuda_sddmm_rows_uneven");
     const auto a = uneven_neighbour_rows<float, std::int32_t>(1001, 1500, seed);
-    for (const index_t d : {1, 7, 32, 128, 129})
-        for (const int heads : {1, 2})
-            for (const bool scale : {false, true}) check(a, Problem{.d = d, .heads = heads, .scale = scale, .config = "rows"}, seed);
+    // Spans of a split that end mid-row, past short rows' ends, or hold nothing (split 64 over
+    // rows of 0 to 300 entries).
+    for (const char* config : {"rows", "rows.g8", "rows.g32.s1", "rows.g32.s5", "rows.s64"})
+        for (const index_t d : {1, 7, 32, 128, 129})
+            for (const int heads : {1, 2})
+                for (const bool scale : {false, true}) check(a, Problem{.d = d, .heads = heads, .scale = scale, .config = config}, seed);
     check(uneven_neighbour_rows<double, std::int64_t>(333, 400, seed), Problem{.d = 32, .heads = 2, .config = "rows"}, seed);
     check(uneven_neighbour_rows<f16, std::int32_t>(333, 400, seed), Problem{.d = 128, .config = "rows"}, seed);
     check(uneven_neighbour_rows<bf16, std::int64_t>(333, 400, seed), Problem{.d = 7, .heads = 3, .config = "rows"}, seed);
@@ -303,6 +311,7 @@ TEST_F(CudaSddmm, NeighbourRowsOfUnevenLengths) {
     check(a, Problem{.d = 32, .heads = 2, .pad = 1, .out_layout = Layout::col_major, .config = "rows"}, seed);
     // One row holding half the columns, and the edge cases.
     check(skewed_matrix<float, std::int32_t>(300, 250, seed), Problem{.d = 32, .config = "rows"}, seed);
+    check(skewed_matrix<float, std::int32_t>(300, 250, seed), Problem{.d = 32, .config = "rows.g8.s3"}, seed);
     const Csr<float, std::int32_t> no_entries(Executor::cpu(), 6, 4, std::vector<std::int32_t>(7, 0), {}, {});
     const Csr<float, std::int32_t> one(Executor::cpu(), 1, 1, std::vector<std::int32_t>{0, 1}, {0}, {2.0f});
     for (const index_t d : {0, 1, 4}) {
@@ -320,38 +329,58 @@ TEST_F(CudaSddmm, UnknownConfigIsInvalidArgument) {
     const DenseView<const float> xv{x.data(), 1, 4, 4, Layout::row_major, x.space()}, yv{y.data(), 1, 4, 4, Layout::row_major, y.space()};
     const DenseView<float> out_view{out.data(), 1, 1, 1, Layout::row_major, out.space()};
     test::expect_error([&] { sddmm(gpu, a.view(), xv, yv, out_view, {.config = "fast"}); }, ErrorKind::InvalidArgument, "\"fast\"");
+    for (const std::string bad : {"rows.g5", "rows.g16", "rows.s0", "rows.s", "rows.g8.g8", "rows.", "rowsg8", "rows.x2", "rows.s99999999999"})
+        test::expect_error([&] { sddmm(gpu, a.view(), xv, yv, out_view, {.config = bad}); }, ErrorKind::InvalidArgument, "\"" + bad + "\"");
 }
 
 #ifdef SPK_WITH_CUDA
-// The automatic choice: the rows mode for a mesh with enough rows to fill the device, the slices
-// mode for power-law rows, random columns of even rows and a mesh too small to fill the device;
-// the config overrides it except where no rows shape holds d. The large mesh also runs the
-// automatic path end to end against the reference.
+// The automatic choice: the rows mode for a mesh with enough rows to fill the device (groups of
+// rows a warp), one row a warp split across warps for a mesh too small for that, the slices mode
+// for power-law rows and random columns of even rows; the config overrides it except where no
+// rows shape holds d. Both meshes also run the automatic path end to end against the reference.
 TEST_F(CudaSddmm, AutomaticModeChoice) {
-    using detail::cuda::sddmm_dot_mode;
+    using detail::cuda::sddmm_dot_choice;
     using detail::cuda::SddmmDotMode;
     const std::uint64_t seed = test::seed("cuda_sddmm_rows_choice");
     const Executor gpu = Executor::cuda(0);
-    // d = 32 floats: 8 lanes a row, 4 rows a warp; the mode needs 4 rows for each of the
-    // device's resident warps (32 per SM). Twice that: elasticity with n^3 nodes has 3n^3 rows.
+    const auto mode = [&](const auto& a, index_t d, const char* config) { return sddmm_dot_choice(gpu, a.view(), d, true, config).mode; };
+    // d = 32 floats: 8 lanes a row, 4 rows a warp; groups of rows fill the device with 4 rows for
+    // each of its resident warps (32 per SM). Twice that: elasticity with n^3 nodes has 3n^3 rows.
     const index_t needed = 2 * index_t{detail::cuda::device_properties(gpu.device()).sm_count} * 32 * 4;
     index_t n = 2;
     while (3 * n * n * n < needed) ++n;
     const auto mesh = generate_amg_matrix<float, std::int32_t>(AmgProblem::elasticity3d, n, n, n);
     const auto mesh_dev = mesh.to(gpu);
-    EXPECT_EQ(sddmm_dot_mode(gpu, mesh_dev.view(), 32, true, ""), SddmmDotMode::rows);
-    EXPECT_EQ(sddmm_dot_mode(gpu, mesh_dev.view(), 32, true, "slices"), SddmmDotMode::slices);
-    EXPECT_EQ(sddmm_dot_mode(gpu, mesh_dev.view(), 4096, true, "rows"), SddmmDotMode::slices);
+    const auto big = sddmm_dot_choice(gpu, mesh_dev.view(), 32, true, "");
+    EXPECT_EQ(big.mode, SddmmDotMode::rows);
+    EXPECT_EQ(big.shape.g, 8);
+    EXPECT_EQ(big.split, 1);
+    EXPECT_EQ(mode(mesh_dev, 32, "slices"), SddmmDotMode::slices);
+    EXPECT_EQ(mode(mesh_dev, 4096, "rows"), SddmmDotMode::slices);
     check(mesh, Problem{.d = 32}, seed);
 
     const auto rmat = generate_rmat<float, std::int32_t>(16, 16.0, 0.57, 0.19, 0.19, 0.05, seed).to(gpu);
-    EXPECT_EQ(sddmm_dot_mode(gpu, rmat.view(), 32, true, ""), SddmmDotMode::slices);
-    EXPECT_EQ(sddmm_dot_mode(gpu, rmat.view(), 32, true, "rows"), SddmmDotMode::rows);
+    EXPECT_EQ(mode(rmat, 32, ""), SddmmDotMode::slices);
+    EXPECT_EQ(mode(rmat, 32, "rows"), SddmmDotMode::rows);
+    const auto small_rmat = generate_rmat<float, std::int32_t>(11, 16.0, 0.57, 0.19, 0.19, 0.05, seed).to(gpu);
+    EXPECT_EQ(mode(small_rmat, 32, ""), SddmmDotMode::slices);
     const auto uniform = generate_uniform<float, std::int32_t>(needed, needed, 16.0, seed).to(gpu);
-    EXPECT_EQ(sddmm_dot_mode(gpu, uniform.view(), 32, true, ""), SddmmDotMode::slices);
-    const auto small = generate_amg_matrix<float, std::int32_t>(AmgProblem::elasticity3d, 4, 4, 4).to(gpu);
-    EXPECT_EQ(sddmm_dot_mode(gpu, small.view(), 32, true, ""), SddmmDotMode::slices);
-    test::expect_error([&] { sddmm_dot_mode(gpu, small.view(), 32, true, "fast"); }, ErrorKind::InvalidArgument, "options.config");
+    EXPECT_EQ(mode(uniform, 32, ""), SddmmDotMode::slices);
+
+    // 192 rows of 24 to 81 entries: one row a warp, each row's positions split among warps.
+    const auto small = generate_amg_matrix<float, std::int32_t>(AmgProblem::elasticity3d, 4, 4, 4);
+    const auto small_dev = small.to(gpu);
+    for (const index_t d : {32, 128}) {
+        const auto choice = sddmm_dot_choice(gpu, small_dev.view(), d, true, "");
+        EXPECT_EQ(choice.mode, SddmmDotMode::rows) << d;
+        EXPECT_EQ(choice.shape.g, 32) << d;
+        EXPECT_GT(choice.split, 1) << d;
+        check(small, Problem{.d = d}, seed);
+    }
+    const auto forced = sddmm_dot_choice(gpu, small_dev.view(), 32, true, "rows.g8.s3");
+    EXPECT_EQ(forced.shape.g, 8);
+    EXPECT_EQ(forced.split, 3);
+    test::expect_error([&] { sddmm_dot_choice(gpu, small_dev.view(), 32, true, "fast"); }, ErrorKind::InvalidArgument, "options.config");
 }
 #endif
 

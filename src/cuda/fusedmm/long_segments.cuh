@@ -5,6 +5,7 @@
 // FusedPlan keeps of a search's result (core/fused_kept_split.hpp) so that later calls skip it.
 #include <cuda_runtime.h>
 
+#include <algorithm>
 #include <array>
 #include <cstddef>
 #include <string>
@@ -28,13 +29,17 @@ namespace spk::detail::cuda::fused_search {
 //  - at most an even share of the work (nnz x heads entries) among the warps the device holds at
 //    once: on a small matrix with one huge row the device is otherwise idle. The (chunk, head)
 //    states then number below twice those warps.
-//  - at least 128 entries: a chunk's state (a few values a head) and its combine cost about 1% of
-//    the chunk's own reads (128 rows of Y and of Z).
+//  - at least 128 entries where that share reaches 128: a chunk's state (a few values a head) and
+//    its combine cost about 1% of the chunk's own reads (128 rows of Y and of Z). On a smaller
+//    graph most of the device idles and the kernel takes as long as its longest row's serial steps
+//    (a few entries a step, each step dependent round trips to L2): citeseer's row of 99 held the
+//    forward 23 us at K = 32 (H200). There the floor follows the share down to 16 entries.
+constexpr long long kSplitFloor = 128, kSmallGraphSplitFloor = 16;
 inline long long split_threshold(long long segments, long long nnz, int heads, const DeviceProperties& device) {
     const long long resident_warps = std::max(1LL, static_cast<long long>(device.sm_count) * device.max_threads_per_sm / 32);
     const long long mean_based = 16 * ((nnz + segments - 1) / segments);
     const long long share = nnz * heads / resident_warps;
-    return std::max(128LL, std::min(mean_based, share));
+    return std::max(std::clamp(share, kSmallGraphSplitFloor, kSplitFloor), std::min(mean_based, share));
 }
 
 // The most one split may hold (its chunks' partial states and the lists of its long segments and

@@ -48,6 +48,8 @@ struct DotArgs {
     long long steps;  // passes of G*VEC features per head (at least 1)
     long long chunk;  // entries per warp: a whole number of tiles of (32 / G) * sddmm_batch entries
     bool narrow;      // X, Y and a warp's share of the output span fewer than 2^31 elements
+    // The rows kernel's: warps a group of rows (each walks an equal span of the group's positions).
+    int split = 1;
 };
 
 template <class T, class I>

@@ -2,6 +2,8 @@
 // of A's row lengths behind the automatic choice.
 #include <cuda_runtime.h>
 
+#include <algorithm>
+#include <charconv>
 #include <compare>
 #include <map>
 #include <mutex>
@@ -140,21 +142,21 @@ struct ChoiceKey {
 
 class ChoiceCache {
 public:
-    std::optional<SddmmDotMode> find(const ChoiceKey& key) {
+    std::optional<SddmmDotChoice> find(const ChoiceKey& key) {
         const std::lock_guard<std::mutex> lock(mutex_);
         const auto it = choices_.find(key);
-        return it == choices_.end() ? std::nullopt : std::optional<SddmmDotMode>(it->second);
+        return it == choices_.end() ? std::nullopt : std::optional<SddmmDotChoice>(it->second);
     }
-    void keep(const ChoiceKey& key, SddmmDotMode mode) {
+    void keep(const ChoiceKey& key, const SddmmDotChoice& choice) {
         const std::lock_guard<std::mutex> lock(mutex_);
         if (choices_.size() >= kCapacity) choices_.clear();  // a bound, not a policy: entries are cheap to recompute
-        choices_[key] = mode;
+        choices_[key] = choice;
     }
 
 private:
     static constexpr std::size_t kCapacity = 256;
     std::mutex mutex_;
-    std::map<ChoiceKey, SddmmDotMode> choices_;
+    std::map<ChoiceKey, SddmmDotChoice> choices_;
 };
 
 ChoiceCache& choice_cache() {
@@ -164,50 +166,120 @@ ChoiceCache& choice_cache() {
 
 }  // namespace
 
-SddmmRowsShape pick_rows_shape(long long d, int vec) {
-    const long long lanes = (d + vec - 1) / vec;  // vectors of VEC features one head needs
-    const int held = sddmm_rows_held(vec);
-    if (lanes <= 4) return {4, vec, 1};
-    if (lanes <= 8) return {8, vec, 1};
-    if (lanes <= 8LL * held) return {8, vec, held};
-    if (lanes <= 32LL * held) return {32, vec, held};
+SddmmRowsShape pick_rows_shape(long long d, int wide, int lanes) {
+    const auto lanes_for = [&](int vec) { return (d + vec - 1) / vec; };  // vectors of VEC features one head needs
+    if (lanes == 32) {
+        const int vec = d > 32 ? wide : 1;
+        if (lanes_for(vec) <= 32) return {32, vec, 1};
+        if (lanes_for(vec) <= 32LL * sddmm_rows_held(vec)) return {32, vec, sddmm_rows_held(vec)};
+        return {};
+    }
+    const long long needed = lanes_for(wide);
+    const int held = sddmm_rows_held(wide);
+    if (lanes == 0 || lanes == 4)
+        if (needed <= 4) return {4, wide, 1};
+    if (lanes == 0 || lanes == 8) {
+        if (needed <= 8) return {8, wide, 1};
+        if (needed <= 8LL * held) return {8, wide, held};
+    }
+    if (lanes == 0 && needed <= 32LL * held) return {32, wide, held};
     return {};
 }
 
-void check_sddmm_config(std::string_view config) {
-    if (!config.empty() && config != "rows" && config != "slices")
-        invalid_argument("sddmm: options.config \"" + std::string(config) + "\" is not \"rows\", \"slices\" or empty (automatic)");
+namespace {
+
+// A config string taken apart: "rows[.g<lanes>][.s<split>]" (0: not given), or slices.
+struct ParsedConfig {
+    bool given = false, rows = false;
+    int lanes = 0, split = 0;
+};
+
+int parse_config_number(std::string_view config, std::string_view part) {
+    int v = 0;
+    const auto [ptr, ec] = std::from_chars(part.data() + 1, part.data() + part.size(), v);
+    if (ec != std::errc{} || ptr != part.data() + part.size() || v < 1 || v > (1 << 16))
+        invalid_argument("sddmm: options.config \"" + std::string(config) + "\": \"" + std::string(part) +
+                         "\" is not a count from 1 to 65536 after its letter");
+    return v;
 }
 
+ParsedConfig parse_config(std::string_view config) {
+    if (config.empty()) return {};
+    if (config == "slices") return {true, false};
+    const auto bad = [&] {
+        invalid_argument("sddmm: options.config \"" + std::string(config) +
+                         "\" is not \"slices\", \"rows\" (optionally .g<lanes a row: 4, 8 or 32>, .s<warps a group of rows>) or empty "
+                         "(automatic)");
+    };
+    if (config.substr(0, 4) != "rows") bad();
+    ParsedConfig c{true, true};
+    std::string_view rest = config.substr(4);
+    while (!rest.empty()) {
+        if (rest[0] != '.') bad();
+        rest.remove_prefix(1);
+        const std::string_view part = rest.substr(0, rest.find('.'));
+        rest.remove_prefix(part.size());
+        if (part.empty()) bad();
+        if (part[0] == 'g' && c.lanes == 0) {
+            c.lanes = parse_config_number(config, part);
+            if (c.lanes != 4 && c.lanes != 8 && c.lanes != 32) bad();
+        } else if (part[0] == 's' && c.split == 0)
+            c.split = parse_config_number(config, part);
+        else
+            bad();
+    }
+    return c;
+}
+
+// Warps per group of rows when `groups` groups alone would not hold about two waves of the
+// device's warps (`warp_slots` at once): enough for two waves, but no warp's span under two
+// rounds of the mean row (a warp's fixed cost, its row bounds and X's row, is then paid for).
+long long rows_split(long long groups, long long warp_slots, double mean_row, int round) {
+    const long long fill = (2 * warp_slots + groups - 1) / std::max(groups, 1LL);
+    const long long most = std::max(1LL, static_cast<long long>(mean_row / (2.0 * round)));
+    return std::clamp(fill, 1LL, most);
+}
+
+}  // namespace
+
+void check_sddmm_config(std::string_view config) { parse_config(config); }
+
 template <class V, class I>
-SddmmDotMode sddmm_dot_mode(const Executor& exec, CsrView<const V, I> a, index_t d, bool vector_ok, std::string_view config) {
-    check_sddmm_config(config);
-    if (config == "slices") return SddmmDotMode::slices;
-    const SddmmRowsShape shape = pick_rows_shape(d, vector_ok ? static_cast<int>(16 / sizeof(V)) : 1);
-    // X's row would not fit in registers, or a row's positions not in the kernel's 32-bit count.
-    if (shape.g == 0 || a.nnz >= rows_max_nnz) return SddmmDotMode::slices;
-    if (config == "rows") return SddmmDotMode::rows;
-    if (a.nnz == 0) return SddmmDotMode::slices;
-    // The rows mode cannot split a row group: it needs a group for every warp the device holds
-    // at once, or SMs would idle (this also bounds the mean row length by nnz over that count).
-    const int group = 32 / shape.g;
+SddmmDotChoice sddmm_dot_choice(const Executor& exec, CsrView<const V, I> a, index_t d, bool vector_ok, std::string_view config) {
+    const ParsedConfig parsed = parse_config(config);
+    if (parsed.given && !parsed.rows) return {};
+    const int wide = vector_ok ? static_cast<int>(16 / sizeof(V)) : 1;
+    // The rows mode cannot split a row group across warps but by positions: the narrowest shape
+    // (the most rows a warp) where its groups fill the device, else one row a warp, split where
+    // needed. Both need a group for every warp the device holds at once.
     const long long warp_slots =
         static_cast<long long>(device_properties(exec.device()).sm_count) * sddmm_dot_min_blocks * (sddmm_block_threads / 32);
-    if (a.rows < warp_slots * group) return SddmmDotMode::slices;
-    const int round = sddmm_rows_round(shape.held);
+    const SddmmRowsShape narrowest = pick_rows_shape(d, wide, parsed.lanes);
+    // X's row would not fit in registers, or a row's positions not in the kernel's 32-bit count.
+    if (narrowest.g == 0 || a.nnz >= rows_max_nnz) return {};
+    const double mean = a.rows > 0 ? static_cast<double>(a.nnz) / static_cast<double>(a.rows) : 0.0;
+    const bool fills = a.rows >= warp_slots * (32 / narrowest.g);
+    const SddmmRowsShape shape = fills || parsed.lanes != 0 ? narrowest : pick_rows_shape(d, wide, 32);
+    if (shape.g == 0) return {};
+    const int group = 32 / shape.g, round = sddmm_rows_round(shape.held);
+    const long long groups = (a.rows + group - 1) / group;
+    const int split = parsed.split != 0 ? parsed.split : static_cast<int>(rows_split(groups, warp_slots, mean, round));
+    const SddmmDotChoice rows{SddmmDotMode::rows, shape, split};
+    if (parsed.rows) return rows;
+    if (a.nnz == 0) return {};
     const ChoiceKey key{exec.device(), a.row_ptr, a.col_idx, a.rows, a.nnz, group, round};
     if (const auto known = choice_cache().find(key)) return *known;
     const RowStats stats = row_stats<I>(exec, a.row_ptr, a.col_idx, a.rows, group, round);
-    const double nnz = static_cast<double>(a.nnz), mean = nnz / static_cast<double>(a.rows);
+    const double nnz = static_cast<double>(a.nnz);
     const bool even = static_cast<double>(stats.padded) <= rows_max_padding * nnz &&
                       static_cast<double>(stats.longest) <= rows_max_longest_over_mean * mean + rows_longest_slack;
     const bool neighbours_share = static_cast<double>(stats.local) >= rows_min_local_fraction * static_cast<double>(stats.pairs);
-    const SddmmDotMode mode = even && neighbours_share ? SddmmDotMode::rows : SddmmDotMode::slices;
-    choice_cache().keep(key, mode);
-    return mode;
+    const SddmmDotChoice choice = even && neighbours_share ? rows : SddmmDotChoice{};
+    choice_cache().keep(key, choice);
+    return choice;
 }
 
-#define SPK_INSTANTIATE(V, I) template SddmmDotMode sddmm_dot_mode(const Executor&, CsrView<const V, I>, index_t, bool, std::string_view);
+#define SPK_INSTANTIATE(V, I) template SddmmDotChoice sddmm_dot_choice(const Executor&, CsrView<const V, I>, index_t, bool, std::string_view);
 SPK_FOR_ALL_VALUES_AND_INDICES(SPK_INSTANTIATE)
 #undef SPK_INSTANTIATE
 

@@ -1,6 +1,6 @@
 #pragma once
 // Launches of the SDDMM kernels for a runtime shape: a switch over the compiled shapes, G in
-// {1, 2, 4, 8, 16, 32} lanes and VEC in {1, 16 bytes' worth} (the rows kernel: the four shapes of
+// {1, 2, 4, 8, 16, 32} lanes and VEC in {1, 16 bytes' worth} (the rows kernel: the five shapes of
 // pick_rows_shape per VEC). Included by kernels_<type>.cu only.
 #include <string>
 
@@ -32,7 +32,7 @@ void launch_dot_shape(const DotArgs<T, I>& args, cudaStream_t stream) {
 template <class T, class I, int G, int VEC, int HELD>
 void launch_rows_shape(const DotArgs<T, I>& args, cudaStream_t stream) {
     constexpr long long rows_per_warp = 32 / G;
-    const long long warps = (args.rows + rows_per_warp - 1) / rows_per_warp;
+    const long long warps = (args.rows + rows_per_warp - 1) / rows_per_warp * args.split;
     const long long blocks = (warps * 32 + sddmm_block_threads - 1) / sddmm_block_threads;
     if (blocks == 0) return;
     if (blocks > 0x7fffffffLL) unsupported("sddmm: problem too large for one launch (" + std::to_string(blocks) + " blocks)");
@@ -79,10 +79,12 @@ void dispatch_rows_shape(const SddmmRowsShape& s, Launch&& launch) {
     SPK_SDDMM_ROWS_CASE(4, 1, 1)
     SPK_SDDMM_ROWS_CASE(8, 1, 1)
     SPK_SDDMM_ROWS_CASE(8, 1, sddmm_rows_held(1))
+    SPK_SDDMM_ROWS_CASE(32, 1, 1)
     SPK_SDDMM_ROWS_CASE(32, 1, sddmm_rows_held(1))
     SPK_SDDMM_ROWS_CASE(4, wide, 1)
     SPK_SDDMM_ROWS_CASE(8, wide, 1)
     SPK_SDDMM_ROWS_CASE(8, wide, sddmm_rows_held(wide))
+    SPK_SDDMM_ROWS_CASE(32, wide, 1)
     SPK_SDDMM_ROWS_CASE(32, wide, sddmm_rows_held(wide))
 #undef SPK_SDDMM_ROWS_CASE
     invalid_argument("sddmm: no rows kernel compiled for " + std::to_string(s.g) + " lanes x " + std::to_string(s.vec) + " values x " +

@@ -4,7 +4,9 @@
 // mesh's do (dot_mode.cu decides).
 //
 // Work split: the P = 32/G sub-groups of a warp own P consecutive rows, the warps of a block
-// consecutive groups of rows, so a block covers 8P neighbouring rows. The sub-groups walk their
+// consecutive groups of rows, so a block covers 8P neighbouring rows. With split > 1 (matrices
+// with too few rows to fill the device), `split` consecutive warps share a group, each walking an
+// equal span of its positions. The sub-groups walk their
 // rows in lockstep by position: in one instruction sub-group s loads the Y row of entry
 // row_ptr[r0 + s] + k. Where neighbouring rows share their column pattern (the unknowns of one
 // mesh node) those are the same bytes, fetched once; where they are shifted copies (a stencil's
@@ -35,7 +37,8 @@ __global__ void __launch_bounds__(sddmm_block_threads, sddmm_dot_min_blocks) sdd
     static_assert(U <= G, "a sub-group's lanes write its round's entries");
     const int warp_lane = static_cast<int>(threadIdx.x) & 31;
     const int lane = warp_lane & (G - 1);
-    const long long first_row = (static_cast<long long>(blockIdx.x) * blockDim.x + threadIdx.x) / 32 * P;
+    const long long warp = (static_cast<long long>(blockIdx.x) * blockDim.x + threadIdx.x) / 32;
+    const long long first_row = warp / p.split * P;
     if (first_row >= p.rows) return;  // whole warps leave together: the shuffles below stay legal
     const long long row = first_row + warp_lane / G;
     const bool has_row = row < p.rows;
@@ -43,6 +46,12 @@ __global__ void __launch_bounds__(sddmm_block_threads, sddmm_dot_min_blocks) sdd
     const long long begin = has_row ? static_cast<long long>(__ldg(p.row_ptr + row)) : 0;
     const int len = has_row ? static_cast<int>(static_cast<long long>(__ldg(p.row_ptr + row + 1)) - begin) : 0;
     const int warp_len = group_reduce<32>(len, [](int a, int b) { return a > b ? a : b; });
+    // This warp's share of the group's positions: part `warp % split` of `split` equal spans, in
+    // whole rounds (so a round never crosses into the next warp's span).
+    const int span = ((warp_len + p.split - 1) / p.split + U - 1) / U * U;
+    const int first = static_cast<int>(warp % p.split) * span;
+    if (first >= warp_len) return;  // warp-uniform, as above
+    const int last = first + span < warp_len ? first + span : warp_len;
     const I* const col_idx = p.col_idx + begin;
     const T* const scale = p.scale ? p.scale + begin : nullptr;
     // Positions past the row's end read no index; their column (0) is never used.
@@ -70,9 +79,9 @@ __global__ void __launch_bounds__(sddmm_block_threads, sddmm_dot_min_blocks) sdd
 
         I next[U];
 #pragma unroll
-        for (int u = 0; u < U; ++u) next[u] = column(u);
+        for (int u = 0; u < U; ++u) next[u] = column(first + u);
 #pragma unroll 1
-        for (int k = 0; k < warp_len; k += U) {
+        for (int k = first; k < last; k += U) {
             I col[U];
 #pragma unroll
             for (int u = 0; u < U; ++u) {

@@ -95,7 +95,7 @@ bool vector_loads_ok(const T* x, long long ldx, const T* y, long long ldy, index
 template <class V, class I>
 void run_dot(const Executor& exec, CsrView<const V, I> a, const device_t<V>* x, long long ldx, const device_t<V>* y, long long ldy,
              index_t d, index_t heads, const device_t<V>* scale, Strided<device_t<V>> out, Strided<const device_t<V>> weights,
-             SddmmDotMode mode) {
+             const SddmmDotChoice& choice) {
     using T = device_t<V>;
     constexpr int wide = static_cast<int>(16 / sizeof(T));
     const bool vector_ok = vector_loads_ok(x, ldx, y, ldy, d);
@@ -104,10 +104,10 @@ void run_dot(const Executor& exec, CsrView<const V, I> a, const device_t<V>* x, 
     constexpr long long narrow = 1LL << 31;
     const bool narrow_offsets =
         a.rows * ldx < narrow && a.cols * ldy < narrow && (a.nnz - 1) * out.rs + (heads - 1) * out.cs < narrow;
-    if (mode == SddmmDotMode::rows && narrow_offsets) {
-        const SddmmRowsShape shape = pick_rows_shape(d, vector_ok ? wide : 1);
-        const DotArgs<T, I> args{a.row_ptr, a.col_idx, scale, x, ldx, y, ldy, out, weights, a.rows, a.nnz, d, heads, 0, 0, true};
-        launch_rows<T, I>(shape, args, stream_of(exec));
+    if (choice.mode == SddmmDotMode::rows && narrow_offsets) {
+        DotArgs<T, I> args{a.row_ptr, a.col_idx, scale, x, ldx, y, ldy, out, weights, a.rows, a.nnz, d, heads, 0, 0, true};
+        args.split = choice.split;
+        launch_rows<T, I>(choice.shape, args, stream_of(exec));
         return;
     }
     const SddmmShape shape = pick_shape(d, vector_ok, wide);
@@ -146,8 +146,8 @@ void sddmm(const Executor& exec, const SddmmArgs<V, I>& args) {
     const T* y = row_major(exec, args.y, y_ws, ldy);
     const T* scale = args.scale_by_a ? reinterpret_cast<const T*>(a.values) : nullptr;
     const index_t d = args.x.cols / args.heads;
-    const SddmmDotMode mode = sddmm_dot_mode(exec, a, d, vector_loads_ok(x, ldx, y, ldy, d), args.config);
-    run_dot<V, I>(exec, a, x, ldx, y, ldy, d, args.heads, scale, strided(args.out), Strided<const T>{nullptr, 0, 0}, mode);
+    const SddmmDotChoice choice = sddmm_dot_choice(exec, a, d, vector_loads_ok(x, ldx, y, ldy, d), args.config);
+    run_dot<V, I>(exec, a, x, ldx, y, ldy, d, args.heads, scale, strided(args.out), Strided<const T>{nullptr, 0, 0}, choice);
     // Workspaces are freed on return: wait for the kernel that reads them.
     if (!x_ws.empty() || !y_ws.empty()) SPK_CUDA_CHECK(cudaStreamSynchronize(stream_of(exec)));
 }
@@ -166,7 +166,7 @@ void sddmm_backward(const Executor& exec, const SddmmBackwardArgs<V, I>& args) {
     const T* scale = args.scale_by_a ? reinterpret_cast<const T*>(a.values) : nullptr;
     const Strided<const T> d_out = strided(args.d_out);
 
-    if (want_da && a.nnz > 0) run_dot<V, I>(exec, a, x, ldx, y, ldy, d, args.heads, nullptr, strided(args.da), d_out, SddmmDotMode::slices);
+    if (want_da && a.nnz > 0) run_dot<V, I>(exec, a, x, ldx, y, ldy, d, args.heads, nullptr, strided(args.da), d_out, SddmmDotChoice{});
     if (want_dx) run_gather<V, I>(exec, a.row_ptr, a.col_idx, nullptr, a.rows, scale, d_out, y, ldy, args.dx, d);
     if (want_dy) {
         const DeviceTransposedPattern<I> at = transposed_pattern<I>(exec, a.row_ptr, a.col_idx, a.rows, a.cols, a.nnz);
