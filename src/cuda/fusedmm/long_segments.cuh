@@ -110,6 +110,11 @@ struct Choice {
     Found found;
 };
 
+// Below kSplitFloor (a small graph's thresholds) a candidate is taken only where it fits the budget
+// and some segment is longer than the next candidate (twice it): the split then at least halves
+// the longest segment's serial steps, which pays for the chunks' states and the combine kernel. Cutting rows barely
+// longer than the threshold costs more than it saves (H200, one head of 32: chameleon, longest
+// row 88, cut at 64: 19.7 -> 23.1 us; zenios, 47, at 32: 13.3 -> 15.6 us).
 inline Choice choose_threshold(const fused::Candidates& candidates, const unsigned long long* counts, long long state_bytes, long long budget,
                         std::size_t index_size) {
     Choice coarsest{};
@@ -120,7 +125,13 @@ inline Choice choose_threshold(const fused::Candidates& candidates, const unsign
         // Each long segment and each chunk has an index and a long long in the lists (the 256-byte
         // alignment of the arrays aside).
         const long long lists = (f.segments + f.chunks) * static_cast<long long>(index_size + sizeof(long long));
-        if (lists + f.chunks * state_bytes <= budget) return {candidates.threshold[k], f};
+        const bool fits = lists + f.chunks * state_bytes <= budget;
+        if (candidates.threshold[k] < kSplitFloor) {  // never the fallback below
+            const bool halves_longest = k + 1 < candidates.count && counts[2 * (k + 1)] > 0;
+            if (fits && halves_longest) return {candidates.threshold[k], f};
+            continue;
+        }
+        if (fits) return {candidates.threshold[k], f};
         coarsest = {candidates.threshold[k], f};
     }
     // Nothing fits (states of tens of KiB on a small matrix): the coarsest cut, a few chunks a

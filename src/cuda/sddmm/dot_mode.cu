@@ -40,6 +40,12 @@ namespace {
 // of 7 (laplace3d) in rounds of 4 waste 1 of 8 and stay with the slices mode, which walks them
 // without idle lanes; power-law rows are far above.
 constexpr double rows_max_padding = 1.1;
+// A matrix whose groups of rows cannot fill the device (split) loses more in the slices mode: its
+// warps re-read X's row per entry and first search for their row, and their slices end mid-row.
+// There the rows mode wins up to about 30% padding (H200, d = 128, split warps against slices:
+// fidapex6 padded 1.29 8.4 us against 9.9, bcsstk13 1.29 11.0 against 11.6; d = 32, rounds of 4:
+// bcsstk33 1.16 16.3 against 17.6, bcsstk13 1.32 6.5 against 6.5, fidapex6 1.35 6.4 against 5.7).
+constexpr double rows_max_padding_split = 1.3;
 // A row is walked by one sub-group alone: a row much longer than the rest would stretch the
 // kernel (the slices mode splits it across warps). The longest row may hold 4x the mean (plus a
 // few entries, so that rows averaging 1..2 entries may hold up to ~10): with at least one wave of
@@ -142,21 +148,21 @@ struct ChoiceKey {
 
 class ChoiceCache {
 public:
-    std::optional<SddmmDotChoice> find(const ChoiceKey& key) {
+    std::optional<bool> find(const ChoiceKey& key) {
         const std::lock_guard<std::mutex> lock(mutex_);
         const auto it = choices_.find(key);
-        return it == choices_.end() ? std::nullopt : std::optional<SddmmDotChoice>(it->second);
+        return it == choices_.end() ? std::nullopt : std::optional<bool>(it->second);
     }
-    void keep(const ChoiceKey& key, const SddmmDotChoice& choice) {
+    void keep(const ChoiceKey& key, bool use_rows) {
         const std::lock_guard<std::mutex> lock(mutex_);
         if (choices_.size() >= kCapacity) choices_.clear();  // a bound, not a policy: entries are cheap to recompute
-        choices_[key] = choice;
+        choices_[key] = use_rows;
     }
 
 private:
     static constexpr std::size_t kCapacity = 256;
     std::mutex mutex_;
-    std::map<ChoiceKey, SddmmDotChoice> choices_;
+    std::map<ChoiceKey, bool> choices_;
 };
 
 ChoiceCache& choice_cache() {
@@ -167,22 +173,14 @@ ChoiceCache& choice_cache() {
 }  // namespace
 
 SddmmRowsShape pick_rows_shape(long long d, int wide, int lanes) {
-    const auto lanes_for = [&](int vec) { return (d + vec - 1) / vec; };  // vectors of VEC features one head needs
-    if (lanes == 32) {
-        const int vec = d > 32 ? wide : 1;
-        if (lanes_for(vec) <= 32) return {32, vec, 1};
-        if (lanes_for(vec) <= 32LL * sddmm_rows_held(vec)) return {32, vec, sddmm_rows_held(vec)};
-        return {};
-    }
-    const long long needed = lanes_for(wide);
+    const long long needed = (d + wide - 1) / wide;  // vectors of `wide` features one head needs
     const int held = sddmm_rows_held(wide);
-    if (lanes == 0 || lanes == 4)
-        if (needed <= 4) return {4, wide, 1};
+    if ((lanes == 0 || lanes == 4) && needed <= 4) return {4, wide, 1};
     if (lanes == 0 || lanes == 8) {
         if (needed <= 8) return {8, wide, 1};
         if (needed <= 8LL * held) return {8, wide, held};
     }
-    if (lanes == 0 && needed <= 32LL * held) return {32, wide, held};
+    if ((lanes == 0 || lanes == 32) && needed <= 32LL * held) return {32, wide, held};
     return {};
 }
 
@@ -248,35 +246,33 @@ template <class V, class I>
 SddmmDotChoice sddmm_dot_choice(const Executor& exec, CsrView<const V, I> a, index_t d, bool vector_ok, std::string_view config) {
     const ParsedConfig parsed = parse_config(config);
     if (parsed.given && !parsed.rows) return {};
-    const int wide = vector_ok ? static_cast<int>(16 / sizeof(V)) : 1;
-    // The rows mode cannot split a row group across warps but by positions: the narrowest shape
-    // (the most rows a warp) where its groups fill the device, else one row a warp, split where
-    // needed. Both need a group for every warp the device holds at once.
+    const SddmmRowsShape shape = pick_rows_shape(d, vector_ok ? static_cast<int>(16 / sizeof(V)) : 1, parsed.lanes);
+    // X's row would not fit in registers, or a row's positions not in the kernel's 32-bit count.
+    if (shape.g == 0 || a.nnz >= rows_max_nnz) return {};
+    // A group of rows for every warp the device holds at once, or warps share groups (split).
     const long long warp_slots =
         static_cast<long long>(device_properties(exec.device()).sm_count) * sddmm_dot_min_blocks * (sddmm_block_threads / 32);
-    const SddmmRowsShape narrowest = pick_rows_shape(d, wide, parsed.lanes);
-    // X's row would not fit in registers, or a row's positions not in the kernel's 32-bit count.
-    if (narrowest.g == 0 || a.nnz >= rows_max_nnz) return {};
-    const double mean = a.rows > 0 ? static_cast<double>(a.nnz) / static_cast<double>(a.rows) : 0.0;
-    const bool fills = a.rows >= warp_slots * (32 / narrowest.g);
-    const SddmmRowsShape shape = fills || parsed.lanes != 0 ? narrowest : pick_rows_shape(d, wide, 32);
-    if (shape.g == 0) return {};
     const int group = 32 / shape.g, round = sddmm_rows_round(shape.held);
     const long long groups = (a.rows + group - 1) / group;
-    const int split = parsed.split != 0 ? parsed.split : static_cast<int>(rows_split(groups, warp_slots, mean, round));
+    const bool fills = groups >= warp_slots;
+    const double mean = a.rows > 0 ? static_cast<double>(a.nnz) / static_cast<double>(a.rows) : 0.0;
+    const int split = parsed.split != 0 ? parsed.split : fills ? 1 : static_cast<int>(rows_split(groups, warp_slots, mean, round));
     const SddmmDotChoice rows{SddmmDotMode::rows, shape, split};
     if (parsed.rows) return rows;
     if (a.nnz == 0) return {};
     const ChoiceKey key{exec.device(), a.row_ptr, a.col_idx, a.rows, a.nnz, group, round};
-    if (const auto known = choice_cache().find(key)) return *known;
-    const RowStats stats = row_stats<I>(exec, a.row_ptr, a.col_idx, a.rows, group, round);
-    const double nnz = static_cast<double>(a.nnz);
-    const bool even = static_cast<double>(stats.padded) <= rows_max_padding * nnz &&
-                      static_cast<double>(stats.longest) <= rows_max_longest_over_mean * mean + rows_longest_slack;
-    const bool neighbours_share = static_cast<double>(stats.local) >= rows_min_local_fraction * static_cast<double>(stats.pairs);
-    const SddmmDotChoice choice = even && neighbours_share ? rows : SddmmDotChoice{};
-    choice_cache().keep(key, choice);
-    return choice;
+    std::optional<bool> use_rows = choice_cache().find(key);
+    if (!use_rows) {
+        const RowStats stats = row_stats<I>(exec, a.row_ptr, a.col_idx, a.rows, group, round);
+        const double nnz = static_cast<double>(a.nnz);
+        const double most_padding = fills ? rows_max_padding : rows_max_padding_split;
+        const bool even = static_cast<double>(stats.padded) <= most_padding * nnz &&
+                          static_cast<double>(stats.longest) <= rows_max_longest_over_mean * mean + rows_longest_slack;
+        const bool neighbours_share = static_cast<double>(stats.local) >= rows_min_local_fraction * static_cast<double>(stats.pairs);
+        use_rows = even && neighbours_share;
+        choice_cache().keep(key, *use_rows);
+    }
+    return *use_rows ? rows : SddmmDotChoice{};
 }
 
 #define SPK_INSTANTIATE(V, I) template SddmmDotChoice sddmm_dot_choice(const Executor&, CsrView<const V, I>, index_t, bool, std::string_view);

@@ -7,8 +7,8 @@
 //           node, rows 3i..3i+2 of elasticity) load each Y row once per instruction, the block's
 //           rows are neighbours too (their Y rows meet in L1), and X's row stays in registers.
 //           Right for short, even rows; its lanes idle past their row's end. On a matrix with too
-//           few rows to fill the device that way, one row a warp, and where even that leaves SMs
-//           idle, a few warps a row, each walking a span of its positions.
+//           few rows to fill the device that way, a few warps share each group of rows, each
+//           walking a span of their positions.
 #include <string_view>
 
 #include "spk/executor.hpp"
@@ -29,14 +29,9 @@ struct SddmmRowsShape {
 };
 
 // The compiled rows-mode shape for d features per head (wide: values per 16-byte load when X's
-// and Y's rows allow such loads, else 1) and `lanes` lanes per row:
-//   0:    the narrowest of G = 4 or 8 lanes in one step, then G = 8 or 32 lanes in up to
-//         sddmm_rows_held(vec) steps (the most rows a warp, for matrices with rows to spare);
-//   4, 8: that many, in one step (4) or up to sddmm_rows_held(vec) steps (8);
-//   32:   one row a warp (for matrices too small to fill the device with several rows a warp):
-//         16-byte vectors when d exceeds 32 values, else single values, so that d = 32 keeps
-//         every lane busy.
-// Any other count holds nothing (g = 0).
+// and Y's rows allow such loads, else 1) and `lanes` lanes per row: 0, the narrowest of G = 4 or
+// 8 lanes in one step, then G = 8 or 32 lanes in up to sddmm_rows_held(wide) steps (the most rows
+// a warp); 4, 8 or 32, the shape of that G. g = 0 where none holds d.
 SddmmRowsShape pick_rows_shape(long long d, int wide, int lanes = 0);
 
 // The forward pass's kernel: the mode, and for the rows mode its shape and `split`, the number
@@ -55,12 +50,11 @@ struct SddmmDotChoice {
 //   (warps a group of rows): the rows mode, its shape and split chosen from A's size where not
 //   given; slices where no rows-mode shape holds d or nnz >= 2^30 (run_dot also runs slices
 //   where Y or the output span 2^31 elements or more);
-//   empty: rows when its shape's groups of rows fill the device (or, one row a warp, when they
-//   fill it after a split), its rows are even (few idle lanes) and neighbouring rows share
-//   columns (dot_mode.cu has the thresholds). The automatic choice reads A's row_ptr and first
-//   columns in one small kernel and synchronises exec's stream to read back its 32-byte result;
-//   the choice is then kept by A's arrays and size, so later calls with the same A neither read
-//   nor wait.
+//   empty: rows when its rows are even (few idle lanes, a few more where the groups of rows are
+//   split) and neighbouring rows share columns (dot_mode.cu has the thresholds). The automatic
+//   choice reads A's row_ptr and first columns in one small kernel and synchronises exec's
+//   stream to read back its 32-byte result; the choice is then kept by A's arrays and size, so
+//   later calls with the same A neither read nor wait.
 // InvalidArgument for any other config.
 template <class V, class I>
 SddmmDotChoice sddmm_dot_choice(const Executor& exec, CsrView<const V, I> a, index_t d, bool vector_ok, std::string_view config);

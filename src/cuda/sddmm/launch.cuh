@@ -1,6 +1,6 @@
 #pragma once
 // Launches of the SDDMM kernels for a runtime shape: a switch over the compiled shapes, G in
-// {1, 2, 4, 8, 16, 32} lanes and VEC in {1, 16 bytes' worth} (the rows kernel: the five shapes of
+// {1, 2, 4, 8, 16, 32} lanes and VEC in {1, 16 bytes' worth} (the rows kernel: the four shapes of
 // pick_rows_shape per VEC). Included by kernels_<type>.cu only.
 #include <string>
 
@@ -79,12 +79,10 @@ void dispatch_rows_shape(const SddmmRowsShape& s, Launch&& launch) {
     SPK_SDDMM_ROWS_CASE(4, 1, 1)
     SPK_SDDMM_ROWS_CASE(8, 1, 1)
     SPK_SDDMM_ROWS_CASE(8, 1, sddmm_rows_held(1))
-    SPK_SDDMM_ROWS_CASE(32, 1, 1)
     SPK_SDDMM_ROWS_CASE(32, 1, sddmm_rows_held(1))
     SPK_SDDMM_ROWS_CASE(4, wide, 1)
     SPK_SDDMM_ROWS_CASE(8, wide, 1)
     SPK_SDDMM_ROWS_CASE(8, wide, sddmm_rows_held(wide))
-    SPK_SDDMM_ROWS_CASE(32, wide, 1)
     SPK_SDDMM_ROWS_CASE(32, wide, sddmm_rows_held(wide))
 #undef SPK_SDDMM_ROWS_CASE
     invalid_argument("sddmm: no rows kernel compiled for " + std::to_string(s.g) + " lanes x " + std::to_string(s.vec) + " values x " +
