@@ -365,8 +365,8 @@ Csr<V, I> with_long_rows(index_t rows, index_t cols, const std::vector<std::pair
 // Rows far longer than the mean are cut into chunks whose states a second kernel merges (sum and
 // mean, softmax or not). Rows of 1000 and 2999 entries are long on any device (the threshold is at
 // most 16 times the mean row, about 300 here); on a graph this small the search starts from the
-// small-graph floor (16 entries) and doubles until the chunks' states fit the budget, so the rows
-// of 128 and 129 are cut too. Forward, saved statistics and the gradients computed from them must
+// small-graph floor (16 entries: the five long rows are few and far longer) and doubles until the
+// chunks' states fit the budget, so the rows of 128 and 129 are cut too. Forward, saved statistics and the gradients computed from them must
 // match.
 template <class V, class I>
 void check_long_rows_split(std::uint64_t s) {
@@ -432,9 +432,9 @@ TEST_F(CudaFusedmm, PlanReusesItsLongRowSearch) {
 }
 
 // One row of 100 000 entries (hundreds of chunks, merged by one block a head) among short rows.
-// In the first case (4 heads of 32) the states at the preferred threshold (the share of the work a
-// resident warp, 55 entries on the H200) exceed the chunk budget (half an nnz-sized array, about
-// 230 KB): the threshold is doubled until they fit.
+// In the first case (4 heads of 32) the states at the first thresholds (on the H200 55 entries, the
+// share of the work a resident warp, 110, then the preferred 128) exceed the chunk budget (half an
+// nnz-sized array, about 230 KB): the threshold is doubled until they fit.
 TEST_F(CudaFusedmm, OneRowOfAHundredThousandEntries) {
     const auto s = seed("cuda_fusedmm_100k_row");
     const index_t rows = 2000, cols = 100000;

@@ -26,9 +26,16 @@ struct DeviceState {
 
 std::array<DeviceState, max_devices> states;
 
+// The devices a process sees are fixed once the runtime starts, so they are counted once:
+// state_of is on every call's path (device_properties), and cudaGetDeviceCount is a runtime call.
+int counted_devices() {
+    static const int count = device_count();
+    return count;
+}
+
 DeviceState& state_of(int device) {
-    if (device < 0 || device >= max_devices || device >= device_count())
-        invalid_argument("CUDA device " + std::to_string(device) + " does not exist (" + std::to_string(device_count()) +
+    if (device < 0 || device >= max_devices || device >= counted_devices())
+        invalid_argument("CUDA device " + std::to_string(device) + " does not exist (" + std::to_string(counted_devices()) +
                          " devices)");
     DeviceState& s = states[static_cast<std::size_t>(device)];
     std::call_once(s.once, [&] {

@@ -216,7 +216,8 @@ SplitWorkspace prepare_split(const Executor& exec, const I* row_ptr, long long r
     SplitWorkspace w;
     const DeviceProperties& device = device_properties(exec.device());
     const long long state_bytes = r.heads * (r.dz + (r.softmax ? 2 : 0)) * static_cast<long long>(sizeof(S));
-    const Segments<I> row_segments{row_ptr, rows, nnz, split_threshold(rows, nnz, r.heads, device), state_bytes};
+    const Segments<I> row_segments{row_ptr, rows, nnz, split_threshold(rows, nnz, r.heads, device), first_split_threshold(nnz, r.heads, device),
+                                   state_bytes};
     const auto search = [&] { return find_long_segments<I, 1>(exec, {row_segments}, chunk_budget(nnz, sizeof(S)), {&split}, w.search)[0]; };
     Found found;
     if (cache == nullptr) {
@@ -409,9 +410,9 @@ void fusedmm_backward(const Executor& exec, const FusedBackwardArgs<V, I>& args,
     const DeviceProperties& device = device_properties(exec.device());
     const std::array<Segments<I>, 2> arrays{
         Segments<I>{run_rows ? a.row_ptr : nullptr, a.rows, a.nnz, a.rows > 0 ? split_threshold(a.rows, a.nnz, o.heads, device) : 0,
-                    state_bytes(row_share)},
+                    first_split_threshold(a.nnz, o.heads, device), state_bytes(row_share)},
         Segments<I>{run_columns ? k.col_ptr : nullptr, a.cols, a.nnz, a.cols > 0 ? split_threshold(a.cols, a.nnz, o.heads, device) : 0,
-                    state_bytes(column_share)}};
+                    first_split_threshold(a.nnz, o.heads, device), state_bytes(column_share)}};
     SearchWorkspace search;
     const std::array<fused::ChunkList<I>*, 2> lists{&k.split.rows, &k.split.columns};
     const auto search_both = [&] { return find_long_segments<I, 2>(exec, arrays, chunk_budget(a.nnz, sizeof(S)), lists, search); };

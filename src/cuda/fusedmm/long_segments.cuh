@@ -29,17 +29,26 @@ namespace spk::detail::cuda::fused_search {
 //  - at most an even share of the work (nnz x heads entries) among the warps the device holds at
 //    once: on a small matrix with one huge row the device is otherwise idle. The (chunk, head)
 //    states then number below twice those warps.
-//  - at least 128 entries where that share reaches 128: a chunk's state (a few values a head) and
-//    its combine cost about 1% of the chunk's own reads (128 rows of Y and of Z). On a smaller
-//    graph most of the device idles and the kernel takes as long as its longest row's serial steps
-//    (a few entries a step, each step dependent round trips to L2): citeseer's row of 99 held the
-//    forward 23 us at K = 32 (H200). There the floor follows the share down to 16 entries.
+//  - at least 128 entries: a chunk's state (a few values a head) and its combine cost about 1% of
+//    the chunk's own reads (128 rows of Y and of Z).
 constexpr long long kSplitFloor = 128, kSmallGraphSplitFloor = 16;
-inline long long split_threshold(long long segments, long long nnz, int heads, const DeviceProperties& device) {
+inline long long work_share(long long nnz, int heads, const DeviceProperties& device) {
     const long long resident_warps = std::max(1LL, static_cast<long long>(device.sm_count) * device.max_threads_per_sm / 32);
+    return nnz * heads / resident_warps;
+}
+inline long long split_threshold(long long segments, long long nnz, int heads, const DeviceProperties& device) {
     const long long mean_based = 16 * ((nnz + segments - 1) / segments);
-    const long long share = nnz * heads / resident_warps;
-    return std::max(std::clamp(share, kSmallGraphSplitFloor, kSplitFloor), std::min(mean_based, share));
+    return std::max(kSplitFloor, std::min(mean_based, work_share(nnz, heads, device)));
+}
+
+// The first threshold a search weighs: on a small graph, whose share of the work a resident warp
+// falls below kSplitFloor, that share (at least 16 entries), then its doublings up to the preferred
+// threshold (choose_threshold takes those only where a few segments are far longer than the
+// rest). There most of the device idles and the kernel takes as long as its longest segment's
+// serial steps (a few entries a step, each step dependent round trips to L2): citeseer's row of
+// 99 held the forward 23 us at K = 32, 12.5 us once cut at 16 (H200).
+inline long long first_split_threshold(long long nnz, int heads, const DeviceProperties& device) {
+    return std::clamp(work_share(nnz, heads, device), kSmallGraphSplitFloor, kSplitFloor);
 }
 
 // The most one split may hold (its chunks' partial states and the lists of its long segments and
@@ -84,6 +93,7 @@ struct Segments {
     const I* ptr = nullptr;  // null: not searched
     long long count = 0, nnz = 0;
     long long threshold = 0;    // the preferred threshold (split_threshold)
+    long long first = 0;        // the first candidate (first_split_threshold; at most `threshold`)
     long long state_bytes = 0;  // one chunk's partial states, every head's
 };
 
@@ -110,13 +120,16 @@ struct Choice {
     Found found;
 };
 
-// Below kSplitFloor (a small graph's thresholds) a candidate is taken only where it fits the budget
-// and some segment is longer than the next candidate (twice it): the split then at least halves
-// the longest segment's serial steps, which pays for the chunks' states and the combine kernel. Cutting rows barely
-// longer than the threshold costs more than it saves (H200, one head of 32: chameleon, longest
-// row 88, cut at 64: 19.7 -> 23.1 us; zenios, 47, at 32: 13.3 -> 15.6 us).
-inline Choice choose_threshold(const fused::Candidates& candidates, const unsigned long long* counts, long long state_bytes, long long budget,
-                        std::size_t index_size) {
+// Below the preferred threshold (a small graph's first candidates) a candidate is taken only where
+// it fits the budget, some segment is longer than the next candidate, so that the split at least
+// halves the longest segment's serial steps, and few segments (at most 1 in kFewLongSegments) are
+// long: what pays for the chunks' states and the combine kernel is a few segments far longer than
+// the rest. Cutting many, or rows barely longer than the threshold, costs more than it saves (H200,
+// one head of 32: chameleon, longest row 88, cut at 64: 19.7 -> 23.1 us; zenios, 47, at 32:
+// 13.3 -> 15.6 us; bcsstk33, half its rows longer than 70, cut at 70: 35.8 -> 41.9 us).
+constexpr long long kFewLongSegments = 8;
+inline Choice choose_threshold(const fused::Candidates& candidates, const unsigned long long* counts, long long segments, long long preferred,
+                               long long state_bytes, long long budget, std::size_t index_size) {
     Choice coarsest{};
     for (int k = 0; k < candidates.count; ++k) {
         const Found f{static_cast<long long>(counts[2 * k]), static_cast<long long>(counts[2 * k + 1])};
@@ -126,9 +139,10 @@ inline Choice choose_threshold(const fused::Candidates& candidates, const unsign
         // alignment of the arrays aside).
         const long long lists = (f.segments + f.chunks) * static_cast<long long>(index_size + sizeof(long long));
         const bool fits = lists + f.chunks * state_bytes <= budget;
-        if (candidates.threshold[k] < kSplitFloor) {  // never the fallback below
+        if (candidates.threshold[k] < preferred) {  // never the fallback below
             const bool halves_longest = k + 1 < candidates.count && counts[2 * (k + 1)] > 0;
-            if (fits && halves_longest) return {candidates.threshold[k], f};
+            const bool few = f.segments * kFewLongSegments <= segments;
+            if (fits && halves_longest && few) return {candidates.threshold[k], f};
             continue;
         }
         if (fits) return {candidates.threshold[k], f};
@@ -158,6 +172,7 @@ std::array<Found, N> find_long_segments(const Executor& exec, const std::array<S
         if (s.ptr == nullptr || s.count == 0) continue;
         // No segment is longer than nnz: the doublings stop there.
         fused::Candidates& c = candidates[n];
+        for (long long t = s.first; t < s.threshold && t < s.nnz && c.count < fused::kMaxCandidates; t *= 2) c.threshold[c.count++] = t;
         for (long long t = s.threshold; t < s.nnz && c.count < fused::kMaxCandidates; t = t > s.nnz / 2 ? s.nnz : 2 * t)
             c.threshold[c.count++] = t;
         if (c.count == 0) continue;
@@ -187,7 +202,9 @@ std::array<Found, N> find_long_segments(const Executor& exec, const std::array<S
     std::array<std::array<std::size_t, 4>, N> at{};
     for (std::size_t n = 0; n < N; ++n) {
         if (candidates[n].count == 0) continue;
-        const Choice choice = choose_threshold(candidates[n], host.data() + n * kCountersPerArray, arrays[n].state_bytes, budget, sizeof(I));
+        const Choice choice =
+            choose_threshold(candidates[n], host.data() + n * kCountersPerArray, arrays[n].count, arrays[n].threshold, arrays[n].state_bytes,
+                             budget, sizeof(I));
         if (choice.found.segments == 0) continue;
         found[n] = choice.found;
         thresholds[n] = choice.threshold;
