@@ -392,6 +392,24 @@ TEST_F(CudaFusedmm, LongRowsSplitIntoChunks) {
     check_long_rows_split<bf16, std::int32_t>(s + 300);
 }
 
+// The forward's blocks hold 256 threads where the row blocks fill the device twice over, fewer
+// (down to 64) on small graphs (launch.cuh): a graph of 20000 rows takes full blocks, one of 300
+// rows the smallest, one of 3000 rows with one head those between. Each matches the reference,
+// long rows split or not.
+TEST_F(CudaFusedmm, ForwardBlocksFollowTheGraphSize) {
+    const auto s = seed("cuda_fusedmm_block_size");
+    std::uint64_t k = 0;
+    for (const auto& [rows, heads] : {std::pair{index_t{20000}, 2}, std::pair{index_t{300}, 1}, std::pair{index_t{3000}, 1}})
+        for (const index_t dz : {index_t{16}, index_t{64}}) {
+            const FusedOptions o = pattern(Score::dot, Edge::scale(0.25f), Normalize::softmax, Aggregate::sum, heads);
+            auto p = fused::random_problem<float, std::int32_t>(rows, rows, 6.0, 16, dz, o, s + k);
+            expect_matches_reference(p, s + k + 1);
+            p.a = with_long_rows<float, std::int32_t>(rows, rows, {{rows / 2, rows / 3}}, s + k + 2);
+            expect_matches_reference(p, s + k + 3);
+            k += 4;
+        }
+}
+
 // A plan keeps its first pass's long-row search (FusedSplitCache) and later passes reuse it: the
 // same widths again with new inputs, another output width (a search of its own), then the first
 // width once more. Each forward and backward must match the reference's; the lists a reused
