@@ -392,11 +392,10 @@ TEST_F(CudaFusedmm, LongRowsSplitIntoChunks) {
     check_long_rows_split<bf16, std::int32_t>(s + 300);
 }
 
-// The forward's blocks hold 256 threads where the row blocks fill the device twice over, fewer
-// (down to 64) on small graphs (launch.cuh): a graph of 20000 rows takes full blocks, one of 300
-// rows the smallest, one of 3000 rows with one head those between. Each matches the reference,
-// long rows split or not.
-TEST_F(CudaFusedmm, ForwardBlocksFollowTheGraphSize) {
+// Graphs of 20000 rows with two heads (thousands of row blocks), 3000 and 300 rows with one (fewer
+// row blocks than the device has multiprocessors), each without and with a row of a third of the
+// columns (cut into chunks): every forward matches the reference.
+TEST_F(CudaFusedmm, LargeAndSmallGraphs) {
     const auto s = seed("cuda_fusedmm_block_size");
     std::uint64_t k = 0;
     for (const auto& [rows, heads] : {std::pair{index_t{20000}, 2}, std::pair{index_t{300}, 1}, std::pair{index_t{3000}, 1}})

@@ -1,6 +1,6 @@
 #pragma once
 // The FusedMM forward kernel: one pass over each row, a group of G lanes per (row, head).
-// Work split: a block is a row block, blockDim.x / G consecutive rows of one head (the head
+// Work split: a block is a row block, kBlockThreads / G consecutive rows of one head (the head
 // varies fastest from block to block), so rows with equal or similar patterns (stencils, the
 // triples of a 3-dof elasticity matrix) read the same Y_j and Z_j rows at about the same time
 // and find them in L1. Under sum and mean without saved attention, rows longer than a threshold
@@ -366,7 +366,7 @@ template <class T, class I, int G, int VEC, CompiledRules CR>
 __global__ void __launch_bounds__(kBlockThreads, forward_min_blocks<T, VEC, CR == CompiledRules::max>)
     forward_kernel(const ForwardArgs<T, I> args) {
     constexpr bool MAX = CR == CompiledRules::max;
-    const int groups = static_cast<int>(blockDim.x) / G;  // kBlockThreads or fewer (launch_forward)
+    constexpr int kGroups = kBlockThreads / G;
     const Rules& r = args.rules;
     const SplitArgs<I, accum_t<T>>& split = args.split;
     const int slot = static_cast<int>(threadIdx.x) / G;
@@ -375,7 +375,7 @@ __global__ void __launch_bounds__(kBlockThreads, forward_min_blocks<T, VEC, CR =
     if (!MAX && blockIdx.x < split.blocks) {
         // A chunk block: a group a (chunk, head) item. The blocks cover every item the workspaces
         // allow; those past the chunks find_long_rows made leave at once.
-        const long long item = static_cast<long long>(blockIdx.x) * groups + slot;
+        const long long item = static_cast<long long>(blockIdx.x) * kGroups + slot;
         if (item >= static_cast<long long>(*split.counts & 0xffffffffull) * r.heads) return;  // whole groups leave together
         k = item / r.heads;
         h = static_cast<int>(item % r.heads);
@@ -385,10 +385,10 @@ __global__ void __launch_bounds__(kBlockThreads, forward_min_blocks<T, VEC, CR =
         begin = row_begin + chunk_offset(c, len, count);
         end = row_begin + chunk_offset(c + 1, len, count);
     } else {
-        // A row block: `groups` consecutive rows of one head.
+        // A row block: kGroups consecutive rows of one head.
         const long long block = static_cast<long long>(blockIdx.x) - split.blocks;
         h = static_cast<int>(block % r.heads);
-        i = block / r.heads * groups + slot;
+        i = block / r.heads * kGroups + slot;
         if (i >= args.rows) return;
         begin = args.row_ptr[i];
         end = args.row_ptr[i + 1];

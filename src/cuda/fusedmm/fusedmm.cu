@@ -50,7 +50,7 @@ namespace spk::detail::cuda {
 namespace fused {
 
 template <class T, class I>
-void launch_forward(const Shape&, bool, const ForwardKernelArgs<T, I, accum_t<T>>&, long long, int, cudaStream_t);
+void launch_forward(const Shape&, bool, const ForwardKernelArgs<T, I, accum_t<T>>&, long long, cudaStream_t);
 template <class T, class I>
 void launch_combine_chunks(const ForwardKernelArgs<T, I, accum_t<T>>&, long long, cudaStream_t);
 template <class T, class I>
@@ -290,8 +290,7 @@ void fusedmm_forward(const Executor& exec, const FusedForwardArgs<V, I>& args, c
     if (o.aggregate != Aggregate::max && args.attention.empty())
         split = prepare_split<I, S>(exec, a.row_ptr, a.rows, a.nnz, k.rules, k.split, args.kept_split);
     fused::launch_forward<T, I>(shape, o.aggregate == Aggregate::max, k,
-                                ShapeChooser<T>::tiles(shape, args.dz, fused::forward_lane_elements(shape.vec)),
-                                device_properties(exec.device()).sm_count, stream);
+                                ShapeChooser<T>::tiles(shape, args.dz, fused::forward_lane_elements(shape.vec)), stream);
     if (split.combine_blocks > 0) fused::launch_combine_chunks<T, I>(k, split.combine_blocks, stream);
     e.write_back(stream);
     // Workspaces are freed on return: wait for the kernels that read them.

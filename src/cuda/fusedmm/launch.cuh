@@ -62,18 +62,11 @@ void with_path(BackwardPath p, const BackwardArgs<T, I>& args, F&& f) {
 
 // The forward grid: first the chunk blocks, enough for every (chunk, head) item the split's
 // workspaces allow (the chunks' number is known on the device only; the blocks without an item
-// leave at once), then one block per row block and head; tiles along y. Blocks of kBlockThreads,
-// halved (down to 64 threads) while the row blocks number fewer than two a multiprocessor: on a
-// small graph a block of 256 threads holds 8 to 64 rows, and its few blocks left SMs idle
-// (bcsstk13, 2003 rows, one head of 32: 63 blocks on the H200's 132 SMs).
+// leave at once), then one block per row block and head; tiles along y.
 template <class T, class I>
-void launch_forward(const Shape& s, bool max_aggregate, const ForwardArgs<T, I>& args, long long tiles, int multiprocessors,
-                    cudaStream_t stream) {
+void launch_forward(const Shape& s, bool max_aggregate, const ForwardArgs<T, I>& args, long long tiles, cudaStream_t stream) {
     with_shape<T>(s, [&]<int G, int VEC>() {
-        int threads = kBlockThreads;
-        const auto row_blocks = [&](int t) { return (args.rows + t / G - 1) / (t / G) * args.rules.heads * tiles; };
-        while (threads > 64 && threads / 2 >= G && row_blocks(threads) < 2LL * multiprocessors) threads /= 2;
-        const long long groups = threads / G;
+        constexpr long long groups = kBlockThreads / G;
         ForwardArgs<T, I> a = args;
         a.split.blocks = (a.split.max_chunks * a.rules.heads + groups - 1) / groups;
         const long long blocks = a.split.blocks + (a.rows + groups - 1) / groups * a.rules.heads;
@@ -81,11 +74,11 @@ void launch_forward(const Shape& s, bool max_aggregate, const ForwardArgs<T, I>&
         check_grid(blocks, tiles);
         const dim3 grid(static_cast<unsigned>(blocks), static_cast<unsigned>(tiles));
         if (max_aggregate)
-            forward_kernel<T, I, G, VEC, CompiledRules::max><<<grid, threads, 0, stream>>>(a);
+            forward_kernel<T, I, G, VEC, CompiledRules::max><<<grid, kBlockThreads, 0, stream>>>(a);
         else if (attention_rules_hold(a.rules))
-            forward_kernel<T, I, G, VEC, CompiledRules::attention><<<grid, threads, 0, stream>>>(a);
+            forward_kernel<T, I, G, VEC, CompiledRules::attention><<<grid, kBlockThreads, 0, stream>>>(a);
         else
-            forward_kernel<T, I, G, VEC, CompiledRules::runtime><<<grid, threads, 0, stream>>>(a);
+            forward_kernel<T, I, G, VEC, CompiledRules::runtime><<<grid, kBlockThreads, 0, stream>>>(a);
         SPK_CUDA_CHECK_LAUNCH();
     });
 }
@@ -143,7 +136,7 @@ void launch_backward_columns(const Shape& s, const BackwardArgs<T, I>& args, lon
 
 // Explicit instantiations of the launches for one value type T.
 #define SPK_FUSED_LAUNCHES(T, I)                                                                                      \
-    template void launch_forward<T, I>(const Shape&, bool, const ForwardArgs<T, I>&, long long, int, cudaStream_t);   \
+    template void launch_forward<T, I>(const Shape&, bool, const ForwardArgs<T, I>&, long long, cudaStream_t);        \
     template void launch_combine_chunks<T, I>(const ForwardArgs<T, I>&, long long, cudaStream_t);                     \
     template void launch_backward_rows<T, I>(const Shape&, const BackwardArgs<T, I>&, bool, long long, BackwardPath, cudaStream_t); \
     template void launch_backward_columns<T, I>(const Shape&, const BackwardArgs<T, I>&, long long, BackwardPath, cudaStream_t);
