@@ -333,6 +333,30 @@ TEST_F(CudaSddmm, UnknownConfigIsInvalidArgument) {
 }
 
 #ifdef SPK_WITH_CUDA
+// The rows-mode shapes and the config grammar, on the host (no device needed): the narrowest
+// shape for d, a shape of given lanes where one holds d, and rows[.g<lanes>][.s<split>].
+TEST(SddmmConfig, RowsShapesAndConfigStrings) {
+    using detail::cuda::pick_rows_shape;
+    const auto shape = [](long long d, int wide, int lanes) {
+        const auto s = pick_rows_shape(d, wide, lanes);
+        return std::to_string(s.g) + "x" + std::to_string(s.vec) + "x" + std::to_string(s.held);
+    };
+    EXPECT_EQ(shape(16, 4, 0), "4x4x1");
+    EXPECT_EQ(shape(32, 4, 0), "8x4x1");
+    EXPECT_EQ(shape(128, 4, 0), "8x4x4");
+    EXPECT_EQ(shape(512, 4, 0), "32x4x4");
+    EXPECT_EQ(shape(513, 1, 0), "0x1x1");  // X's row would not fit in registers
+    EXPECT_EQ(shape(129, 1, 0), "32x1x8");
+    EXPECT_EQ(shape(32, 4, 4), "0x1x1");  // 4 lanes of 4 values hold 16 features
+    EXPECT_EQ(shape(16, 4, 8), "8x4x1");
+    EXPECT_EQ(shape(32, 4, 32), "32x4x4");
+    EXPECT_EQ(shape(32, 4, 16), "0x1x1");  // no shape of 16 lanes is compiled
+    for (const char* good : {"", "slices", "rows", "rows.g4", "rows.g8.s3", "rows.s8.g8", "rows.s64", "rows.g32.s1"})
+        EXPECT_NO_THROW(detail::cuda::check_sddmm_config(good)) << good;
+    for (const std::string bad : {"row", "rows.g16", "rows.s0", "rows.s1.s2", "rows..g8", "slices.s2"})
+        test::expect_error([&] { detail::cuda::check_sddmm_config(bad); }, ErrorKind::InvalidArgument, "\"" + bad + "\"");
+}
+
 // The automatic choice: the rows mode for a mesh with enough rows to fill the device, split
 // among warps for a mesh too small for that, the slices mode for power-law rows and random
 // columns of even rows; the config overrides it except where no rows shape holds d. Both meshes

@@ -15,7 +15,8 @@
 // its first pass of each kind (and width) searches and waits.
 // Peak device memory of a forward pass with row-major operands, besides its inputs, E and the
 // saved statistics (2 x rows x heads values of S): the chunk budget, max(nnz x sizeof(S) / 2,
-// 64 KiB) (chunk_budget), plus a few hundred bytes of counters. The unfused pipeline holds at
+// 64 KiB) (chunk_budget; a small graph's optional cuts below the preferred threshold get half an
+// array strictly), plus a few hundred bytes of counters. The unfused pipeline holds at
 // least nnz x 4 bytes of scores (f32), so from 32 Ki entries on the split holds at most half of
 // that, and with the statistics the forward's peak stays below the pipeline's whenever the mean
 // row exceeds 4 x heads entries (4 heads of 128, H200, predicted from the rows' lengths: R-MAT 18

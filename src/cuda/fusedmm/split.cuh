@@ -25,6 +25,7 @@
 // not depend on timing.
 #include <type_traits>
 
+#include "core/fused_split_threshold.hpp"  // Candidates
 #include "cuda/fusedmm/device.cuh"
 
 namespace spk::detail::cuda::fused {
@@ -40,13 +41,6 @@ __device__ __forceinline__ long long chunk_offset(long long c, long long len, lo
 }
 
 constexpr int kFindThreads = 256;
-
-// The thresholds a search weighs, shortest first: the preferred one, then doublings of it.
-constexpr int kMaxCandidates = 24;
-struct Candidates {
-    long long threshold[kMaxCandidates] = {};
-    int count = 0;
-};
 
 // One thread a segment (segment i: entries ptr[i] .. ptr[i+1]), in whole warps. For candidate k,
 // counts[2k] gathers the long segments and counts[2k + 1] their chunks, with one atomic add each a

@@ -1,0 +1,142 @@
+#pragma once
+// Where the FusedMM passes cut long segments (rows of A; in the backward pass also A's columns)
+// into chunks (cuda/fusedmm/split.cuh), host side and plain C++ so that the rules are tested
+// without a device: the candidate thresholds a search counts chunks for, the budget their states
+// must fit, and the choice among the candidates once their counts are known
+// (cuda/fusedmm/long_segments.cuh runs the search).
+#include <algorithm>
+#include <cstddef>
+
+#include "core/cuda_runtime.hpp"
+
+namespace spk::detail::cuda {
+
+namespace fused {
+
+// The thresholds a search weighs, shortest first (candidates()).
+constexpr int kMaxCandidates = 24;
+struct Candidates {
+    long long threshold[kMaxCandidates] = {};
+    int count = 0;
+};
+
+}  // namespace fused
+
+namespace fused_search {
+
+// The preferred threshold: segments longer than this are cut into chunks of at most this many
+// entries, unless their states would exceed the chunk budget (chunk_budget: then a longer
+// threshold is taken):
+//  - 16 times the mean segment. A block's groups (8 or 32 segments) finish together, so a segment
+//    far above the mean holds its block, and on power-law graphs the hub rows (columns) hold the
+//    kernel.
+//  - at most an even share of the work (nnz x heads entries) among the warps the device holds at
+//    once: on a small matrix with one huge row the device is otherwise idle. The (chunk, head)
+//    states then number below twice those warps.
+//  - at least 128 entries: a chunk's state (a few values a head) and its combine cost about 1% of
+//    the chunk's own reads (128 rows of Y and of Z).
+constexpr long long kSplitFloor = 128, kSmallGraphSplitFloor = 16;
+inline long long work_share(long long nnz, int heads, const DeviceProperties& device) {
+    const long long resident_warps = std::max(1LL, static_cast<long long>(device.sm_count) * device.max_threads_per_sm / 32);
+    return nnz * heads / resident_warps;
+}
+inline long long split_threshold(long long segments, long long nnz, int heads, const DeviceProperties& device) {
+    const long long mean_based = 16 * ((nnz + segments - 1) / segments);
+    return std::max(kSplitFloor, std::min(mean_based, work_share(nnz, heads, device)));
+}
+
+// The first threshold a search weighs: the share of the work a resident warp, from 16 to
+// kSplitFloor entries; it and its doublings below the preferred threshold are optional cuts, which
+// choose_threshold takes only where a few segments are far longer than the rest. On a small graph
+// (a share below kSplitFloor) most of the device idles and the kernel takes as long as its longest
+// segment's serial steps (a few entries a step, each step dependent round trips to L2): citeseer's
+// row of 99 held the forward 23 us at K = 32, 12.5 us once cut at 16. On a large one whose 16 mean
+// rows exceed 128 entries, the first candidate is 128: R-MAT 20 (one head of 32) 1189 -> 1084 us
+// (H200).
+inline long long first_split_threshold(long long nnz, int heads, const DeviceProperties& device) {
+    return std::clamp(work_share(nnz, heads, device), kSmallGraphSplitFloor, kSplitFloor);
+}
+
+// The candidates for segments of at most nnz entries: from `first` doubling while below
+// `preferred`, then `preferred` and its doublings until a candidate reaches nnz (no segment is
+// longer).
+inline fused::Candidates candidates(long long first, long long preferred, long long nnz) {
+    fused::Candidates c;
+    for (long long t = first; t < preferred && t < nnz && c.count < fused::kMaxCandidates; t *= 2) c.threshold[c.count++] = t;
+    for (long long t = preferred; t < nnz && c.count < fused::kMaxCandidates; t = t > nnz / 2 ? nnz : 2 * t) c.threshold[c.count++] = t;
+    return c;
+}
+
+// The most one split may hold (its chunks' partial states and the lists of its long segments and
+// chunks): half of one nnz-sized array of accumulators. The unfused pipeline this pass replaces
+// holds at least one nnz-sized array of scores (SDDMM's output, reused head by head), so the split
+// holds at most half of that, however many heads and however wide. A chunk's state is a full row
+// of heads x dz values: at the preferred threshold alone, the forward's peak with 4 heads of 128
+// was 1.96x the pipeline's on R-MAT 18 and 1.5x on soc-Slashdot0902 (H200). Not less than half: a
+// longer threshold leaves the rows between the two to the row blocks, where a block waits for its
+// longest row; on R-MAT 18 with 4 heads of 32, thresholds of 512 and 1024 instead of 256 took the
+// forward 11% and 34% longer (H200), and half an array keeps 256 there (with 4 heads of 128 it
+// takes 512, no slower than 256). At the preferred threshold and above, at least 64 KiB: on small
+// matrices that little memory lets a huge row be cut finely (the only parallelism there is).
+// Below it (a small graph's optional cuts) half an array strictly: with the 64 KiB there, the
+// forward's peak on Erdos971 (2628 entries, one head of 128) was 45 KiB against the pipeline's 10.
+constexpr long long kMinChunkBudget = 64 << 10;
+struct ChunkBudget {
+    long long preferred = 0;        // at the preferred threshold and above
+    long long below_preferred = 0;  // below it
+};
+inline ChunkBudget chunk_budget(long long nnz, std::size_t accum_size) {
+    const long long half_array = nnz * static_cast<long long>(accum_size) / 2;
+    return {std::max(kMinChunkBudget, half_array), half_array};
+}
+
+// What a search found: long segments and their chunks.
+struct Found {
+    long long segments = 0, chunks = 0;
+};
+
+// The threshold and its count for one pointer array (choose_threshold).
+struct Choice {
+    long long threshold = 0;
+    Found found;
+};
+
+// The threshold for one pointer array of `segments` segments, from each candidate k's counts
+// (counts[2k]: long segments, counts[2k + 1]: chunks; find_long_rows packs both in 32 bits): the
+// shortest candidate whose lists and `state_bytes` a chunk fit the budget; nothing split when no
+// segment is longer than the first candidate (Found{}); where none fits, the coarsest at or above
+// `preferred` (a few chunks a long segment rather than none, which would leave a hub row to one
+// group).
+// Below `preferred` (a small graph's first candidates) a candidate is taken only where it fits
+// its budget, some segment is longer than the next candidate, so that the split at least halves
+// the longest segment's serial steps, and few segments (at most 1 in kFewLongSegments) are long:
+// what pays for the chunks' states and the combine kernel is a few segments far longer than the
+// rest. Cutting many, or rows barely longer than the threshold, costs more than it saves (H200,
+// one head of 32: chameleon, longest row 88, cut at 64: 19.7 -> 23.1 us; zenios, 47, at 32:
+// 13.3 -> 15.6 us; bcsstk33, half its rows longer than 70, cut at 70: 35.8 -> 41.9 us).
+constexpr long long kFewLongSegments = 8;
+inline Choice choose_threshold(const fused::Candidates& candidates, const unsigned long long* counts, long long segments, long long preferred,
+                               long long state_bytes, const ChunkBudget& budget, std::size_t index_size) {
+    Choice coarsest{};
+    for (int k = 0; k < candidates.count; ++k) {
+        const Found f{static_cast<long long>(counts[2 * k]), static_cast<long long>(counts[2 * k + 1])};
+        if (f.segments == 0) break;
+        if (f.chunks >= (1LL << 32)) continue;  // find_long_rows' counter packs long segments and chunks in 32 bits each
+        // Each long segment and each chunk has an index and a long long in the lists (the 256-byte
+        // alignment of the arrays aside).
+        const long long bytes = (f.segments + f.chunks) * static_cast<long long>(index_size + sizeof(long long)) + f.chunks * state_bytes;
+        if (candidates.threshold[k] < preferred) {  // never the fallback
+            const bool halves_longest = k + 1 < candidates.count && counts[2 * (k + 1)] > 0;
+            const bool few = f.segments * kFewLongSegments <= segments;
+            if (bytes <= budget.below_preferred && halves_longest && few) return {candidates.threshold[k], f};
+            continue;
+        }
+        if (bytes <= budget.preferred) return {candidates.threshold[k], f};
+        coarsest = {candidates.threshold[k], f};
+    }
+    return coarsest;
+}
+
+}  // namespace fused_search
+
+}  // namespace spk::detail::cuda
