@@ -364,10 +364,10 @@ Csr<V, I> with_long_rows(index_t rows, index_t cols, const std::vector<std::pair
 
 // Rows far longer than the mean are cut into chunks whose states a second kernel merges (sum and
 // mean, softmax or not). Rows of 1000 and 2999 entries are long on any device (the threshold is at
-// most 16 times the mean row, about 300 here); on a graph this small the search starts from the
-// small-graph floor (16 entries: the five long rows are few and far longer) and doubles until the
-// chunks' states fit the budget, so the rows of 128 and 129 are cut too. Forward, saved statistics and the gradients computed from them must
-// match.
+// most 16 times the mean row, about 300 here); the optional cuts below 128 (from 16 entries) would
+// hold more than half an nnz-sized array of states on a graph this small, so on the H200 the
+// threshold is 128 and the rows of 128 and 129 entries straddle it. Forward, saved statistics and
+// the gradients computed from them must match.
 template <class V, class I>
 void check_long_rows_split(std::uint64_t s) {
     const std::vector<std::pair<index_t, index_t>> long_rows{{3, 2999}, {40, 128}, {41, 129}, {150, 1000}, {299, 2000}};
