@@ -82,15 +82,16 @@ class SpmmPlan:
     __call__ = run
 
 
-def sddmm(A, X, Y, *, heads=1, scale_by_a=True):
+def sddmm(A, X, Y, *, heads=1, scale_by_a=True, config=""):
     """Per stored A[i, j] and head h: A[i, j] * <X[i, h-block], Y[j, h-block]> (no A factor when
     scale_by_a=False). Returns the values in A's entry order: shape (nnz,) for one head, else
-    (nnz, heads); A.with_data(values) makes them a matrix.
+    (nnz, heads); A.with_data(values) makes them a matrix. config picks the CUDA kernel ("slices",
+    "rows[.g<lanes>][.s<split>]"; empty: chosen from A's rows) and is ignored on the CPU.
     """
     A = as_csr(A)
     X, Y = _dense(X, "X"), _dense(Y, "Y")
     out = _backend.empty(X, (A.nnz, int(heads)))
-    _core.sddmm(A._handle, X, Y, out, bool(scale_by_a), int(heads), _backend.stream_of(X), _backend.get_num_threads())
+    _core.sddmm(A._handle, X, Y, out, bool(scale_by_a), int(heads), str(config), _backend.stream_of(X), _backend.get_num_threads())
     return out.reshape(-1) if heads == 1 else out
 
 

@@ -210,7 +210,7 @@ spmm_arg_op.register_autograd(_spmm_arg_backward, setup_context=_spmm_arg_setup)
 def sddmm_op(indptr: Tensor, indices: Tensor, values: Tensor, rows: int, cols: int, X: Tensor, Y: Tensor, heads: int, scale_by_a: bool) -> Tensor:
     a = _matrix(indptr, indices, values, rows, cols)
     out = X.new_empty((indices.shape[0], heads))
-    _core.sddmm(a, _dense(X), _dense(Y), _out(out), scale_by_a, heads, _stream(X), _threads())
+    _core.sddmm(a, _dense(X), _dense(Y), _out(out), scale_by_a, heads, "", _stream(X), _threads())
     return out
 
 

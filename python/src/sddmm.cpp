@@ -1,5 +1,8 @@
 // sddmm and its gradients, into caller-allocated arrays.
 #include <nanobind/stl/optional.h>
+#include <nanobind/stl/string.h>
+
+#include <string>
 
 #include "arrays.hpp"
 #include "bindings.hpp"
@@ -9,7 +12,7 @@ namespace spk::python {
 namespace {
 
 void sddmm(const SparseMatrix& a, const InArray& x, const InArray& y, const OutArray& out, bool scale_by_a, int heads,
-           std::uintptr_t stream, int threads) {
+           const std::string& config, std::uintptr_t stream, int threads) {
     Placement place;
     place.add(a.indptr(), "A");
     place.add(x, "X");
@@ -21,7 +24,7 @@ void sddmm(const SparseMatrix& a, const InArray& x, const InArray& y, const OutA
         const auto yv = dense_in<V>(y, "Y");
         const auto ov = dense_out<V>(out, "out");
         nb::gil_scoped_release nogil;
-        spk::sddmm(exec, a.view<V, I>(), xv, yv, ov, SddmmOptions{scale_by_a, heads});
+        spk::sddmm(exec, a.view<V, I>(), xv, yv, ov, SddmmOptions{scale_by_a, heads, config});
     });
 }
 
@@ -52,7 +55,7 @@ void sddmm_backward(const SparseMatrix& a, const InArray& x, const InArray& y, c
 
 void bind_sddmm(nb::module_& m) {
     using namespace nb::literals;
-    m.def("sddmm", &sddmm, "a"_a, "x"_a, "y"_a, "out"_a, "scale_by_a"_a, "heads"_a, "stream"_a, "threads"_a);
+    m.def("sddmm", &sddmm, "a"_a, "x"_a, "y"_a, "out"_a, "scale_by_a"_a, "heads"_a, "config"_a, "stream"_a, "threads"_a);
     m.def("sddmm_backward", &sddmm_backward, "a"_a, "x"_a, "y"_a, "d_out"_a, "dx"_a.none(), "dy"_a.none(), "da"_a.none(), "scale_by_a"_a,
           "heads"_a, "stream"_a, "threads"_a);
 }

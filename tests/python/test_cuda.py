@@ -45,7 +45,14 @@ def test_sddmm_matches_the_host(rng):
     Y = torch.randn(300, 16, device="cuda")
     out = spk.sddmm(A, X, Y)
     assert out.is_cuda
-    np.testing.assert_allclose(out.cpu().numpy(), spk.sddmm(S, X.cpu().numpy(), Y.cpu().numpy()), rtol=1e-4, atol=1e-4)
+    want = spk.sddmm(S, X.cpu().numpy(), Y.cpu().numpy())
+    np.testing.assert_allclose(out.cpu().numpy(), want, rtol=1e-4, atol=1e-4)
+    # Each forward kernel by name (the rows mode split across warps, or not); a config the CUDA
+    # backend does not know is a ValueError that names it.
+    for config in ("slices", "rows", "rows.g8.s3", "rows.g32.s1"):
+        np.testing.assert_allclose(spk.sddmm(A, X, Y, config=config).cpu().numpy(), want, rtol=1e-4, atol=1e-4)
+    with pytest.raises(ValueError, match="rows.g5"):
+        spk.sddmm(A, X, Y, config="rows.g5")
 
 
 @cuda_only

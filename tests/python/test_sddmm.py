@@ -30,6 +30,14 @@ def test_sddmm_random(rng, dtype, index_dtype, heads, scale_by_a):
     np.testing.assert_allclose(out.reshape(A.nnz, heads), ref, **tol(dtype))
 
 
+def test_sddmm_config_is_ignored_on_the_cpu(rng):
+    A = random_csr(rng, 12, 10)
+    X, Y = rng.standard_normal((12, 8)), rng.standard_normal((10, 8))
+    want = spk.sddmm(spk.from_scipy(A), X, Y)
+    for config in ("rows.g8.s3", "slices"):
+        np.testing.assert_array_equal(spk.sddmm(spk.from_scipy(A), X, Y, config=config), want)
+
+
 def test_sddmm_with_data_gives_matrix(rng):
     A = random_csr(rng, 10, 9)
     X, Y = rng.standard_normal((10, 3)), rng.standard_normal((9, 3))
