@@ -115,8 +115,8 @@ struct Choice {
 // one head of 32: chameleon, longest row 88, cut at 64: 19.7 -> 23.1 us; zenios, 47, at 32:
 // 13.3 -> 15.6 us; bcsstk33, half its rows longer than 70, cut at 70: 35.8 -> 41.9 us).
 constexpr long long kFewLongSegments = 8;
-inline Choice choose_threshold(const fused::Candidates& candidates, const unsigned long long* counts, long long segments, long long preferred,
-                               long long state_bytes, const ChunkBudget& budget, std::size_t index_size) {
+inline Choice choose_threshold(const fused::Candidates& candidates, const unsigned long long* counts, long long segments,
+                               long long preferred, long long state_bytes, const ChunkBudget& budget, std::size_t index_size) {
     Choice coarsest{};
     for (int k = 0; k < candidates.count; ++k) {
         const Found f{static_cast<long long>(counts[2 * k]), static_cast<long long>(counts[2 * k + 1])};

@@ -328,7 +328,8 @@ TEST_F(CudaSddmm, UnknownConfigIsInvalidArgument) {
     const DenseView<const float> xv{x.data(), 1, 4, 4, Layout::row_major, x.space()}, yv{y.data(), 1, 4, 4, Layout::row_major, y.space()};
     const DenseView<float> out_view{out.data(), 1, 1, 1, Layout::row_major, out.space()};
     test::expect_error([&] { sddmm(gpu, a.view(), xv, yv, out_view, {.config = "fast"}); }, ErrorKind::InvalidArgument, "\"fast\"");
-    for (const std::string bad : {"rows.g5", "rows.g16", "rows.s0", "rows.s", "rows.g8.g8", "rows.", "rowsg8", "rows.x2", "rows.s99999999999"})
+    for (const std::string bad :
+         {"rows.g5", "rows.g16", "rows.s0", "rows.s", "rows.g8.g8", "rows.", "rowsg8", "rows.x2", "rows.s99999999999"})
         test::expect_error([&] { sddmm(gpu, a.view(), xv, yv, out_view, {.config = bad}); }, ErrorKind::InvalidArgument, "\"" + bad + "\"");
 }
 

@@ -217,8 +217,8 @@ SplitWorkspace prepare_split(const Executor& exec, const I* row_ptr, long long r
     SplitWorkspace w;
     const DeviceProperties& device = device_properties(exec.device());
     const long long state_bytes = r.heads * (r.dz + (r.softmax ? 2 : 0)) * static_cast<long long>(sizeof(S));
-    const Segments<I> row_segments{row_ptr, rows, nnz, split_threshold(rows, nnz, r.heads, device), first_split_threshold(nnz, r.heads, device),
-                                   state_bytes};
+    const Segments<I> row_segments{
+        row_ptr, rows, nnz, split_threshold(rows, nnz, r.heads, device), first_split_threshold(nnz, r.heads, device), state_bytes};
     const auto search = [&] { return find_long_segments<I, 1>(exec, {row_segments}, chunk_budget(nnz, sizeof(S)), {&split}, w.search)[0]; };
     Found found;
     if (cache == nullptr) {

@@ -106,9 +106,8 @@ std::array<Found, N> find_long_segments(const Executor& exec, const std::array<S
     std::array<std::array<std::size_t, 4>, N> at{};
     for (std::size_t n = 0; n < N; ++n) {
         if (candidates[n].count == 0) continue;
-        const Choice choice =
-            choose_threshold(candidates[n], host.data() + n * kCountersPerArray, arrays[n].count, arrays[n].threshold, arrays[n].state_bytes,
-                             budget, sizeof(I));
+        const Choice choice = choose_threshold(candidates[n], host.data() + n * kCountersPerArray, arrays[n].count, arrays[n].threshold,
+                                               arrays[n].state_bytes, budget, sizeof(I));
         if (choice.found.segments == 0) continue;
         found[n] = choice.found;
         thresholds[n] = choice.threshold;

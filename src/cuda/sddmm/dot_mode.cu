@@ -275,7 +275,8 @@ SddmmDotChoice sddmm_dot_choice(const Executor& exec, CsrView<const V, I> a, ind
     return *use_rows ? rows : SddmmDotChoice{};
 }
 
-#define SPK_INSTANTIATE(V, I) template SddmmDotChoice sddmm_dot_choice(const Executor&, CsrView<const V, I>, index_t, bool, std::string_view);
+#define SPK_INSTANTIATE(V, I) \
+    template SddmmDotChoice sddmm_dot_choice(const Executor&, CsrView<const V, I>, index_t, bool, std::string_view);
 SPK_FOR_ALL_VALUES_AND_INDICES(SPK_INSTANTIATE)
 #undef SPK_INSTANTIATE
 
