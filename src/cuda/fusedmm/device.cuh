@@ -12,7 +12,6 @@
 #include <cuda_runtime.h>
 
 #include "core/fusedmm_math.hpp"
-#include "cuda/common/readonly_load.cuh"
 #include "cuda/common/segment_group.cuh"
 #include "cuda/common/values.cuh"
 #include "cuda/fusedmm/kernel_args.hpp"
@@ -51,15 +50,6 @@ template <class T, int VEC>
 __device__ __forceinline__ void zero(accum_t<T> (&out)[VEC]) {
 #pragma unroll
     for (int k = 0; k < VEC; ++k) out[k] = accum_t<T>(0);
-}
-
-// load_vec through the read-only path (ld.global.nc): for X, Y and Z, which no thread writes
-// while a kernel runs, so that the compiler may issue the loads early, past the kernel's stores.
-template <class T, int VEC>
-__device__ __forceinline__ void load_vec_readonly(const T* p, accum_t<T> (&out)[VEC]) {
-    const vec_storage<T, VEC> s = load_readonly<T, VEC>(p);
-#pragma unroll
-    for (int k = 0; k < VEC; ++k) out[k] = to_accum(s.v[k]);
 }
 
 // VEC values of base[offset ...] when `valid`, zeros otherwise (base may then be null).

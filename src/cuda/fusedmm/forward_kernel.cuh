@@ -20,7 +20,6 @@
 // underflow to 0, where the reference's "first in the row wins" must decide, not the order in
 // which the rescales happened. So that case first sweeps the row for m and l (no Z reads), then
 // aggregates with the final weights.
-#include "cuda/common/async_copy.cuh"
 #include "cuda/fusedmm/split.cuh"
 
 namespace spk::detail::cuda::fused {
@@ -45,7 +44,7 @@ __device__ __forceinline__ void score_parts(const ForwardArgs<T, I>& args, int h
         if (f >= r.d) break;
         A yv[kForwardBatch][VEC];
 #pragma unroll
-        for (int b = 0; b < kForwardBatch; ++b) load_vec_readonly<T, VEC>(args.y + j[b] * args.ldy + h * r.d + f, yv[b]);
+        for (int b = 0; b < kForwardBatch; ++b) load_vec<T, VEC>(args.y + j[b] * args.ldy + h * r.d + f, yv[b]);
 #pragma unroll
         for (int b = 0; b < kForwardBatch; ++b) part[b] += score_terms(r.score, xr[c], yv[b]);
     }
@@ -56,7 +55,7 @@ __device__ __forceinline__ void score_parts(const ForwardArgs<T, I>& args, int h
         A xv[VEC], yv[kForwardBatch][VEC];
         load_vec<T, VEC>(xi + f, xv);
 #pragma unroll
-        for (int b = 0; b < kForwardBatch; ++b) load_vec_readonly<T, VEC>(args.y + j[b] * args.ldy + h * r.d + f, yv[b]);
+        for (int b = 0; b < kForwardBatch; ++b) load_vec<T, VEC>(args.y + j[b] * args.ldy + h * r.d + f, yv[b]);
 #pragma unroll
         for (int b = 0; b < kForwardBatch; ++b) part[b] += score_terms(r.score, xv, yv[b]);
     }
@@ -136,15 +135,13 @@ __device__ __forceinline__ accum_t<T> slot_weight(const ForwardArgs<T, I>& args,
     return edge_apply(r.edge, s);
 }
 
-// The columns of entries p0 .. p0+kForwardBatch-1; those at or past `end` read nothing and get
-// column 0 (a valid row of Y and Z, whose values are never used).
 template <class I>
 __device__ __forceinline__ void batch_columns(const I* col_idx, long long p0, long long end, I (&j)[kForwardBatch],
                                               bool (&valid)[kForwardBatch]) {
 #pragma unroll
     for (int b = 0; b < kForwardBatch; ++b) {
         valid[b] = p0 + b < end;
-        j[b] = valid[b] ? __ldg(col_idx + p0 + b) : I(0);
+        j[b] = col_idx[valid[b] ? p0 + b : p0];  // a valid address; the result is ignored
     }
 }
 
@@ -247,44 +244,10 @@ __device__ __forceinline__ void forward_work(const ForwardArgs<T, I>& args, long
             acc[c][q] = 0;
             arg[c][q] = I(-1);
         }
-    // A batch waits on one round trip to memory, not three: its columns were fetched during the
-    // previous batch, and with one chunk a lane its Z rows are requested into shared memory with
-    // its Y rows, before the scores (registers could not hold them: the hot kernels spilled).
-    // Small graphs that cannot fill the device run one row's batches back to back, so a batch's
-    // latency is their time. The Z stage has two buffers: a batch's copies never land on values
-    // this lane may still be reading from the previous batch (cp.async orders nothing else).
-    constexpr bool kStagedZ = C == 1;
-    using Stage = vec_storage<T, VEC>;
-    __shared__ Stage z_stage[kStagedZ ? 2 : 1][kForwardBatch][kStagedZ ? kBlockThreads : 1];
-    const long long z_lane = chunk_start<G, VEC>(tile0, lane);  // this lane's Z features (one chunk)
-    const bool stages_z = kStagedZ && z_lane < r.dz;
-    int buffer = 0;
-    // The columns come a window of G entries at a time, lane l holding entry l's (two registers a
-    // lane, where a batch's own would take kForwardBatch): the batches take theirs by shuffles
-    // while the next window's are on their way.
-    static_assert(G % kForwardBatch == 0, "a batch never straddles two windows");
-    const auto window = [&](long long w0) { return w0 + lane < end ? __ldg(args.col_idx + w0 + lane) : I(0); };
-    I columns = window(begin), next_columns = window(begin + G);
     for (long long p0 = begin; p0 < end; p0 += kForwardBatch) {
-        const int offset = static_cast<int>((p0 - begin) % G);
-        if (offset == 0 && p0 != begin) {
-            columns = next_columns;
-            next_columns = window(p0 + G);
-        }
         I j[kForwardBatch];
         bool valid[kForwardBatch];
-#pragma unroll
-        for (int b = 0; b < kForwardBatch; ++b) {
-            j[b] = __shfl_sync(mask, columns, offset + b, G);
-            valid[b] = p0 + b < end;
-        }
-        if constexpr (kStagedZ) {
-            if (stages_z)
-#pragma unroll
-                for (int b = 0; b < kForwardBatch; ++b)
-                    async_copy<sizeof(Stage)>(&z_stage[buffer][b][threadIdx.x], args.z + j[b] * args.ldz + h * r.dz + z_lane);
-            async_copy_commit();
-        }
+        batch_columns(args.col_idx, p0, end, j, valid);
         A w[kForwardBatch];
         A shrink = 1;
         bool weighed = false;
@@ -320,17 +283,8 @@ __device__ __forceinline__ void forward_work(const ForwardArgs<T, I>& args, long
             const long long f = chunk_start<G, VEC>(tile0 + c, lane);
             if (f >= r.dz) break;
             A zv[kForwardBatch][VEC];
-            if constexpr (kStagedZ) async_copy_wait<0>();
 #pragma unroll
-            for (int b = 0; b < kForwardBatch; ++b) {
-                if constexpr (kStagedZ) {
-                    const Stage staged = z_stage[buffer][b][threadIdx.x];
-#pragma unroll
-                    for (int q = 0; q < VEC; ++q) zv[b][q] = to_accum(staged.v[q]);
-                } else {
-                    load_vec_readonly<T, VEC>(args.z + j[b] * args.ldz + h * r.dz + f, zv[b]);
-                }
-            }
+            for (int b = 0; b < kForwardBatch; ++b) load_vec<T, VEC>(args.z + j[b] * args.ldz + h * r.dz + f, zv[b]);
 #pragma unroll
             for (int b = 0; b < kForwardBatch; ++b) {
                 if (!valid[b]) continue;
@@ -347,7 +301,6 @@ __device__ __forceinline__ void forward_work(const ForwardArgs<T, I>& args, long
                 }
             }
         }
-        buffer ^= 1;
     }
 
     if constexpr (G >= kForwardBatch)
