@@ -62,6 +62,10 @@ struct FusedOptions {
     // of recomputing every score. CUDA uses it for sum and mean aggregation when dX or dA is wanted
     // and each head fits its kernels' registers (f32 heads up to 128 wide); elsewhere it changes nothing.
     bool backward_edge_terms = false;
+    // The CUDA forward kernel's configuration: "auto", or "team<P>" (P = 1, 2, 4 or 8) for P groups
+    // of lanes sharing each row, which graphs of few rows use to fill the device (capped at a warp;
+    // max aggregation always takes 1). Checked on every backend, used by CUDA only.
+    std::string config = "auto";
 };
 
 // Views of what the forward pass keeps (FusedSaved's arrays, or the caller's own, e.g. a framework's

@@ -9,6 +9,7 @@
 
 #include "core/check.hpp"
 #include "core/fusedmm_kernels.hpp"
+#include "core/fused_row_team.hpp"
 #include "core/fusedmm_stage.hpp"
 #include "core/instantiate.hpp"
 #include "spk/spmm.hpp"
@@ -91,6 +92,7 @@ void check_options(const FusedOptions& o) {
         invalid_argument("FusedOptions.aggregate: unknown value " + std::to_string(static_cast<int>(o.aggregate)));
     if (to_string(o.edge) == "?") invalid_argument("FusedOptions.edge: unknown kind " + std::to_string(static_cast<int>(o.edge.kind)));
     if (!std::isfinite(o.edge.param)) invalid_argument("FusedOptions.edge: parameter of " + to_string(o.edge) + " must be finite");
+    detail::cuda::fused_team::parse_forward_config(o.config);
 }
 
 // Columns `cols` of argument `name` must split into `heads` equal blocks; returns the block width.
@@ -237,7 +239,7 @@ FusedPlan<V, I>::FusedPlan(const Executor& exec, CsrView<const V, I> a, FusedOpt
             impl_->config = "cpu.rows";
             break;
         case Backend::cuda:
-            impl_->config = "auto";
+            impl_->config = options.config;
             break;
     }
 }

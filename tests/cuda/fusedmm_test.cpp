@@ -238,6 +238,39 @@ TEST_F(CudaFusedmm, EveryCombinationMatchesTheReference) {
         }
 }
 
+// Row teams (FusedOptions::config "team<P>"): P groups of lanes share a row, each walking a span
+// of it, and merge their states. Every option combination matches the reference under teams of
+// 4 (capped where a group is wider than 8 lanes; max aggregation takes none), some under 2 and
+// 8, with rows shorter than the team and empty rows among them; a small graph of long rows (which
+// the automatic choice gives teams of 4) matches under "auto" and "team1", and the plan reports
+// the configuration it was given.
+TEST_F(CudaFusedmm, RowTeamsMatchTheReference) {
+    const auto s = seed("cuda_fusedmm_row_teams");
+    const index_t widths[] = {1, 3, 8, 17, 33, 64};
+    std::uint64_t k = 0;
+    for (const char* config : {"team4", "team2", "team8"})
+        for (FusedOptions o : fused::all_combinations()) {
+            ++k;
+            if (std::string(config) != "team4" && k % 3 != 0) continue;
+            o.config = config;
+            o.heads = k % 3 == 1 ? 4 : 1;
+            o.save_attention = k % 2 == 1;
+            const index_t d = widths[k % 6], dz = widths[(k + 2) % 6];
+            if (k % 4 == 0)
+                expect_matches_reference(fused::random_problem<double, std::int64_t>(150, 120, 12.0, d, dz, o, s + k), s + k + 1);
+            else
+                expect_matches_reference(fused::random_problem<float, std::int32_t>(150, 120, 12.0, d, dz, o, s + k), s + k + 1);
+        }
+    for (const char* config : {"auto", "team1"}) {
+        FusedOptions o = pattern(Score::dot, Edge::scale(0.25f), Normalize::softmax, Aggregate::mean, 1, true);
+        o.config = config;
+        const auto p = fused::random_problem<float, std::int32_t>(500, 400, 40.0, 32, 32, o, s + 1000);
+        expect_matches_reference(p, s + 1001);
+        const auto a = p.a.to(Executor::cuda(0));
+        EXPECT_EQ((FusedPlan<float, std::int32_t>(Executor::cuda(0), a.view(), o).config()), std::string(config));
+    }
+}
+
 // Rows wider than a group's registers (32 lanes x 8 values) are cut into tiles.
 TEST_F(CudaFusedmm, WideRowsInTiles) {
     const auto s = seed("cuda_fusedmm_wide");

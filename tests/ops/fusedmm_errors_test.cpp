@@ -64,6 +64,17 @@ TEST(FusedmmErrors, BadOptions) {
     FusedOptions bad_score;
     bad_score.score = static_cast<Score>(42);
     expect_error([&] { plan(bad_score); }, ErrorKind::InvalidArgument, "score");
+    // The CUDA forward's configuration is checked on every backend.
+    for (const char* config : {"team3", "team16", "", "Team4", "team4 "}) {
+        FusedOptions bad_config;
+        bad_config.config = config;
+        expect_error([&] { plan(bad_config); }, ErrorKind::InvalidArgument, "FusedOptions.config '" + std::string(config) + "'");
+    }
+    for (const char* config : {"auto", "team1", "team2", "team4", "team8"}) {
+        FusedOptions good_config;
+        good_config.config = config;
+        EXPECT_NO_THROW(plan(good_config)) << config;
+    }
     // The value score reads A's values: a pattern-only A is rejected.
     CsrView<const float, std::int32_t> pattern = p.a.view();
     pattern.values = nullptr;

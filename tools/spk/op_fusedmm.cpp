@@ -19,6 +19,7 @@ FusedOptions fused_preset_options(const OpConfig& c) {
     FusedOptions o;
     o.heads = c.heads;
     o.backward_edge_terms = c.edge_terms;
+    if (!c.kernel_config.empty()) o.config = c.kernel_config;
     if (c.preset == "gcn") {
         o.score = Score::value;
     } else if (c.preset == "attention") {
@@ -67,7 +68,8 @@ public:
 
     std::string describe() const override {
         return "fusedmm " + config_.preset + " k=" + std::to_string(config_.k) + " heads=" + std::to_string(config_.heads) +
-               (config_.backward ? " backward" : "") + (config_.edge_terms ? " (edge terms)" : "");
+               (config_.backward ? " backward" : "") + (config_.edge_terms ? " (edge terms)" : "") +
+               (config_.kernel_config.empty() ? "" : " config=" + config_.kernel_config);
     }
     void enqueue() override {
         if (config_.backward)

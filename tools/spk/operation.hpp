@@ -41,7 +41,7 @@ struct OpConfig {
     int mode = 0;       // mttkrp, ttm
     index_t rank = 16;  // mttkrp, ttm
     std::uint64_t seed = 1;
-    std::string kernel_config;   // on cuda: spmm's explicit configuration (empty: tune decides), sddmm's mode (empty: automatic)
+    std::string kernel_config;   // on cuda: spmm's explicit configuration (empty: tune decides), sddmm's mode, fusedmm's (empty: automatic)
     Tune tune = Tune::select;    // spmm on cuda
     bool deterministic = false;  // spmm
     bool backward = false;       // fusedmm: the backward pass (from a forward's saved statistics) instead of the forward

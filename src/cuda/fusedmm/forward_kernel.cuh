@@ -198,11 +198,45 @@ __device__ __forceinline__ A slot_total(A share, unsigned mask) {
     return share;
 }
 
-// Entries begin .. end-1 of row i, head h, this block's tile: a whole row (k < 0), whose E row,
-// statistics and attention it writes, or chunk k of a long row, whose state it writes.
+// The groups that share row i (fused_row_team.hpp): `size` groups of G lanes, side by side in one
+// warp (`mask`), each walking a contiguous span of the row's `row_len` entries; the first writes
+// the row's results. A whole row or a chunk has a team of one.
+struct RowTeam {
+    int size = 1;
+    unsigned mask = 0;
+    bool writer = true;
+    long long row_len = 0;
+};
+
+// Merges the team's states into every lane, by a butterfly over the groups: under softmax as
+// combine_chunks merges chunks (each side's sum and accumulator rescaled to the larger max; a
+// side that saw no entry has max -inf and counts for nothing), otherwise by plain sums.
+template <int G, int C, int VEC, class A>
+__device__ __forceinline__ void merge_team(const RowTeam& team, bool softmax, A& m, A& l, A (&acc)[C][VEC]) {
+    for (int offset = G; offset < G * team.size; offset *= 2) {
+        A mine = 1, theirs = 1;
+        if (softmax) {
+            const A m_other = __shfl_xor_sync(team.mask, m, offset);
+            const A l_other = __shfl_xor_sync(team.mask, l, offset);
+            const A top = m > m_other ? m : m_other;
+            mine = m == minus_infinity<A>() ? A(0) : exp(m - top);
+            theirs = m_other == minus_infinity<A>() ? A(0) : exp(m_other - top);
+            l = l * mine + l_other * theirs;
+            m = top;
+        }
+#pragma unroll
+        for (int c = 0; c < C; ++c)
+#pragma unroll
+            for (int q = 0; q < VEC; ++q) acc[c][q] = acc[c][q] * mine + __shfl_xor_sync(team.mask, acc[c][q], offset) * theirs;
+    }
+}
+
+// Entries begin .. end-1 of row i, head h, this block's tile: a whole row or a team member's span
+// of one (k < 0), whose E row, statistics and attention it writes (the team's writer; each member
+// writes its span's attention), or chunk k of a long row, whose state it writes.
 template <class T, class I, int G, int VEC, bool MAX>
 __device__ __forceinline__ void forward_work(const ForwardArgs<T, I>& args, long long i, int h, long long begin, long long end, long long k,
-                                             int lane, unsigned mask) {
+                                             const RowTeam& team, int lane, unsigned mask) {
     using A = accum_t<T>;
     constexpr int C = forward_lane_elements(VEC) / VEC;
     const Rules& r = args.rules;
@@ -305,6 +339,8 @@ __device__ __forceinline__ void forward_work(const ForwardArgs<T, I>& args, long
 
     if constexpr (G >= kForwardBatch)
         if (by_slot) l = slot_total<G>(l, mask);
+    if constexpr (!MAX)
+        if (team.size > 1) merge_team<G>(team, r.softmax, m, l, acc);
 
     if (!MAX && k >= 0) {  // a chunk: its state, unnormalised, for combine_chunks
         const long long state = k * r.heads + h;
@@ -321,14 +357,14 @@ __device__ __forceinline__ void forward_work(const ForwardArgs<T, I>& args, long
         return;
     }
 
-    const long long len = end - begin;
+    const long long len = team.row_len;
     A factor = 0;  // an empty row gives E_i = 0
     if (len > 0) {
         factor = r.softmax && !final_weights ? A(1) / l : A(1);
         if (r.aggregate == Aggregate::mean) factor /= static_cast<A>(len);
     }
 #pragma unroll
-    for (int c = 0; c < C; ++c) {
+    for (int c = 0; c < C && team.writer; ++c) {
         const long long f = chunk_start<G, VEC>(tile0 + c, lane);
         if (f >= r.dz) break;
         A out[VEC];
@@ -341,7 +377,7 @@ __device__ __forceinline__ void forward_work(const ForwardArgs<T, I>& args, long
         }
     }
     if (!r.softmax || !first_tile) return;
-    if (lane == 0) {
+    if (lane == 0 && team.writer) {
         args.row_max[i * r.heads + h] = m;
         args.row_sum[i * r.heads + h] = l;
     }
@@ -372,6 +408,7 @@ __global__ void __launch_bounds__(kBlockThreads, forward_min_blocks<T, VEC, CR =
     const int slot = static_cast<int>(threadIdx.x) / G;
     long long i, begin, end, k = -1;
     int h;
+    RowTeam team;
     if (!MAX && blockIdx.x < split.blocks) {
         // A chunk block: a group a (chunk, head) item. The blocks cover every item the workspaces
         // allow; those past the chunks find_long_rows made leave at once.
@@ -384,22 +421,29 @@ __global__ void __launch_bounds__(kBlockThreads, forward_min_blocks<T, VEC, CR =
         const long long count = chunk_count(len, split.threshold), c = split.chunk_part[k];
         begin = row_begin + chunk_offset(c, len, count);
         end = row_begin + chunk_offset(c + 1, len, count);
+        team.row_len = len;
     } else {
-        // A row block: kGroups consecutive rows of one head.
+        // A row block: kGroups / team consecutive rows of one head, a team of groups a row, each
+        // member an equal span of it.
+        const int size = MAX ? 1 : args.team;
         const long long block = static_cast<long long>(blockIdx.x) - split.blocks;
         h = static_cast<int>(block % r.heads);
-        i = block / r.heads * kGroups + slot;
-        if (i >= args.rows) return;
-        begin = args.row_ptr[i];
-        end = args.row_ptr[i + 1];
-        if (end - begin > split.threshold) return;  // a long row: the chunk blocks walk it
+        i = block / r.heads * (kGroups / size) + slot / size;
+        if (i >= args.rows) return;  // whole teams leave together
+        const long long row_begin = args.row_ptr[i], len = static_cast<long long>(args.row_ptr[i + 1]) - row_begin;
+        if (len > split.threshold) return;  // a long row: the chunk blocks walk it
+        const int member = slot % size;
+        begin = row_begin + chunk_offset(member, len, size);
+        end = row_begin + chunk_offset(member + 1, len, size);
+        const int team_lanes = G * size, first_lane = (static_cast<int>(threadIdx.x) & 31) / team_lanes * team_lanes;
+        team = {size, team_lanes == 32 ? 0xffffffffu : ((1u << team_lanes) - 1) << first_lane, member == 0, len};
     }
     if constexpr (CR == CompiledRules::attention) {
         ForwardArgs<T, I> attention = args;
         attention.rules = attention_rules(args.rules);
-        forward_work<T, I, G, VEC, false>(attention, i, h, begin, end, k, group_lane<G>(), group_mask<G>());
+        forward_work<T, I, G, VEC, false>(attention, i, h, begin, end, k, team, group_lane<G>(), group_mask<G>());
     } else {
-        forward_work<T, I, G, VEC, MAX>(args, i, h, begin, end, k, group_lane<G>(), group_mask<G>());
+        forward_work<T, I, G, VEC, MAX>(args, i, h, begin, end, k, team, group_lane<G>(), group_mask<G>());
     }
 }
 

@@ -34,6 +34,7 @@
 #include <string>
 
 #include "core/cuda_runtime.hpp"
+#include "core/fused_row_team.hpp"
 #include "core/fusedmm_kernels.hpp"
 #include "core/fusedmm_math.hpp"
 #include "core/instantiate.hpp"
@@ -67,9 +68,6 @@ using namespace fused_search;
 
 cudaStream_t stream_of(const Executor& exec) { return static_cast<cudaStream_t>(exec.stream()); }
 
-void check_config(const std::string& config) {
-    if (config != "auto") invalid_argument("fusedmm config '" + config + "': the CUDA backend accepts only 'auto'");
-}
 
 // A dense input as the kernels read it: row-major, through a transposed copy when column-major.
 template <class V>
@@ -262,7 +260,7 @@ template <class V, class I>
 void fusedmm_forward(const Executor& exec, const FusedForwardArgs<V, I>& args, const std::string& config) {
     using T = device_t<V>;
     using S = accum_t<T>;
-    check_config(config);
+    const int requested_team = fused_team::parse_forward_config(config);
     const auto& a = args.a;
     const FusedOptions& o = args.options;
     if (a.rows == 0) return;
@@ -290,8 +288,12 @@ void fusedmm_forward(const Executor& exec, const FusedForwardArgs<V, I>& args, c
     SplitWorkspace split;
     if (o.aggregate != Aggregate::max && args.attention.empty())
         split = prepare_split<I, S>(exec, a.row_ptr, a.rows, a.nnz, k.rules, k.split, args.kept_split);
-    fused::launch_forward<T, I>(shape, o.aggregate == Aggregate::max, k,
-                                ShapeChooser<T>::tiles(shape, args.dz, fused::forward_lane_elements(shape.vec)), stream);
+    const long long tiles = ShapeChooser<T>::tiles(shape, args.dz, fused::forward_lane_elements(shape.vec));
+    // Teams fill the lanes a graph of few rows leaves idle: the forward holds about half an SM's threads (64 registers).
+    const DeviceProperties& device = device_properties(exec.device());
+    const long long resident_lanes = static_cast<long long>(device.sm_count) * device.max_threads_per_sm / 2;
+    k.team = o.aggregate == Aggregate::max ? 1 : fused_team::choose(a.rows, a.nnz, o.heads, tiles, shape.g, resident_lanes, requested_team);
+    fused::launch_forward<T, I>(shape, o.aggregate == Aggregate::max, k, tiles, stream);
     if (split.combine_blocks > 0) fused::launch_combine_chunks<T, I>(k, split.combine_blocks, stream);
     e.write_back(stream);
     // Workspaces are freed on return: wait for the kernels that read them.
@@ -323,7 +325,7 @@ template <class V, class I>
 void fusedmm_backward(const Executor& exec, const FusedBackwardArgs<V, I>& args, const std::string& config) {
     using T = device_t<V>;
     using S = accum_t<T>;
-    check_config(config);
+    fused_team::parse_forward_config(config);  // the forward's configuration: checked, nothing in it concerns the backward
     const auto& a = args.a;
     const FusedOptions& o = args.options;
     const cudaStream_t stream = stream_of(exec);

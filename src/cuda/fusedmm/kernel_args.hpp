@@ -84,6 +84,7 @@ struct ForwardKernelArgs {
     T* attention = nullptr;  // nnz x heads, save_attention only
     long long ld_attention = 0;
     SplitArgs<I, S> split;
+    int team = 1;  // groups that share a row in the row blocks (core/fused_row_team.hpp); 1 under max aggregation
 };
 
 // What the row kernel stores per entry and head for the column kernel under backward_edge_terms:

@@ -62,14 +62,15 @@ void with_path(BackwardPath p, const BackwardArgs<T, I>& args, F&& f) {
 
 // The forward grid: first the chunk blocks, enough for every (chunk, head) item the split's
 // workspaces allow (the chunks' number is known on the device only; the blocks without an item
-// leave at once), then one block per row block and head; tiles along y.
+// leave at once), then one block per row block (groups / team rows) and head; tiles along y.
 template <class T, class I>
 void launch_forward(const Shape& s, bool max_aggregate, const ForwardArgs<T, I>& args, long long tiles, cudaStream_t stream) {
     with_shape<T>(s, [&]<int G, int VEC>() {
         constexpr long long groups = kBlockThreads / G;
         ForwardArgs<T, I> a = args;
         a.split.blocks = (a.split.max_chunks * a.rules.heads + groups - 1) / groups;
-        const long long blocks = a.split.blocks + (a.rows + groups - 1) / groups * a.rules.heads;
+        const long long rows_per_block = groups / (max_aggregate ? 1 : a.team);
+        const long long blocks = a.split.blocks + (a.rows + rows_per_block - 1) / rows_per_block * a.rules.heads;
         if (blocks == 0 || tiles == 0) return;
         check_grid(blocks, tiles);
         const dim3 grid(static_cast<unsigned>(blocks), static_cast<unsigned>(tiles));

@@ -1,0 +1,46 @@
+#pragma once
+// Row teams of the CUDA FusedMM forward (cuda/fusedmm/forward_kernel.cuh), host side and plain C++
+// so that the rule is tested without a device. A team is `team` groups of G lanes that share one
+// row, each walking an equal contiguous span of its entries; their softmax states (max, sum,
+// accumulator) then merge by shuffles, as combine_chunks merges a long row's chunks, but inside
+// one warp and without a second kernel.
+//
+// Why: on a graph whose rows cannot fill the device (a few thousand rows of 30-100 entries, FEM
+// meshes, small citation graphs) the time is the longest row's walk, and ncu shows that walk is
+// issue-bound (on bcsstk13, ~300 instructions a batch of 4 entries at ~5 cycles each), so only
+// more warps on the row shorten it. Teams use the lanes those graphs leave idle.
+#include <string>
+
+#include "spk/error.hpp"
+
+namespace spk::detail::cuda::fused_team {
+
+constexpr int kMaxTeam = 8;
+// Mean row length below which teams are not formed: a span then holds less than two batches of
+// the forward's 4 entries, and the merge costs more than the walk it saves.
+constexpr long long kMinMeanRow = 8;
+
+// The forward's configuration string: "auto" (0: the rule below decides) or "team<P>" with P in
+// {1, 2, 4, 8} (capped where G * P would exceed a warp).
+inline int parse_forward_config(const std::string& config) {
+    if (config == "auto") return 0;
+    for (int p = 1; p <= kMaxTeam; p *= 2)
+        if (config == "team" + std::to_string(p)) return p;
+    invalid_argument("FusedOptions.config '" + config + "': expected 'auto' or team1, team2, team4, team8 (groups of lanes that share a row)");
+}
+
+// The team size for `rows` rows of mean length nnz / rows, `heads` heads and `tiles` tiles, in
+// groups of `lanes` lanes, on a device that holds `resident_lanes` threads of the forward at once:
+// `requested` when given (capped to a warp), else the largest power of two whose teams still fit
+// the device in one wave and fit a warp, and 1 where the rows are too short to share.
+inline int choose(long long rows, long long nnz, int heads, long long tiles, int lanes, long long resident_lanes, int requested) {
+    const int widest = 32 / lanes;
+    if (requested > 0) return requested < widest ? requested : widest;
+    if (rows <= 0 || nnz < kMinMeanRow * rows) return 1;
+    const long long alone = rows * heads * tiles * lanes;  // the lanes without teams
+    int team = 1;
+    while (team * 2 <= widest && team * 2 <= kMaxTeam && alone * team * 2 <= resident_lanes) team *= 2;
+    return team;
+}
+
+}  // namespace spk::detail::cuda::fused_team
