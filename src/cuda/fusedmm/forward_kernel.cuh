@@ -198,26 +198,25 @@ __device__ __forceinline__ A slot_total(A share, unsigned mask) {
     return share;
 }
 
-// The groups that share row i (fused_row_team.hpp): `size` groups of G lanes, side by side in one
-// warp (`mask`), each walking a contiguous span of the row's `row_len` entries; the first writes
-// the row's results. A whole row or a chunk has a team of one.
-struct RowTeam {
-    int size = 1;
-    unsigned mask = 0;
-    bool writer = true;
-    long long row_len = 0;
-};
+// The lanes of this group's row team (fused_row_team.hpp): `size` groups of G lanes side by side
+// in one warp, each walking a contiguous span of the row.
+template <int G>
+__device__ __forceinline__ unsigned team_mask(int size) {
+    const int lanes = G * size, first = (static_cast<int>(threadIdx.x) & 31) / lanes * lanes;
+    return lanes == 32 ? 0xffffffffu : ((1u << lanes) - 1) << first;
+}
 
 // Merges the team's states into every lane, by a butterfly over the groups: under softmax as
 // combine_chunks merges chunks (each side's sum and accumulator rescaled to the larger max; a
 // side that saw no entry has max -inf and counts for nothing), otherwise by plain sums.
 template <int G, int C, int VEC, class A>
-__device__ __forceinline__ void merge_team(const RowTeam& team, bool softmax, A& m, A& l, A (&acc)[C][VEC]) {
-    for (int offset = G; offset < G * team.size; offset *= 2) {
+__device__ __forceinline__ void merge_team(int size, bool softmax, A& m, A& l, A (&acc)[C][VEC]) {
+    const unsigned mask = team_mask<G>(size);
+    for (int offset = G; offset < G * size; offset *= 2) {
         A mine = 1, theirs = 1;
         if (softmax) {
-            const A m_other = __shfl_xor_sync(team.mask, m, offset);
-            const A l_other = __shfl_xor_sync(team.mask, l, offset);
+            const A m_other = __shfl_xor_sync(mask, m, offset);
+            const A l_other = __shfl_xor_sync(mask, l, offset);
             const A top = m > m_other ? m : m_other;
             mine = m == minus_infinity<A>() ? A(0) : exp(m - top);
             theirs = m_other == minus_infinity<A>() ? A(0) : exp(m_other - top);
@@ -227,16 +226,18 @@ __device__ __forceinline__ void merge_team(const RowTeam& team, bool softmax, A&
 #pragma unroll
         for (int c = 0; c < C; ++c)
 #pragma unroll
-            for (int q = 0; q < VEC; ++q) acc[c][q] = acc[c][q] * mine + __shfl_xor_sync(team.mask, acc[c][q], offset) * theirs;
+            for (int q = 0; q < VEC; ++q) acc[c][q] = acc[c][q] * mine + __shfl_xor_sync(mask, acc[c][q], offset) * theirs;
     }
 }
 
 // Entries begin .. end-1 of row i, head h, this block's tile: a whole row or a team member's span
-// of one (k < 0), whose E row, statistics and attention it writes (the team's writer; each member
-// writes its span's attention), or chunk k of a long row, whose state it writes.
+// of one (k < 0), whose E row, statistics and attention it writes (the team's first member; each
+// member writes its span's attention), or chunk k of a long row, whose state it writes. What the
+// team needs after the walk is derived again there, so that nothing of it is live during the walk
+// (kept, it pushed the hot kernels' spills into the batch loop).
 template <class T, class I, int G, int VEC, bool MAX>
 __device__ __forceinline__ void forward_work(const ForwardArgs<T, I>& args, long long i, int h, long long begin, long long end, long long k,
-                                             const RowTeam& team, int lane, unsigned mask) {
+                                             int lane, unsigned mask) {
     using A = accum_t<T>;
     constexpr int C = forward_lane_elements(VEC) / VEC;
     const Rules& r = args.rules;
@@ -339,8 +340,9 @@ __device__ __forceinline__ void forward_work(const ForwardArgs<T, I>& args, long
 
     if constexpr (G >= kForwardBatch)
         if (by_slot) l = slot_total<G>(l, mask);
+    const int team = MAX || k >= 0 ? 1 : args.team;
     if constexpr (!MAX)
-        if (team.size > 1) merge_team<G>(team, r.softmax, m, l, acc);
+        if (team > 1) merge_team<G>(team, r.softmax, m, l, acc);
 
     if (!MAX && k >= 0) {  // a chunk: its state, unnormalised, for combine_chunks
         const long long state = k * r.heads + h;
@@ -357,14 +359,15 @@ __device__ __forceinline__ void forward_work(const ForwardArgs<T, I>& args, long
         return;
     }
 
-    const long long len = team.row_len;
+    const long long len = static_cast<long long>(args.row_ptr[i + 1]) - static_cast<long long>(args.row_ptr[i]);
+    const bool writer = static_cast<int>(threadIdx.x) / G % team == 0;
     A factor = 0;  // an empty row gives E_i = 0
     if (len > 0) {
         factor = r.softmax && !final_weights ? A(1) / l : A(1);
         if (r.aggregate == Aggregate::mean) factor /= static_cast<A>(len);
     }
 #pragma unroll
-    for (int c = 0; c < C && team.writer; ++c) {
+    for (int c = 0; c < C && writer; ++c) {
         const long long f = chunk_start<G, VEC>(tile0 + c, lane);
         if (f >= r.dz) break;
         A out[VEC];
@@ -377,7 +380,7 @@ __device__ __forceinline__ void forward_work(const ForwardArgs<T, I>& args, long
         }
     }
     if (!r.softmax || !first_tile) return;
-    if (lane == 0 && team.writer) {
+    if (lane == 0 && writer) {
         args.row_max[i * r.heads + h] = m;
         args.row_sum[i * r.heads + h] = l;
     }
@@ -408,7 +411,6 @@ __global__ void __launch_bounds__(kBlockThreads, forward_min_blocks<T, VEC, CR =
     const int slot = static_cast<int>(threadIdx.x) / G;
     long long i, begin, end, k = -1;
     int h;
-    RowTeam team;
     if (!MAX && blockIdx.x < split.blocks) {
         // A chunk block: a group a (chunk, head) item. The blocks cover every item the workspaces
         // allow; those past the chunks find_long_rows made leave at once.
@@ -421,7 +423,6 @@ __global__ void __launch_bounds__(kBlockThreads, forward_min_blocks<T, VEC, CR =
         const long long count = chunk_count(len, split.threshold), c = split.chunk_part[k];
         begin = row_begin + chunk_offset(c, len, count);
         end = row_begin + chunk_offset(c + 1, len, count);
-        team.row_len = len;
     } else {
         // A row block: kGroups / team consecutive rows of one head, a team of groups a row, each
         // member an equal span of it.
@@ -435,15 +436,13 @@ __global__ void __launch_bounds__(kBlockThreads, forward_min_blocks<T, VEC, CR =
         const int member = slot % size;
         begin = row_begin + chunk_offset(member, len, size);
         end = row_begin + chunk_offset(member + 1, len, size);
-        const int team_lanes = G * size, first_lane = (static_cast<int>(threadIdx.x) & 31) / team_lanes * team_lanes;
-        team = {size, team_lanes == 32 ? 0xffffffffu : ((1u << team_lanes) - 1) << first_lane, member == 0, len};
     }
     if constexpr (CR == CompiledRules::attention) {
         ForwardArgs<T, I> attention = args;
         attention.rules = attention_rules(args.rules);
-        forward_work<T, I, G, VEC, false>(attention, i, h, begin, end, k, team, group_lane<G>(), group_mask<G>());
+        forward_work<T, I, G, VEC, false>(attention, i, h, begin, end, k, group_lane<G>(), group_mask<G>());
     } else {
-        forward_work<T, I, G, VEC, MAX>(args, i, h, begin, end, k, team, group_lane<G>(), group_mask<G>());
+        forward_work<T, I, G, VEC, MAX>(args, i, h, begin, end, k, group_lane<G>(), group_mask<G>());
     }
 }
 
