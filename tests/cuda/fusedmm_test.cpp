@@ -102,7 +102,7 @@ Tolerance scaled_to(const Tolerance& t, const std::vector<double>& expected) {
 
 template <class V, class I>
 void expect_matches_reference(const Problem<V, I>& p, std::uint64_t s, Layout layout = Layout::row_major, bool give_output = false) {
-    SCOPED_TRACE(fused::describe(p.options) + " rows=" + std::to_string(p.a.rows()) + " nnz=" + std::to_string(p.a.nnz()) +
+    SCOPED_TRACE(fused::describe(p.options) + " config=" + p.options.config + " rows=" + std::to_string(p.a.rows()) + " nnz=" + std::to_string(p.a.nnz()) +
                  " dz=" + std::to_string(p.dz) + (layout == Layout::col_major ? " col-major" : "") + (give_output ? " E given" : ""));
     const Dense<V> de = random_dense<V>(p.a.rows(), p.z.cols(), s);
     const Outcome want = run(Executor::reference(), p, de);
@@ -256,8 +256,14 @@ TEST_F(CudaFusedmm, RowTeamsMatchTheReference) {
             o.heads = k % 3 == 1 ? 4 : 1;
             o.save_attention = k % 2 == 1;
             const index_t d = widths[k % 6], dz = widths[(k + 2) % 6];
+            // exp edges under softmax take exp(w - max w) of w = exp(score): an f32 score's rounding,
+            // magnified by the outer exp, moves terms of the row sum by orders of magnitude (a run lost
+            // one of 1.7e-4 against the reference's 1.00017 with d = 64): f64 for them.
+            const bool ill_conditioned = o.edge.kind == Edge::Kind::exp && o.normalize == Normalize::softmax;
             if (k % 4 == 0)
                 expect_matches_reference(fused::random_problem<double, std::int64_t>(150, 120, 12.0, d, dz, o, s + k), s + k + 1);
+            else if (ill_conditioned)
+                expect_matches_reference(fused::random_problem<double, std::int32_t>(150, 120, 12.0, d, dz, o, s + k), s + k + 1);
             else
                 expect_matches_reference(fused::random_problem<float, std::int32_t>(150, 120, 12.0, d, dz, o, s + k), s + k + 1);
         }
