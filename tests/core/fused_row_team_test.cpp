@@ -11,6 +11,11 @@ namespace {
 
 constexpr long long kH200Lanes = 132LL * 2048 / 2;
 
+// The team for one head and one tile unless given, on the H200.
+int team(long long rows, long long nnz, int lanes, int heads = 1, long long tiles = 1, int requested = 0) {
+    return choose(rows, nnz, heads, tiles, lanes, kH200Lanes, requested);
+}
+
 TEST(FusedRowTeam, ConfigStrings) {
     EXPECT_EQ(parse_forward_config("auto"), 0);
     EXPECT_EQ(parse_forward_config("team1"), 1);
@@ -23,37 +28,37 @@ TEST(FusedRowTeam, ConfigStrings) {
 TEST(FusedRowTeam, SmallGraphsOfLongRowsShareEachRow) {
     // bcsstk13 (2003 rows, mean 42), one head, k = 32 in groups of 8 lanes: 16 024 lanes alone,
     // so teams of 4 (a warp a row) still fit in one wave.
-    EXPECT_EQ(choose(2003, 83883, 1, 1, 8, kH200Lanes, 0), 4);
+    EXPECT_EQ(team(2003, 83883, 8), 4);
     // Groups of 4 lanes (narrow heads) go up to teams of 8.
-    EXPECT_EQ(choose(2003, 83883, 1, 1, 4, kH200Lanes, 0), 8);
+    EXPECT_EQ(team(2003, 83883, 4), 8);
     // A warp a group already: no teams.
-    EXPECT_EQ(choose(2003, 83883, 1, 1, 32, kH200Lanes, 0), 1);
+    EXPECT_EQ(team(2003, 83883, 32), 1);
 }
 
 TEST(FusedRowTeam, TeamsStopWhereTheDeviceIsFull) {
     // 10 240 rows of mean 8 in groups of 8: 81 920 lanes alone, twice that overflows one wave.
-    EXPECT_EQ(choose(10240, 81920, 1, 1, 8, kH200Lanes, 0), 1);
+    EXPECT_EQ(team(10240, 81920, 8), 1);
     // Four heads take four times the lanes: bcsstk13 then only pairs its groups.
-    EXPECT_EQ(choose(2003, 83883, 4, 1, 8, kH200Lanes, 0), 2);
+    EXPECT_EQ(team(2003, 83883, 8, 4), 2);
     // Tiles count like heads.
-    EXPECT_EQ(choose(2003, 83883, 1, 4, 8, kH200Lanes, 0), 2);
+    EXPECT_EQ(team(2003, 83883, 8, 1, 4), 2);
     // A large graph never forms teams.
-    EXPECT_EQ(choose(1'000'000, 16'000'000, 1, 1, 8, kH200Lanes, 0), 1);
+    EXPECT_EQ(team(1'000'000, 16'000'000, 8), 1);
 }
 
 TEST(FusedRowTeam, ShortRowsAreNotShared) {
-    EXPECT_EQ(choose(2708, 10556, 1, 1, 8, kH200Lanes, 0), 1);  // cora: mean 3.9
-    EXPECT_EQ(choose(100, 799, 1, 1, 8, kH200Lanes, 0), 1);     // mean just under 8
-    EXPECT_EQ(choose(100, 800, 1, 1, 8, kH200Lanes, 0), 4);
-    EXPECT_EQ(choose(0, 0, 1, 1, 8, kH200Lanes, 0), 1);
+    EXPECT_EQ(team(2708, 10556, 8), 1);  // cora: mean 3.9
+    EXPECT_EQ(team(100, 799, 8), 1);     // mean just under 8
+    EXPECT_EQ(team(100, 800, 8), 4);
+    EXPECT_EQ(team(0, 0, 8), 1);
 }
 
 TEST(FusedRowTeam, RequestedTeamsAreCappedAtAWarp) {
-    EXPECT_EQ(choose(2003, 83883, 1, 1, 8, kH200Lanes, 8), 4);
-    EXPECT_EQ(choose(2003, 83883, 1, 1, 8, kH200Lanes, 2), 2);
-    EXPECT_EQ(choose(2003, 83883, 1, 1, 32, kH200Lanes, 4), 1);
+    EXPECT_EQ(team(2003, 83883, 8, 1, 1, 8), 4);
+    EXPECT_EQ(team(2003, 83883, 8, 1, 1, 2), 2);
+    EXPECT_EQ(team(2003, 83883, 32, 1, 1, 4), 1);
     // Requested teams hold even where the rule would form none.
-    EXPECT_EQ(choose(10, 10, 1, 1, 4, kH200Lanes, 8), 8);
+    EXPECT_EQ(team(10, 10, 4, 1, 1, 8), 8);
 }
 
 }  // namespace
