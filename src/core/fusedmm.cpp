@@ -8,8 +8,8 @@
 #include <optional>
 
 #include "core/check.hpp"
-#include "core/fusedmm_kernels.hpp"
 #include "core/fused_row_team.hpp"
+#include "core/fusedmm_kernels.hpp"
 #include "core/fusedmm_stage.hpp"
 #include "core/instantiate.hpp"
 #include "spk/spmm.hpp"

@@ -426,7 +426,7 @@ __global__ void __launch_bounds__(kBlockThreads, forward_min_blocks<T, VEC, CR =
     } else {
         // A row block: kGroups / team consecutive rows of one head, a team of groups a row, each
         // member an equal span of it.
-        const int size = MAX ? 1 : args.team;
+        const int size = MAX ? 1 : args.team;  // the host forms no teams under max: MAX kernels fold it away
         const long long block = static_cast<long long>(blockIdx.x) - split.blocks;
         h = static_cast<int>(block % r.heads);
         i = block / r.heads * (kGroups / size) + slot / size;

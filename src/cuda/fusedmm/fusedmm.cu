@@ -68,7 +68,6 @@ using namespace fused_search;
 
 cudaStream_t stream_of(const Executor& exec) { return static_cast<cudaStream_t>(exec.stream()); }
 
-
 // A dense input as the kernels read it: row-major, through a transposed copy when column-major.
 template <class V>
 class StagedInput {
