@@ -142,17 +142,19 @@ class FusedPlan:
     spk.fusedmm and spk.fusedmm_backward make a plan a call. Options as in fusedmm; save_attention=True
     keeps alpha (nnz x heads) in the forward's FusedSaved for a faster backward; edge_terms=True: the
     backward keeps 2 nnz x heads values of scratch while it runs (FusedOptions::backward_edge_terms).
+    config: the CUDA forward's configuration, "auto" or "team1/2/4/8" (groups of lanes sharing each
+    row; FusedOptions::config), checked everywhere and ignored on the CPU.
     The plan reads A's values when it runs (they may change, not their number) and uses the CUDA
     stream current when it was made."""
 
     def __init__(self, A, *, score="dot", edge="identity", normalize="none", aggregate="sum", heads=1, save_attention=False,
-                 edge_terms=False):
+                 edge_terms=False, config="auto"):
         self.A = as_csr(A)
         self._opts = _fused_args(score, edge, normalize, aggregate, heads)
         self._save_attention = bool(save_attention)
         self._plan = _core.FusedPlan(self.A._handle, save_attention=self._save_attention, edge_terms=bool(edge_terms), t_col_ptr=None,
                                      t_row_idx=None, t_entry=None, stream=_backend.stream_of(self.A.indptr),
-                                     threads=_backend.get_num_threads(), **self._opts)
+                                     threads=_backend.get_num_threads(), config=config, **self._opts)
 
     def forward(self, X, Y, Z, *, return_saved=False):
         """E (rows x Z's columns); with return_saved=True also the FusedSaved that backward needs."""
@@ -188,14 +190,15 @@ class FusedPlan:
 
 
 def fusedmm(A, X, Y, Z, *, score="dot", edge="identity", normalize="none", aggregate="sum", heads=1, return_saved=False,
-            save_attention=False):
+            save_attention=False, config="auto"):
     """E[i, h] = aggregate_j alpha_ij Z[j, h-block] with alpha = normalize(edge(score(X_i, Y_j, A_ij)))
     in one pass over A (no per-edge array). X, Y may be None for score='value'.
     return_saved=True also returns the FusedSaved that fusedmm_backward needs; save_attention=True
     keeps alpha in it too (nnz x heads), so that the backward pass reads it instead of recomputing.
-    Calls repeated with the same A and options: FusedPlan.
+    config: the CUDA forward's configuration (FusedPlan). Calls repeated with the same A and options: FusedPlan.
     """
-    plan = FusedPlan(A, score=score, edge=edge, normalize=normalize, aggregate=aggregate, heads=heads, save_attention=save_attention)
+    plan = FusedPlan(A, score=score, edge=edge, normalize=normalize, aggregate=aggregate, heads=heads, save_attention=save_attention,
+                     config=config)
     return plan.forward(X, Y, Z, return_saved=return_saved)
 
 

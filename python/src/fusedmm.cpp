@@ -39,13 +39,15 @@ class AnyFusedPlan {
 public:
     // t_col_ptr, t_row_idx, t_entry: Aᵀ's pattern kept by the caller (FusedPlan::use_transposed_pattern), or none.
     // save_attention: the forward pass keeps α (nnz x heads) for the backward, which then reads it.
-    // edge_terms: FusedOptions::backward_edge_terms (more scratch for a faster backward).
+    // edge_terms: FusedOptions::backward_edge_terms (more scratch for a faster backward). config: FusedOptions::config
+    // (the CUDA forward's row teams).
     AnyFusedPlan(const SparseMatrix& a, const std::string& score, const std::string& edge, double edge_param, const std::string& normalize,
                  const std::string& aggregate, int heads, bool save_attention, bool edge_terms, const MaybeIn& t_col_ptr,
-                 const MaybeIn& t_row_idx, const MaybeIn& t_entry, std::uintptr_t stream, int threads)
+                 const MaybeIn& t_row_idx, const MaybeIn& t_entry, std::uintptr_t stream, int threads, const std::string& config = "auto")
         : a_(a), options_(make_options(score, edge, edge_param, normalize, aggregate, heads)) {
         options_.save_attention = save_attention;
         options_.backward_edge_terms = edge_terms;
+        options_.config = config;
         Placement place;
         place.add(a.indptr(), "A");
         place.add(t_col_ptr, "t_col_ptr");
@@ -207,9 +209,10 @@ void bind_fusedmm(nb::module_& m) {
           "t_entry"_a.none(), "stream"_a, "threads"_a, "edge_terms"_a = false);
     nb::class_<AnyFusedPlan>(m, "FusedPlan")
         .def(nb::init<const SparseMatrix&, const std::string&, const std::string&, double, const std::string&, const std::string&, int,
-                      bool, bool, const MaybeIn&, const MaybeIn&, const MaybeIn&, std::uintptr_t, int>(),
+                      bool, bool, const MaybeIn&, const MaybeIn&, const MaybeIn&, std::uintptr_t, int, const std::string&>(),
              "a"_a, "score"_a, "edge"_a, "edge_param"_a, "normalize"_a, "aggregate"_a, "heads"_a, "save_attention"_a, "edge_terms"_a,
-             "t_col_ptr"_a.none(), "t_row_idx"_a.none(), "t_entry"_a.none(), "stream"_a, "threads"_a, nb::keep_alive<1, 2>())
+             "t_col_ptr"_a.none(), "t_row_idx"_a.none(), "t_entry"_a.none(), "stream"_a, "threads"_a, "config"_a = "auto",
+             nb::keep_alive<1, 2>())
         .def("forward", &AnyFusedPlan::forward, "x"_a.none(), "y"_a.none(), "z"_a, "e"_a, "row_max"_a.none(), "row_sum"_a.none(),
              "argmax"_a.none(), "attention"_a.none())
         .def("backward", &AnyFusedPlan::backward, "de"_a, "x"_a.none(), "y"_a.none(), "z"_a, "e"_a.none(), "row_max"_a.none(),

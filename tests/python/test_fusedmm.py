@@ -174,6 +174,16 @@ def test_fusedmm_bad_options(rng):
         spk.fusedmm(a, X, Y, Z, heads=2)  # 3 columns do not split into 2 heads
 
 
+def test_fusedmm_config_is_checked_and_ignored_on_the_cpu(rng):
+    A, a, X, Y, Z, _, opts = softmax_case(rng, "dot", "identity", 2)
+    want = spk.fusedmm(a, X, Y, Z, **opts)
+    for config in ("team1", "team4", "team8"):
+        np.testing.assert_array_equal(spk.fusedmm(a, X, Y, Z, config=config, **opts), want)
+        np.testing.assert_array_equal(spk.FusedPlan(a, config=config, **opts).forward(X, Y, Z), want)
+    with pytest.raises(ValueError, match="FusedOptions.config 'team3'"):
+        spk.fusedmm(a, X, Y, Z, config="team3", **opts)
+
+
 def test_fused_plan_serves_many_calls(rng):
     """A FusedPlan kept across calls (new X, Y, Z each time, and A's values changed in place) gives what
     a plan a call (spk.fusedmm, spk.fusedmm_backward) gives, forward and backward."""
