@@ -556,10 +556,9 @@ TEST_F(CudaFusedmm, ForwardWorkspaceWithinTheChunkBudget) {
     const int heads = 4;
     const index_t d = 8, dz = 128;
     const FusedOptions o = pattern(Score::dot, Edge::scale(0.25f), Normalize::softmax, Aggregate::sum, heads);
-    const auto zeros = [&](index_t rows, index_t cols) {
-        return Dense<float>(gpu, rows, cols, std::vector<float>(static_cast<std::size_t>(rows * cols), 0.0f));
-    };
-    const Dense<float> x = zeros(a.rows(), heads * d), y = zeros(a.cols(), heads * d), z = zeros(a.cols(), heads * dz);
+    const auto s = seed("cuda_fusedmm_chunk_budget_inputs");
+    const Dense<float> x = random_dense<float>(a.rows(), heads * d, s).to(gpu), y = random_dense<float>(a.cols(), heads * d, s + 1).to(gpu),
+                       z = random_dense<float>(a.cols(), heads * dz, s + 2).to(gpu);
     Dense<float> e(gpu, a.rows(), heads * dz);
     FusedSaved<float, std::int32_t> saved;
     saved.row_max = Dense<float>(gpu, a.rows(), heads);
