@@ -26,7 +26,8 @@ inline int parse_forward_config(const std::string& config) {
     if (config == "auto") return 0;
     for (int p = 1; p <= kMaxTeam; p *= 2)
         if (config == "team" + std::to_string(p)) return p;
-    invalid_argument("FusedOptions.config '" + config + "': expected 'auto' or team1, team2, team4, team8 (groups of lanes that share a row)");
+    invalid_argument("FusedOptions.config '" + config +
+                     "': expected 'auto' or team1, team2, team4, team8 (groups of lanes that share a row)");
 }
 
 // The team size for `rows` rows of mean length nnz / rows, `heads` heads and `tiles` tiles, in

@@ -102,8 +102,9 @@ Tolerance scaled_to(const Tolerance& t, const std::vector<double>& expected) {
 
 template <class V, class I>
 void expect_matches_reference(const Problem<V, I>& p, std::uint64_t s, Layout layout = Layout::row_major, bool give_output = false) {
-    SCOPED_TRACE(fused::describe(p.options) + " config=" + p.options.config + " rows=" + std::to_string(p.a.rows()) + " nnz=" + std::to_string(p.a.nnz()) +
-                 " dz=" + std::to_string(p.dz) + (layout == Layout::col_major ? " col-major" : "") + (give_output ? " E given" : ""));
+    SCOPED_TRACE(fused::describe(p.options) + " config=" + p.options.config + " rows=" + std::to_string(p.a.rows()) +
+                 " nnz=" + std::to_string(p.a.nnz()) + " dz=" + std::to_string(p.dz) + (layout == Layout::col_major ? " col-major" : "") +
+                 (give_output ? " E given" : ""));
     const Dense<V> de = random_dense<V>(p.a.rows(), p.z.cols(), s);
     const Outcome want = run(Executor::reference(), p, de);
     const Outcome got = run(Executor::cuda(0), p, de, layout, give_output);

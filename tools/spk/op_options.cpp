@@ -60,7 +60,8 @@ std::vector<OptionSpec> op_parameter_options(bool with_widths) {
         {.name = "seed", .value_name = "S", .help = "seed of the random dense inputs", .default_value = "1"},
         {.name = "config",
          .value_name = "CFG",
-         .help = "on cuda: spmm's kernel configuration, e.g. rb.g8.r1.v4 (overrides --tune); sddmm's mode, slices or rows[.g<lanes>][.s<split>]; fusedmm's forward, auto or team<1|2|4|8>"},
+         .help = "on cuda: spmm's kernel configuration, e.g. rb.g8.r1.v4 (overrides --tune); sddmm's mode, slices or "
+                 "rows[.g<lanes>][.s<split>]; fusedmm's forward, auto or team<1|2|4|8>"},
         {.name = "tune",
          .value_name = "T",
          .help = "spmm on cuda: select (rules), cache (tuning cache) or measure (time candidates)",
