@@ -10,7 +10,8 @@
 #   tests:REGEX      the GPU tests whose names match REGEX (test names are CudaFusedmm.*, CudaSddmm.*, ...)
 #   python           the Python package's GPU tests (scripts/gpu-python.sh, no GNN example)
 #   bench:OP:SUITE[:EXTRA]  spk bench --backend cuda --op OP --suite bench/suites/SUITE.txt --n 32,128, EXTRA's
-#                    commas turned to spaces (e.g. bench:fusedmm:gpu-spmm:--preset,attention,--heads,1)
+#                    commas turned to spaces (e.g. bench:fusedmm:gpu-spmm:--preset,attention,--heads,1); an
+#                    EXTRA with --n replaces the widths (bench:fusedmm:gpu-small:--n,128,--config,team4)
 # Environment: DEADLINE (seconds from the start, default 570), SPK_COMMIT (recorded in device.txt).
 # Run scripts/stage-matrices.sh first where ../shared is, and carry .data/matrices.
 set -uo pipefail
@@ -61,8 +62,10 @@ for step in "$@"; do
       IFS=: read -r _ op suite extra <<<"$step"
       name="bench-$op-$suite"
       [ -n "$extra" ] && name="$name-$(printf '%s' "$extra" | tr -c 'a-zA-Z0-9' '_')"
+      widths="--n 32,128"
+      [[ ",$extra," == *,--n,* ]] && widths=""  # EXTRA gives its own
       # shellcheck disable=SC2086
-      run_step "$name" 300 build-gpu/bin/spk bench --backend cuda --op "$op" --suite "bench/suites/$suite.txt" --n 32,128 \
+      run_step "$name" 300 build-gpu/bin/spk bench --backend cuda --op "$op" --suite "bench/suites/$suite.txt" $widths \
         --warmup 3 --reps 10 --json "$LOG/$name.json" ${extra//,/ }
       grep -h "^geomean.*vs" "$LOG/$name.log" ;;
     *) echo "unknown step '$step'"; status=1 ;;

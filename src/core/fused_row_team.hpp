@@ -15,13 +15,16 @@
 
 namespace spk::detail::cuda::fused_team {
 
-constexpr int kMaxTeam = 8;
+constexpr int kMaxTeam = 8;  // the warps of the forward's 256-thread block
+
+// The largest team for groups of `lanes` lanes: narrower groups stay inside one warp.
+constexpr int widest_team(int lanes) { return lanes < 32 ? 32 / lanes : kMaxTeam; }
 // Mean row length below which teams are not formed: a span then holds less than two batches of
 // the forward's 4 entries, and the merge costs more than the walk it saves.
 constexpr long long kMinMeanRow = 8;
 
 // The forward's configuration string: "auto" (0: the rule below decides) or "team<P>" with P in
-// {1, 2, 4, 8} (capped where G * P would exceed a warp).
+// {1, 2, 4, 8} (capped where groups narrower than a warp would not fit one).
 inline int parse_forward_config(const std::string& config) {
     if (config == "auto") return 0;
     for (int p = 1; p <= kMaxTeam; p *= 2)
@@ -32,15 +35,15 @@ inline int parse_forward_config(const std::string& config) {
 
 // The team size for `rows` rows of mean length nnz / rows, `heads` heads and `tiles` tiles, in
 // groups of `lanes` lanes, on a device that holds `resident_lanes` threads of the forward at once:
-// `requested` when given (capped to a warp), else the largest power of two whose teams still fit
-// the device in one wave and fit a warp, and 1 where the rows are too short to share.
+// `requested` when given (capped at widest_team), else the largest power of two up to it whose
+// teams still fit the device in one wave, and 1 where the rows are too short to share.
 inline int choose(long long rows, long long nnz, int heads, long long tiles, int lanes, long long resident_lanes, int requested) {
-    const int widest = 32 / lanes;
+    const int widest = widest_team(lanes);
     if (requested > 0) return requested < widest ? requested : widest;
     if (rows <= 0 || nnz < kMinMeanRow * rows) return 1;
     const long long alone = rows * heads * tiles * lanes;  // the lanes without teams
     int team = 1;
-    while (team * 2 <= widest && team * 2 <= kMaxTeam && alone * team * 2 <= resident_lanes) team *= 2;
+    while (team * 2 <= widest && alone * team * 2 <= resident_lanes) team *= 2;
     return team;
 }
 

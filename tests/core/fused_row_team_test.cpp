@@ -31,8 +31,10 @@ TEST(FusedRowTeam, SmallGraphsOfLongRowsShareEachRow) {
     EXPECT_EQ(team(2003, 83883, 8), 4);
     // Groups of 4 lanes (narrow heads) go up to teams of 8.
     EXPECT_EQ(team(2003, 83883, 4), 8);
-    // A warp a group already: no teams.
-    EXPECT_EQ(team(2003, 83883, 32), 1);
+    // Groups of a warp (k = 128) take 64 096 lanes alone: pairs of warps a row fill one wave.
+    EXPECT_EQ(team(2003, 83883, 32), 2);
+    // Fewer rows team up across more of a block's 8 warps, never beyond them.
+    EXPECT_EQ(team(500, 20000, 32), 8);
 }
 
 TEST(FusedRowTeam, TeamsStopWhereTheDeviceIsFull) {
@@ -53,10 +55,12 @@ TEST(FusedRowTeam, ShortRowsAreNotShared) {
     EXPECT_EQ(team(0, 0, 8), 1);
 }
 
-TEST(FusedRowTeam, RequestedTeamsAreCappedAtAWarp) {
+TEST(FusedRowTeam, RequestedTeamsAreCappedAtAWarpOrABlock) {
+    // Groups narrower than a warp team up inside one; whole warps across a block's 8.
     EXPECT_EQ(team(2003, 83883, 8, 1, 1, 8), 4);
     EXPECT_EQ(team(2003, 83883, 8, 1, 1, 2), 2);
-    EXPECT_EQ(team(2003, 83883, 32, 1, 1, 4), 1);
+    EXPECT_EQ(team(2003, 83883, 32, 1, 1, 4), 4);
+    EXPECT_EQ(team(2003, 83883, 32, 1, 1, 8), 8);
     // Requested teams hold even where the rule would form none.
     EXPECT_EQ(team(10, 10, 4, 1, 1, 8), 8);
 }

@@ -240,11 +240,13 @@ TEST_F(CudaFusedmm, EveryCombinationMatchesTheReference) {
 }
 
 // Row teams (FusedOptions::config "team<P>"): P groups of lanes share a row, each walking a span
-// of it, and merge their states. Every option combination matches the reference under teams of
-// 4 (capped where a group is wider than 8 lanes; max aggregation takes none), some under 2 and
-// 8, with rows shorter than the team and empty rows among them; a small graph of long rows (which
-// the automatic choice gives teams of 4) matches under "auto" and "team1", and the plan reports
-// the configuration it was given.
+// of it, and merge their states: by shuffles inside a warp (groups of 4 or 8 lanes), through
+// shared memory across warps (groups of 32: widths 33 and 64, and the wide rows in tiles below).
+// Every option combination matches the reference under teams of 4 (capped where groups of 8
+// lanes would not fit a warp; max aggregation takes none), some under 2 and 8, with rows shorter
+// than the team and empty rows among them; a small graph of long rows (which the automatic choice
+// gives teams of 4) matches under "auto" and "team1", and the plan reports the configuration it
+// was given.
 TEST_F(CudaFusedmm, RowTeamsMatchTheReference) {
     const auto s = seed("cuda_fusedmm_row_teams");
     const index_t widths[] = {1, 3, 8, 17, 33, 64};
@@ -269,6 +271,13 @@ TEST_F(CudaFusedmm, RowTeamsMatchTheReference) {
             else
                 expect_matches_reference(fused::random_problem<float, std::int32_t>(150, 120, 12.0, d, dz, o, s + k), s + k + 1);
         }
+    // Teams of warps on rows wider than a tile, one tile a grid row.
+    for (const char* config : {"team2", "team8"}) {
+        FusedOptions o = pattern(Score::dot, Edge::leaky_relu(0.2f), Normalize::softmax, Aggregate::sum, 2, true);
+        o.config = config;
+        expect_matches_reference(fused::random_problem<float, std::int32_t>(90, 70, 20.0, 200, 301, o, s + 900), s + 901);
+        expect_matches_reference(fused::random_problem<double, std::int64_t>(90, 70, 20.0, 72, 520, o, s + 902), s + 903);
+    }
     for (const char* config : {"auto", "team1"}) {
         FusedOptions o = pattern(Score::dot, Edge::scale(0.25f), Normalize::softmax, Aggregate::mean, 1, true);
         o.config = config;

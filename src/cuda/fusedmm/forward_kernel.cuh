@@ -230,6 +230,54 @@ __device__ __forceinline__ void merge_team(int size, bool softmax, A& m, A& l, A
     }
 }
 
+// The shared memory a block's teams of whole warps merge through: every lane's accumulator
+// (lane-major, so that the stores and loads of a warp hit 32 banks) and each warp's max and sum.
+template <class A, int E>
+constexpr size_t team_state_bytes = (static_cast<size_t>(kBlockThreads) * E + 2 * (kBlockThreads / 32)) * sizeof(A);
+
+// merge_team for teams of whole warps (G = 32): each warp leaves its state in shared memory, the
+// team meets at its own named barrier (other teams of the block, and those that left early, are
+// not waited for), then every member takes the merged max and sum (the attention's second sweep
+// needs them) and the first, which writes E_i, the merged accumulator.
+template <int C, int VEC, class A>
+__device__ __forceinline__ void merge_team_warps(int size, bool softmax, A& m, A& l, A (&acc)[C][VEC]) {
+    extern __shared__ __align__(16) unsigned char team_states[];
+    constexpr int E = C * VEC;
+    A* accs = reinterpret_cast<A*>(team_states);
+    A* stats = accs + kBlockThreads * E;  // warp w's max at 2w, its sum at 2w + 1
+    const int warp = static_cast<int>(threadIdx.x) / 32, lane = static_cast<int>(threadIdx.x) & 31;
+    const int first = warp / size * size;
+    if (warp != first)
+#pragma unroll
+        for (int c = 0; c < C; ++c)
+#pragma unroll
+            for (int q = 0; q < VEC; ++q) accs[(warp * E + c * VEC + q) * 32 + lane] = acc[c][q];
+    if (lane == 0) {
+        stats[2 * warp] = m;
+        stats[2 * warp + 1] = l;
+    }
+    // Barrier 0 is __syncthreads; a block holds at most 4 teams of 2 warps or more.
+    asm volatile("barrier.sync %0, %1;" ::"r"(1 + warp / size), "r"(32 * size) : "memory");
+    A top = minus_infinity<A>();
+    for (int w = first; w < first + size; ++w) top = fmax(top, stats[2 * w]);
+    A total = 0;
+    for (int w = first; w < first + size; ++w) {
+        const A mw = stats[2 * w];
+        const A scale = !softmax ? A(1) : mw == minus_infinity<A>() ? A(0) : exp(mw - top);
+        total += stats[2 * w + 1] * scale;
+        if (warp != first) continue;
+#pragma unroll
+        for (int c = 0; c < C; ++c)
+#pragma unroll
+            for (int q = 0; q < VEC; ++q)
+                acc[c][q] = w == first ? acc[c][q] * scale : acc[c][q] + accs[(w * E + c * VEC + q) * 32 + lane] * scale;
+    }
+    if (softmax) {
+        m = top;
+        l = total;
+    }
+}
+
 // Entries begin .. end-1 of row i, head h, this block's tile: a whole row or a team member's span
 // of one (k < 0), whose E row, statistics and attention it writes (the team's first member; each
 // member writes its span's attention), or chunk k of a long row, whose state it writes. What the
@@ -341,8 +389,13 @@ __device__ __forceinline__ void forward_work(const ForwardArgs<T, I>& args, long
     if constexpr (G >= kForwardBatch)
         if (by_slot) l = slot_total<G>(l, mask);
     const int team = MAX || k >= 0 ? 1 : args.team;
-    if constexpr (!MAX)
-        if (team > 1) merge_team<G>(team, r.softmax, m, l, acc);
+    if constexpr (!MAX) {
+        if constexpr (G == 32) {
+            if (team > 1) merge_team_warps<C, VEC>(team, r.softmax, m, l, acc);
+        } else {
+            if (team > 1) merge_team<G>(team, r.softmax, m, l, acc);
+        }
+    }
 
     if (!MAX && k >= 0) {  // a chunk: its state, unnormalised, for combine_chunks
         const long long state = k * r.heads + h;
