@@ -282,8 +282,11 @@ __device__ __forceinline__ void merge_team_warps(int size, bool softmax, A& m, A
 // of one (k < 0), whose E row, statistics and attention it writes (the team's first member; each
 // member writes its span's attention), or chunk k of a long row, whose state it writes. What the
 // team needs after the walk is derived again there, so that nothing of it is live during the walk
-// (kept, it pushed the hot kernels' spills into the batch loop).
-template <class T, class I, int G, int VEC, bool MAX>
+// (kept, it pushed the hot kernels' spills into the batch loop). WARP_TEAMS: the team's groups are
+// whole warps (merge_team_warps); a kernel of its own, since that merge's code alone took the
+// kernels without teams (G = 32, k = 128) 15-27% longer on power-law graphs (more spills in the
+// batch loop: R-MAT 20 3.3 -> 4.2 ms, squirrel 74 -> 85 us, H200).
+template <class T, class I, int G, int VEC, bool MAX, bool WARP_TEAMS>
 __device__ __forceinline__ void forward_work(const ForwardArgs<T, I>& args, long long i, int h, long long begin, long long end, long long k,
                                              int lane, unsigned mask) {
     using A = accum_t<T>;
@@ -389,12 +392,10 @@ __device__ __forceinline__ void forward_work(const ForwardArgs<T, I>& args, long
     if constexpr (G >= kForwardBatch)
         if (by_slot) l = slot_total<G>(l, mask);
     const int team = MAX || k >= 0 ? 1 : args.team;
-    if constexpr (!MAX) {
-        if constexpr (G == 32) {
-            if (team > 1) merge_team_warps<C, VEC>(team, r.softmax, m, l, acc);
-        } else {
-            if (team > 1) merge_team<G>(team, r.softmax, m, l, acc);
-        }
+    if constexpr (WARP_TEAMS) {
+        if (team > 1) merge_team_warps<C, VEC>(team, r.softmax, m, l, acc);
+    } else if constexpr (!MAX) {
+        if (team > 1) merge_team<G>(team, r.softmax, m, l, acc);
     }
 
     if (!MAX && k >= 0) {  // a chunk: its state, unnormalised, for combine_chunks
@@ -454,7 +455,8 @@ __device__ __forceinline__ void forward_work(const ForwardArgs<T, I>& args, long
 
 // CR: what the kernel knows of the rules when compiled (kernel_args.hpp): max aggregation, or
 // dot-product attention's rules, whose batch loop is a third of the machine code of the general one.
-template <class T, class I, int G, int VEC, CompiledRules CR>
+// WARP_TEAMS: row teams of whole warps (G = 32, not under max), launched with team_state_bytes.
+template <class T, class I, int G, int VEC, CompiledRules CR, bool WARP_TEAMS = false>
 __global__ void __launch_bounds__(kBlockThreads, forward_min_blocks<T, VEC, CR == CompiledRules::max>)
     forward_kernel(const ForwardArgs<T, I> args) {
     constexpr bool MAX = CR == CompiledRules::max;
@@ -493,9 +495,9 @@ __global__ void __launch_bounds__(kBlockThreads, forward_min_blocks<T, VEC, CR =
     if constexpr (CR == CompiledRules::attention) {
         ForwardArgs<T, I> attention = args;
         attention.rules = attention_rules(args.rules);
-        forward_work<T, I, G, VEC, false>(attention, i, h, begin, end, k, group_lane<G>(), group_mask<G>());
+        forward_work<T, I, G, VEC, false, WARP_TEAMS>(attention, i, h, begin, end, k, group_lane<G>(), group_mask<G>());
     } else {
-        forward_work<T, I, G, VEC, MAX>(args, i, h, begin, end, k, group_lane<G>(), group_mask<G>());
+        forward_work<T, I, G, VEC, MAX, WARP_TEAMS>(args, i, h, begin, end, k, group_lane<G>(), group_mask<G>());
     }
 }
 
