@@ -43,45 +43,72 @@ __device__ __forceinline__ BackwardArgs<T, I> attention_rules(BackwardArgs<T, I>
     return args;
 }
 
-// The batch's scores from the two sides' rows in registers: `mine` the group's own row, `theirs`
-// the batch's (the score is symmetric in X_i and Y_j); x_scalar + y_scalar for add.
-template <class T, class I, int G, int VEC, bool VECTOR>
-__device__ __forceinline__ void resident_scores(const BackwardArgs<T, I>& args, int h, const Batch<I>& e, const accum_t<T> (&mine)[VEC],
-                                                const accum_t<T> (&theirs)[kBackwardBatch][VEC], Terms<accum_t<T>>& t, unsigned mask) {
-    using A = accum_t<T>;
+// The batch's scalar scores (add, value; vector scores are summed in resident_sums): x_scalar +
+// y_scalar for add, A's value for value, 0 where nothing is recomputed.
+template <class T, class I>
+__device__ __forceinline__ void scalar_scores(const BackwardArgs<T, I>& args, int h, const Batch<I>& e, Terms<accum_t<T>>& t) {
     const Rules& r = args.rules;
 #pragma unroll
-    for (int b = 0; b < kBackwardBatch; ++b) t.s[b] = 0;
-    if (!args.recompute) return;
-#pragma unroll
     for (int b = 0; b < kBackwardBatch; ++b) {
-        switch (r.score) {
-            case Score::value:
-                t.s[b] = to_accum(args.a_values[e.p[b]]);
-                break;
-            case Score::add:
-                t.s[b] = to_accum(args.x[e.i[b] * args.ldx + h]) + to_accum(args.y[static_cast<long long>(e.j[b]) * args.ldy + h]);
-                break;
-            default:
-                if constexpr (VECTOR) t.s[b] = finish_score<G>(r.score, score_terms(r.score, mine, theirs[b]), mask);
-        }
+        t.s[b] = 0;
+        if (!args.recompute) continue;
+        if (r.score == Score::value)
+            t.s[b] = to_accum(args.a_values[e.p[b]]);
+        else if (r.score == Score::add)
+            t.s[b] = to_accum(args.x[e.i[b] * args.ldx + h]) + to_accum(args.y[static_cast<long long>(e.j[b]) * args.ldy + h]);
     }
 }
 
-// dα_b = c_b Σ_k [won(b, k)] g_bk z_bk over the head's dz values, where won(b, k) (max
-// aggregation only, else true) says entry b's column won output value k of its row. A predicate,
-// not an array: a [kBackwardBatch][VEC] array of flags cost the kernels their spill-free 80 registers.
-template <class A, int G, int VEC, class Won>
-__device__ __forceinline__ void resident_dalpha(Terms<A>& t, const A (&g)[kBackwardBatch][VEC], const A (&z)[kBackwardBatch][VEC],
-                                                Won&& won, unsigned mask) {
+// The batch's scores t.s and the sums behind dα (dalpha_sum[b] = Σ_k [won(b, k)] g_bk z_bk over
+// the head's dz values, where won(b, k) (max aggregation only, else true) says entry b's column
+// won output value k of its row; dα = c dalpha_sum once entry_weights gives c). `mine` is the
+// group's own row, `theirs` the batch's (the score is symmetric in X_i and Y_j). A vector score's
+// parts and the dα parts are summed over the group together, 2B sums by one transposed sum
+// (finish_scores): at G = 32 and B = 2, 10 shuffles a batch where four group sums took 20, a
+// tenth of the row kernel's instructions. `won` is a predicate, not an array: a
+// [kBackwardBatch][VEC] array of flags cost the kernels their spill-free 80 registers.
+template <class T, class I, int G, int VEC, bool VECTOR, class Won>
+__device__ __forceinline__ void resident_sums(const BackwardArgs<T, I>& args, int h, const Batch<I>& e, const accum_t<T> (&mine)[VEC],
+                                              const accum_t<T> (&theirs)[kBackwardBatch][VEC], const accum_t<T> (&g)[kBackwardBatch][VEC],
+                                              const accum_t<T> (&z)[kBackwardBatch][VEC], Won&& won, Terms<accum_t<T>>& t,
+                                              accum_t<T> (&dalpha_sum)[kBackwardBatch], unsigned mask) {
+    using A = accum_t<T>;
+    constexpr int B = kBackwardBatch;
+    const Rules& r = args.rules;
+    A dpart[B];
 #pragma unroll
-    for (int b = 0; b < kBackwardBatch; ++b) {
-        A part = 0;
+    for (int b = 0; b < B; ++b) {
+        dpart[b] = 0;
 #pragma unroll
         for (int k = 0; k < VEC; ++k)
-            if (won(b, k)) part += g[b][k] * z[b][k];
-        t.dalpha[b] = t.c[b] * group_sum<G>(part, mask);
+            if (won(b, k)) dpart[b] += g[b][k] * z[b][k];
     }
+    if constexpr (VECTOR) {
+        if (args.recompute && vector_score(r.score)) {
+            A part[2 * B], sum[2 * B];
+#pragma unroll
+            for (int b = 0; b < B; ++b) {
+                part[b] = score_terms(r.score, mine, theirs[b]);
+                part[B + b] = dpart[b];
+            }
+            finish_scores<G>(Score::dot, part, sum, mask);
+#pragma unroll
+            for (int b = 0; b < B; ++b) {
+                t.s[b] = r.score == Score::neg_sqdist ? -sum[b] : sum[b];
+                dalpha_sum[b] = sum[B + b];
+            }
+            return;
+        }
+    }
+    scalar_scores(args, h, e, t);
+    finish_scores<G>(Score::dot, dpart, dalpha_sum, mask);
+}
+
+// dα_b = c_b dalpha_sum_b (resident_sums), once entry_weights has given c.
+template <class A>
+__device__ __forceinline__ void scale_dalpha(Terms<A>& t, const A (&dalpha_sum)[kBackwardBatch]) {
+#pragma unroll
+    for (int b = 0; b < kBackwardBatch; ++b) t.dalpha[b] = t.c[b] * dalpha_sum[b];
 }
 
 // d_self += ds_b * other_b (dot) or -2 ds_b (self - other_b) (negative squared distance).
@@ -136,17 +163,18 @@ __device__ __forceinline__ void resident_row_work(const BackwardArgs<T, I>& args
                     for (int k = 0; k < VEC; ++k) gv[b][k] = gi[k];
                 }
                 Terms<A> t;
-                resident_scores<T, I, G, VEC, VECTOR>(args, h, e, xi, yv, t, mask);
-                entry_weights(args, h, e, t, [&](int) { return softmax; });
-                resident_dalpha<A, G, VEC>(
-                    t, gv, zv,
+                A dalpha_sum[kBackwardBatch];
+                resident_sums<T, I, G, VEC, VECTOR>(
+                    args, h, e, xi, yv, gv, zv,
                     [&](int b, int k) {
                         if constexpr (max_agg)
                             return winner[k] == e.j[b];
                         else
                             return true;
                     },
-                    mask);
+                    t, dalpha_sum, mask);
+                entry_weights(args, h, e, t, [&](int) { return softmax; });
+                scale_dalpha(t, dalpha_sum);
                 visit(e, t, yv);
             }
         };
@@ -266,9 +294,10 @@ __device__ __forceinline__ void resident_column_work(const BackwardArgs<T, I>& a
             return !max_agg || (has_dz && args.argmax[e.i[b] * args.ld_argmax + h * r.dz + f + k] == e.j[b]);
         };
         Terms<A> t;
-        resident_scores<T, I, G, VEC, VECTOR>(args, h, e, yj, xv, t, mask);
+        A dalpha_sum[kBackwardBatch];
+        resident_sums<T, I, G, VEC, VECTOR>(args, h, e, yj, xv, gv, zv, won, t, dalpha_sum, mask);
         entry_weights(args, h, e, t);
-        resident_dalpha<A, G, VEC>(t, gv, zv, won, mask);
+        scale_dalpha(t, dalpha_sum);
         if (args.dz != nullptr) {
 #pragma unroll
             for (int b = 0; b < kBackwardBatch; ++b) {
