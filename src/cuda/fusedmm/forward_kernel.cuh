@@ -282,11 +282,12 @@ __device__ __forceinline__ void merge_team_warps(int size, bool softmax, A& m, A
 // of one (k < 0), whose E row, statistics and attention it writes (the team's first member; each
 // member writes its span's attention), or chunk k of a long row, whose state it writes. What the
 // team needs after the walk is derived again there, so that nothing of it is live during the walk
-// (kept, it pushed the hot kernels' spills into the batch loop). WARP_TEAMS: the team's groups are
-// whole warps (merge_team_warps); a kernel of its own, since that merge's code alone took the
-// kernels without teams (G = 32, k = 128) 15-27% longer on power-law graphs (more spills in the
-// batch loop: R-MAT 20 3.3 -> 4.2 ms, squirrel 74 -> 85 us, H200).
-template <class T, class I, int G, int VEC, bool MAX, bool WARP_TEAMS>
+// (kept, it pushed the hot kernels' spills into the batch loop). TEAMS: the kernel forms teams
+// (args.team > 1), a kernel of its own: the merge's code alone, compiled into the kernels that
+// run without teams, cost them spills in the batch loop (H200, one head: with the shared-memory
+// merge, R-MAT 20 at k = 128 3.3 -> 4.2 ms and squirrel 74 -> 85 us; with the shuffle merge,
+// Laplace 128^3 at k = 32 669 -> 740 us and luxembourg_osm 32 -> 36 us).
+template <class T, class I, int G, int VEC, bool MAX, bool TEAMS>
 __device__ __forceinline__ void forward_work(const ForwardArgs<T, I>& args, long long i, int h, long long begin, long long end, long long k,
                                              int lane, unsigned mask) {
     using A = accum_t<T>;
@@ -391,11 +392,14 @@ __device__ __forceinline__ void forward_work(const ForwardArgs<T, I>& args, long
 
     if constexpr (G >= kForwardBatch)
         if (by_slot) l = slot_total<G>(l, mask);
-    const int team = MAX || k >= 0 ? 1 : args.team;
-    if constexpr (WARP_TEAMS) {
-        if (team > 1) merge_team_warps<C, VEC>(team, r.softmax, m, l, acc);
-    } else if constexpr (!MAX) {
-        if (team > 1) merge_team<G>(team, r.softmax, m, l, acc);
+    const int team = !TEAMS || k >= 0 ? 1 : args.team;
+    if constexpr (TEAMS) {
+        if (team > 1) {
+            if constexpr (G == 32)
+                merge_team_warps<C, VEC>(team, r.softmax, m, l, acc);  // groups of whole warps
+            else
+                merge_team<G>(team, r.softmax, m, l, acc);
+        }
     }
 
     if (!MAX && k >= 0) {  // a chunk: its state, unnormalised, for combine_chunks
@@ -455,8 +459,9 @@ __device__ __forceinline__ void forward_work(const ForwardArgs<T, I>& args, long
 
 // CR: what the kernel knows of the rules when compiled (kernel_args.hpp): max aggregation, or
 // dot-product attention's rules, whose batch loop is a third of the machine code of the general one.
-// WARP_TEAMS: row teams of whole warps (G = 32, not under max), launched with team_state_bytes.
-template <class T, class I, int G, int VEC, CompiledRules CR, bool WARP_TEAMS = false>
+// TEAMS: row blocks of teams (args.team > 1; never under max), launched with team_state_bytes
+// where the groups are whole warps.
+template <class T, class I, int G, int VEC, CompiledRules CR, bool TEAMS>
 __global__ void __launch_bounds__(kBlockThreads, forward_min_blocks<T, VEC, CR == CompiledRules::max>)
     forward_kernel(const ForwardArgs<T, I> args) {
     constexpr bool MAX = CR == CompiledRules::max;
@@ -481,7 +486,7 @@ __global__ void __launch_bounds__(kBlockThreads, forward_min_blocks<T, VEC, CR =
     } else {
         // A row block: kGroups / team consecutive rows of one head, a team of groups a row, each
         // member an equal span of it.
-        const int size = MAX ? 1 : args.team;  // the host forms no teams under max: MAX kernels fold it away
+        const int size = TEAMS ? args.team : 1;
         const long long block = static_cast<long long>(blockIdx.x) - split.blocks;
         h = static_cast<int>(block % r.heads);
         i = block / r.heads * (kGroups / size) + slot / size;
@@ -495,9 +500,9 @@ __global__ void __launch_bounds__(kBlockThreads, forward_min_blocks<T, VEC, CR =
     if constexpr (CR == CompiledRules::attention) {
         ForwardArgs<T, I> attention = args;
         attention.rules = attention_rules(args.rules);
-        forward_work<T, I, G, VEC, false, WARP_TEAMS>(attention, i, h, begin, end, k, group_lane<G>(), group_mask<G>());
+        forward_work<T, I, G, VEC, false, TEAMS>(attention, i, h, begin, end, k, group_lane<G>(), group_mask<G>());
     } else {
-        forward_work<T, I, G, VEC, MAX, WARP_TEAMS>(args, i, h, begin, end, k, group_lane<G>(), group_mask<G>());
+        forward_work<T, I, G, VEC, MAX, TEAMS>(args, i, h, begin, end, k, group_lane<G>(), group_mask<G>());
     }
 }
 

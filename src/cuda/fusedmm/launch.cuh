@@ -74,24 +74,20 @@ void launch_forward(const Shape& s, bool max_aggregate, const ForwardArgs<T, I>&
         if (blocks == 0 || tiles == 0) return;
         check_grid(blocks, tiles);
         const dim3 grid(static_cast<unsigned>(blocks), static_cast<unsigned>(tiles));
-        // Teams of whole warps merge through shared memory, in kernels of their own (forward_work).
-        if constexpr (G == 32) {
-            if (a.team > 1 && !max_aggregate) {
-                constexpr size_t bytes = team_state_bytes<accum_t<T>, forward_lane_elements(VEC)>;
-                if (attention_rules_hold(a.rules))
-                    forward_kernel<T, I, G, VEC, CompiledRules::attention, true><<<grid, kBlockThreads, bytes, stream>>>(a);
-                else
-                    forward_kernel<T, I, G, VEC, CompiledRules::runtime, true><<<grid, kBlockThreads, bytes, stream>>>(a);
-                SPK_CUDA_CHECK_LAUNCH();
-                return;
-            }
+        // Teams run in kernels of their own (forward_work); teams of whole warps merge through shared memory.
+        if (a.team > 1 && !max_aggregate) {
+            const size_t bytes = G == 32 ? team_state_bytes<accum_t<T>, forward_lane_elements(VEC)> : 0;
+            if (attention_rules_hold(a.rules))
+                forward_kernel<T, I, G, VEC, CompiledRules::attention, true><<<grid, kBlockThreads, bytes, stream>>>(a);
+            else
+                forward_kernel<T, I, G, VEC, CompiledRules::runtime, true><<<grid, kBlockThreads, bytes, stream>>>(a);
+        } else if (max_aggregate) {
+            forward_kernel<T, I, G, VEC, CompiledRules::max, false><<<grid, kBlockThreads, 0, stream>>>(a);
+        } else if (attention_rules_hold(a.rules)) {
+            forward_kernel<T, I, G, VEC, CompiledRules::attention, false><<<grid, kBlockThreads, 0, stream>>>(a);
+        } else {
+            forward_kernel<T, I, G, VEC, CompiledRules::runtime, false><<<grid, kBlockThreads, 0, stream>>>(a);
         }
-        if (max_aggregate)
-            forward_kernel<T, I, G, VEC, CompiledRules::max><<<grid, kBlockThreads, 0, stream>>>(a);
-        else if (attention_rules_hold(a.rules))
-            forward_kernel<T, I, G, VEC, CompiledRules::attention><<<grid, kBlockThreads, 0, stream>>>(a);
-        else
-            forward_kernel<T, I, G, VEC, CompiledRules::runtime><<<grid, kBlockThreads, 0, stream>>>(a);
         SPK_CUDA_CHECK_LAUNCH();
     });
 }
