@@ -63,8 +63,9 @@ struct FusedOptions {
     // and each head fits its kernels' registers (f32 heads up to 128 wide); elsewhere it changes nothing.
     bool backward_edge_terms = false;
     // The CUDA forward kernel's configuration: "auto", or "team<P>" (P = 1, 2, 4 or 8) for P groups
-    // of lanes sharing each row, which graphs of few rows use to fill the device (capped at a warp;
-    // max aggregation always takes 1). Checked on every backend, used by CUDA only.
+    // of lanes sharing each row, which graphs of few rows use to fill the device (groups narrower
+    // than a warp are capped at a warp; max aggregation always takes 1). Checked on every backend,
+    // used by CUDA only.
     std::string config = "auto";
 };
 
