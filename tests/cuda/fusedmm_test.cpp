@@ -9,6 +9,7 @@
 #include <cmath>
 #include <limits>
 #include <random>
+#include <string>
 #include <utility>
 
 #include "ops/fusedmm_test_support.hpp"
@@ -853,6 +854,26 @@ TEST_F(CudaFusedmm, SoftmaxIsStableForLargeScores) {
     fusedmm<float, std::int32_t>(gpu, ad.view(), {}, {}, zd.view(), e.view(),
                                  pattern(Score::value, Edge::identity(), Normalize::softmax, Aggregate::sum, 1));
     EXPECT_TRUE(all_close(to_doubles(e), {2.0, 3.0, 1.0, 2.0, 2.0, 3.0}, 1e-6, 1e-6, 2));
+}
+
+// The kernels gather Y and Z rows by 32-bit byte strides: a leading dimension past 2 GiB of
+// row is refused with the operand named, before any launch (one row of Z: nothing past its 4
+// values is read).
+TEST_F(CudaFusedmm, RowStridesPastTwoGibibytesAreRefused) {
+    const Executor gpu = Executor::cuda(0), host = Executor::cpu();
+    const auto a = Csr<float, std::int32_t>(host, 1, 1, {0, 1}, {0}, {1.5f}).to(gpu);
+    const Dense<float> z = Dense<float>(host, 1, 4, {1.f, 2.f, 3.f, 4.f}).to(gpu);
+    Dense<float> e(gpu, 1, 4);
+    const DenseView<const float> z_wide{z.view().data, 1, 4, index_t{1} << 29, Layout::row_major, z.view().space};
+    const FusedOptions o = pattern(Score::value, Edge::identity(), Normalize::softmax, Aggregate::sum, 1);
+    try {
+        fusedmm<float, std::int32_t>(gpu, a.view(), {}, {}, z_wide, e.view(), o);
+        ADD_FAILURE() << "a 2 GiB row stride was accepted";
+    } catch (const Error& err) {
+        EXPECT_NE(std::string(err.what()).find("z's rows are 2147483648 bytes apart"), std::string::npos) << err.what();
+    }
+    fusedmm<float, std::int32_t>(gpu, a.view(), {}, {}, z.view(), e.view(), o);  // the same call with Z's own stride
+    EXPECT_TRUE(all_close(to_doubles(e), {1.0, 2.0, 3.0, 4.0}, 1e-6, 1e-6, 4));
 }
 
 // Only some gradients asked for: the others stay untouched, the asked ones match.

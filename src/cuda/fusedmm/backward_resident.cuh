@@ -140,6 +140,8 @@ __device__ __forceinline__ void resident_row_work(const BackwardArgs<T, I>& args
     for (int h = h0; h < h0 + args.row_heads; ++h) {
         const long long state = chunk_id * r.heads + h;  // a chunk's (chunk, head) share
         A xi[VEC], gi[VEC];
+        const Gather<T> ys{args.y + h * r.d + f, static_cast<int>(args.ldy * static_cast<long long>(sizeof(T)))};
+        const Gather<T> zs{args.z + h * r.dz + f, static_cast<int>(args.ldz * static_cast<long long>(sizeof(T)))};
         load_or_zero<T, VEC>(args.x + i * args.ldx + h * r.d, f, has_d && (args.recompute || args.dx != nullptr), xi);
         load_or_zero<T, VEC>(args.de + i * args.ldde + h * r.dz, f, has_dz, gi);
         [[maybe_unused]] I winner[max_agg ? VEC : 1];  // under max: the column that won each of row i's output values
@@ -156,9 +158,8 @@ __device__ __forceinline__ void resident_row_work(const BackwardArgs<T, I>& args
                 A yv[kBackwardBatch][VEC], zv[kBackwardBatch][VEC], gv[kBackwardBatch][VEC];
 #pragma unroll
                 for (int b = 0; b < kBackwardBatch; ++b) {
-                    const long long j = static_cast<long long>(e.j[b]);
-                    load_or_zero<T, VEC>(args.y + j * args.ldy + h * r.d, f, has_d && (args.recompute || args.dx != nullptr), yv[b]);
-                    load_or_zero<T, VEC>(args.z + j * args.ldz + h * r.dz, f, has_dz, zv[b]);
+                    load_or_zero<T, VEC>(ys.row(e.j[b]), 0, has_d && (args.recompute || args.dx != nullptr), yv[b]);
+                    load_or_zero<T, VEC>(zs.row(e.j[b]), 0, has_dz, zv[b]);
 #pragma unroll
                     for (int k = 0; k < VEC; ++k) gv[b][k] = gi[k];
                 }
@@ -279,13 +280,16 @@ __device__ __forceinline__ void resident_column_work(const BackwardArgs<T, I>& a
     zero<T, VEC>(dz);
     zero<T, VEC>(dy);
     A dy_add = 0;
+    const Gather<T> xs{args.x + h * r.d + f, static_cast<int>(args.ldx * static_cast<long long>(sizeof(T)))};
+    const Gather<T> des{args.de + h * r.dz + f, static_cast<int>(args.ldde * static_cast<long long>(sizeof(T)))};
     for (long long t0 = begin; t0 < end; t0 += kBackwardBatch) {
         const Batch<I> e = column_batch(args.t_row, args.t_entry, j, t0, end);
         A xv[kBackwardBatch][VEC], gv[kBackwardBatch][VEC], zv[kBackwardBatch][VEC];
 #pragma unroll
         for (int b = 0; b < kBackwardBatch; ++b) {
-            load_or_zero<T, VEC>(args.x + e.i[b] * args.ldx + h * r.d, f, has_d && (args.recompute || args.dy != nullptr), xv[b]);
-            load_or_zero<T, VEC>(args.de + e.i[b] * args.ldde + h * r.dz, f, has_dz, gv[b]);
+            const I i = static_cast<I>(e.i[b]);  // read from Aᵀ's t_row (type I)
+            load_or_zero<T, VEC>(xs.row(i), 0, has_d && (args.recompute || args.dy != nullptr), xv[b]);
+            load_or_zero<T, VEC>(des.row(i), 0, has_dz, gv[b]);
 #pragma unroll
             for (int k = 0; k < VEC; ++k) zv[b][k] = zj[k];
         }

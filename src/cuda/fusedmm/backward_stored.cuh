@@ -28,6 +28,8 @@ __device__ __forceinline__ void stored_column_work(const BackwardArgs<T, I>& arg
     zero<T, VEC>(dz);
     zero<T, VEC>(dy);
     A dy_add = 0;
+    const Gather<T> xs{args.x + h * r.d + f, static_cast<int>(args.ldx * static_cast<long long>(sizeof(T)))};
+    const Gather<T> des{args.de + h * r.dz + f, static_cast<int>(args.ldde * static_cast<long long>(sizeof(T)))};
     for (long long t0 = begin; t0 < end; t0 += kBackwardBatch) {
         const Batch<I> e = column_batch(args.t_row, args.t_entry, j, t0, end);
         EdgeTerm<A> term[kBackwardBatch];
@@ -37,7 +39,7 @@ __device__ __forceinline__ void stored_column_work(const BackwardArgs<T, I>& arg
         if (want_dz) {
             A g[kBackwardBatch][VEC];
 #pragma unroll
-            for (int b = 0; b < kBackwardBatch; ++b) load_vec<T, VEC>(args.de + e.i[b] * args.ldde + h * r.dz + f, g[b]);
+            for (int b = 0; b < kBackwardBatch; ++b) load_vec<T, VEC>(des.row(static_cast<I>(e.i[b])), g[b]);
 #pragma unroll
             for (int b = 0; b < kBackwardBatch; ++b)
 #pragma unroll
@@ -46,7 +48,7 @@ __device__ __forceinline__ void stored_column_work(const BackwardArgs<T, I>& arg
         if (vector_dy) {
             A xv[kBackwardBatch][VEC];
 #pragma unroll
-            for (int b = 0; b < kBackwardBatch; ++b) load_vec<T, VEC>(args.x + e.i[b] * args.ldx + h * r.d + f, xv[b]);
+            for (int b = 0; b < kBackwardBatch; ++b) load_vec<T, VEC>(xs.row(static_cast<I>(e.i[b])), xv[b]);
             A ds[kBackwardBatch];
 #pragma unroll
             for (int b = 0; b < kBackwardBatch; ++b) ds[b] = term[b].ds;

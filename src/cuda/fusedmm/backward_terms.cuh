@@ -17,13 +17,21 @@ struct Batch {
     bool valid[kBackwardBatch];
 };
 
+// The entries left from p0 (< end) on, at most kBackwardBatch: the bounds in 32 bits (64-bit
+// comparisons took 4 instructions an entry, recomputed wherever valid[] was read).
+__device__ __forceinline__ int batch_left(long long p0, long long end) {
+    const long long rest = end - p0;
+    return rest < kBackwardBatch ? static_cast<int>(rest) : kBackwardBatch;
+}
+
 // Row i's entries p0 .. p0 + kBackwardBatch - 1 below end, with their columns.
 template <class I>
 __device__ __forceinline__ Batch<I> row_batch(const I* col_idx, long long i, long long p0, long long end) {
     Batch<I> e;
+    const int left = batch_left(p0, end);
 #pragma unroll
     for (int b = 0; b < kBackwardBatch; ++b) {
-        e.valid[b] = p0 + b < end;
+        e.valid[b] = b < left;
         e.i[b] = i;
         e.p[b] = e.valid[b] ? p0 + b : p0;
         e.j[b] = col_idx[e.p[b]];
@@ -36,9 +44,10 @@ __device__ __forceinline__ Batch<I> row_batch(const I* col_idx, long long i, lon
 template <class I>
 __device__ __forceinline__ Batch<I> column_batch(const I* t_row, const I* t_entry, long long j, long long t0, long long end) {
     Batch<I> e;
+    const int left = batch_left(t0, end);
 #pragma unroll
     for (int b = 0; b < kBackwardBatch; ++b) {
-        e.valid[b] = t0 + b < end;
+        e.valid[b] = b < left;
         const long long t = e.valid[b] ? t0 + b : t0;
         e.i[b] = t_row[t];
         e.p[b] = t_entry[t];
@@ -130,7 +139,7 @@ __device__ __forceinline__ void entry_weights(const BackwardArgs<T, I>& args, in
             t.alpha[b] = to_accum(args.attention[e.p[b] * args.ld_attention + h]);
         } else if (r.softmax) {
             const RowSoftmax<A> sm = softmax_of(b);
-            t.alpha[b] = exp(t.w[b] - sm.max) * sm.inv_sum;
+            t.alpha[b] = softmax_exp(t.w[b] - sm.max) * sm.inv_sum;
         } else
             t.alpha[b] = t.w[b];
         if (!args.recompute) t.w[b] = t.alpha[b];  // α = w without softmax; unused when f' is constant

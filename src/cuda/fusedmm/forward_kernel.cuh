@@ -28,25 +28,29 @@ template <class T, class I>
 using ForwardArgs = ForwardKernelArgs<T, I, accum_t<T>>;
 
 // This lane's parts of the batch's vector scores (dot or negative squared distance) for head h:
-// xi is X_i's head slice, xr its first chunks in registers.
+// xi is X_i's head slice, xr its first chunks in registers, y the head's Y rows.
 template <class T, class I, int G, int VEC>
-__device__ __forceinline__ void score_parts(const ForwardArgs<T, I>& args, int h,
+__device__ __forceinline__ void score_parts(const ForwardArgs<T, I>& args, const Gather<T>& y,
                                             const accum_t<T> (&xr)[forward_lane_elements(VEC) / VEC][VEC], const T* xi,
                                             const I (&j)[kForwardBatch], accum_t<T> (&part)[kForwardBatch], int lane) {
     using A = accum_t<T>;
     constexpr int C = forward_lane_elements(VEC) / VEC;
     const Rules& r = args.rules;
 #pragma unroll
-    for (int b = 0; b < kForwardBatch; ++b) part[b] = 0;
-#pragma unroll
     for (int c = 0; c < C; ++c) {
         const long long f = chunk_start<G, VEC>(c, lane);
-        if (f >= r.d) break;
+        if (f >= r.d) {
+            if (c == 0)  // a lane past the row's end adds nothing
+#pragma unroll
+                for (int b = 0; b < kForwardBatch; ++b) part[b] = 0;
+            break;
+        }
         A yv[kForwardBatch][VEC];
 #pragma unroll
-        for (int b = 0; b < kForwardBatch; ++b) load_vec<T, VEC>(args.y + j[b] * args.ldy + h * r.d + f, yv[b]);
+        for (int b = 0; b < kForwardBatch; ++b) load_vec<T, VEC>(y.row(j[b]) + c * G * VEC, yv[b]);
+        // The first chunk's terms start the parts (0 + s is not s for s = -0: the adds would stay).
 #pragma unroll
-        for (int b = 0; b < kForwardBatch; ++b) part[b] += score_terms(r.score, xr[c], yv[b]);
+        for (int b = 0; b < kForwardBatch; ++b) part[b] = c == 0 ? score_terms(r.score, xr[c], yv[b]) : part[b] + score_terms(r.score, xr[c], yv[b]);
     }
     // Score widths beyond the register share read X_i again (from L1).
     for (long long c = C; c * G * VEC < r.d; ++c) {
@@ -55,7 +59,7 @@ __device__ __forceinline__ void score_parts(const ForwardArgs<T, I>& args, int h
         A xv[VEC], yv[kForwardBatch][VEC];
         load_vec<T, VEC>(xi + f, xv);
 #pragma unroll
-        for (int b = 0; b < kForwardBatch; ++b) load_vec<T, VEC>(args.y + j[b] * args.ldy + h * r.d + f, yv[b]);
+        for (int b = 0; b < kForwardBatch; ++b) load_vec<T, VEC>(y.row(j[b]) + c * G * VEC, yv[b]);
 #pragma unroll
         for (int b = 0; b < kForwardBatch; ++b) part[b] += score_terms(r.score, xv, yv[b]);
     }
@@ -63,7 +67,7 @@ __device__ __forceinline__ void score_parts(const ForwardArgs<T, I>& args, int h
 
 // w = edge(score) for a batch of the row's entries p0 .. p0+kForwardBatch-1, in every lane.
 template <class T, class I, int G, int VEC>
-__device__ __forceinline__ void forward_weights(const ForwardArgs<T, I>& args, int h,
+__device__ __forceinline__ void forward_weights(const ForwardArgs<T, I>& args, int h, const Gather<T>& y,
                                                 const accum_t<T> (&xr)[forward_lane_elements(VEC) / VEC][VEC], const T* xi, long long p0,
                                                 const I (&j)[kForwardBatch], const bool (&valid)[kForwardBatch],
                                                 accum_t<T> (&w)[kForwardBatch], int lane, unsigned mask) {
@@ -83,7 +87,7 @@ __device__ __forceinline__ void forward_weights(const ForwardArgs<T, I>& args, i
         case Score::dot:
         case Score::neg_sqdist: {
             A part[kForwardBatch];
-            score_parts<T, I, G, VEC>(args, h, xr, xi, j, part, lane);
+            score_parts<T, I, G, VEC>(args, y, xr, xi, j, part, lane);
             finish_scores<G>(r.score, part, w, mask);
             break;
         }
@@ -111,23 +115,23 @@ __device__ __forceinline__ X pick(const X (&arr)[N], int index) {
 // edge(score) of the entry of this lane's slot (G >= kForwardBatch), a vector score's parts summed
 // for the whole batch at once and not broadcast.
 template <class T, class I, int G, int VEC>
-__device__ __forceinline__ accum_t<T> slot_weight(const ForwardArgs<T, I>& args, int h,
+__device__ __forceinline__ accum_t<T> slot_weight(const ForwardArgs<T, I>& args, int h, const Gather<T>& y,
                                                   const accum_t<T> (&xr)[forward_lane_elements(VEC) / VEC][VEC], const T* xi, long long p0,
-                                                  const I (&j)[kForwardBatch], const bool (&valid)[kForwardBatch], int slot, int lane,
+                                                  const I (&j)[kForwardBatch], bool slot_valid, int slot, int lane,
                                                   unsigned mask) {
     using A = accum_t<T>;
     const Rules& r = args.rules;
     A s;
     switch (r.score) {
         case Score::value:
-            s = to_accum(args.a_values[pick(valid, slot) ? p0 + slot : p0]);
+            s = to_accum(args.a_values[slot_valid ? p0 + slot : p0]);
             break;
         case Score::add:
             s = to_accum(xi[0]) + to_accum(args.y[pick(j, slot) * args.ldy + h]);
             break;
         default: {
             A part[kForwardBatch];
-            score_parts<T, I, G, VEC>(args, h, xr, xi, j, part, lane);
+            score_parts<T, I, G, VEC>(args, y, xr, xi, j, part, lane);
             s = group_transpose_sum<G, kForwardBatch>(part, mask);
             if (r.score == Score::neg_sqdist) s = -s;
         }
@@ -135,14 +139,23 @@ __device__ __forceinline__ accum_t<T> slot_weight(const ForwardArgs<T, I>& args,
     return edge_apply(r.edge, s);
 }
 
+// The batch's column indices from p0 (< end) on; past the end, entry p0's again (ignored).
+// Returns the entries left in the batch (1 to kForwardBatch): the bounds in 32 bits, as 64-bit
+// comparisons took 4 instructions an entry and were recomputed wherever valid[] was read.
 template <class I>
-__device__ __forceinline__ void batch_columns(const I* col_idx, long long p0, long long end, I (&j)[kForwardBatch],
+__device__ __forceinline__ int batch_columns(const I* col_idx, long long p0, long long end, I (&j)[kForwardBatch],
                                               bool (&valid)[kForwardBatch]) {
+    const long long rest = end - p0;
+    const int left = rest < kForwardBatch ? static_cast<int>(rest) : kForwardBatch;
+    const I* at = col_idx + p0;
+    j[0] = at[0];
+    valid[0] = true;
 #pragma unroll
-    for (int b = 0; b < kForwardBatch; ++b) {
-        valid[b] = p0 + b < end;
-        j[b] = col_idx[valid[b] ? p0 + b : p0];  // a valid address; the result is ignored
+    for (int b = 1; b < kForwardBatch; ++b) {
+        valid[b] = b < left;
+        j[b] = valid[b] ? at[b] : j[0];
     }
+    return left;
 }
 
 // One batch of the online softmax: m grows to the batch's largest weight (NaN weights never
@@ -179,11 +192,11 @@ __device__ __forceinline__ A slot_online_softmax(A mine, bool mine_valid, A& m, 
     for (int offset = G / 2; offset >= kSlotLanes<G>; offset /= 2) top = fmax(top, __shfl_xor_sync(mask, top, offset, G));
     A shrink = 1;
     if (top > m) {
-        shrink = exp(m - top);
+        shrink = softmax_exp(m - top);
         l_part *= shrink;
         m = top;
     }
-    const A e = mine_valid ? exp(mine - m) : A(0);
+    const A e = mine_valid ? softmax_exp(mine - m) : A(0);
     l_part += e;
 #pragma unroll
     for (int b = 0; b < kForwardBatch; ++b) w[b] = __shfl_sync(mask, e, b * kSlotLanes<G>, G);
@@ -299,6 +312,10 @@ __device__ __forceinline__ void forward_work(const ForwardArgs<T, I>& args, long
     const bool uses_x = r.score != Score::value;
     const T* xi = uses_x ? args.x + i * args.ldx + h * r.d : nullptr;
     const bool write_attention = args.attention != nullptr && first_tile && lane == 0;
+    const Gather<T> y{vector_score(r.score) ? args.y + h * r.d + chunk_start<G, VEC>(0, lane) : nullptr,
+                      static_cast<int>(args.ldy * static_cast<long long>(sizeof(T)))};
+    const long long fz0 = chunk_start<G, VEC>(tile0, lane);  // this lane's first value of E_i's tile
+    const Gather<T> z{args.z + h * r.dz + fz0, static_cast<int>(args.ldz * static_cast<long long>(sizeof(T)))};
 
     A xr[C][VEC];
 #pragma unroll
@@ -315,7 +332,7 @@ __device__ __forceinline__ void forward_work(const ForwardArgs<T, I>& args, long
             bool valid[kForwardBatch];
             batch_columns(args.col_idx, p0, end, j, valid);
             A w[kForwardBatch];
-            forward_weights<T, I, G, VEC>(args, h, xr, xi, p0, j, valid, w, lane, mask);
+            forward_weights<T, I, G, VEC>(args, h, y, xr, xi, p0, j, valid, w, lane, mask);
             online_softmax(w, valid, m, l);
         }
 
@@ -334,20 +351,20 @@ __device__ __forceinline__ void forward_work(const ForwardArgs<T, I>& args, long
     for (long long p0 = begin; p0 < end; p0 += kForwardBatch) {
         I j[kForwardBatch];
         bool valid[kForwardBatch];
-        batch_columns(args.col_idx, p0, end, j, valid);
+        const int left = batch_columns(args.col_idx, p0, end, j, valid);
         A w[kForwardBatch];
         A shrink = 1;
         bool weighed = false;
         if constexpr (G >= kForwardBatch) {
             if (by_slot) {
                 const int slot = lane / kSlotLanes<G>;
-                const A mine = slot_weight<T, I, G, VEC>(args, h, xr, xi, p0, j, valid, slot, lane, mask);
-                shrink = slot_online_softmax<G>(mine, pick(valid, slot), m, l, w, mask);
+                const A mine = slot_weight<T, I, G, VEC>(args, h, y, xr, xi, p0, j, slot < left, slot, lane, mask);
+                shrink = slot_online_softmax<G>(mine, slot < left, m, l, w, mask);
                 weighed = true;
             }
         }
         if (!weighed) {
-            forward_weights<T, I, G, VEC>(args, h, xr, xi, p0, j, valid, w, lane, mask);
+            forward_weights<T, I, G, VEC>(args, h, y, xr, xi, p0, j, valid, w, lane, mask);
             if (final_weights) {
 #pragma unroll
                 for (int b = 0; b < kForwardBatch; ++b) w[b] = valid[b] ? exp(w[b] - m) / l : A(0);  // the reference's α, to the rounding
@@ -367,11 +384,10 @@ __device__ __forceinline__ void forward_work(const ForwardArgs<T, I>& args, long
                 if (valid[b]) args.attention[(p0 + b) * args.ld_attention + h] = from_accum<T>(w[b]);
 #pragma unroll
         for (int c = 0; c < C; ++c) {
-            const long long f = chunk_start<G, VEC>(tile0 + c, lane);
-            if (f >= r.dz) break;
+            if (fz0 + c * G * VEC >= r.dz) break;
             A zv[kForwardBatch][VEC];
 #pragma unroll
-            for (int b = 0; b < kForwardBatch; ++b) load_vec<T, VEC>(args.z + j[b] * args.ldz + h * r.dz + f, zv[b]);
+            for (int b = 0; b < kForwardBatch; ++b) load_vec<T, VEC>(z.row(j[b]) + c * G * VEC, zv[b]);
 #pragma unroll
             for (int b = 0; b < kForwardBatch; ++b) {
                 if (!valid[b]) continue;
@@ -449,7 +465,7 @@ __device__ __forceinline__ void forward_work(const ForwardArgs<T, I>& args, long
         bool valid[kForwardBatch];
         batch_columns(args.col_idx, p0, end, j, valid);
         A w[kForwardBatch];
-        forward_weights<T, I, G, VEC>(args, h, xr, xi, p0, j, valid, w, lane, mask);
+        forward_weights<T, I, G, VEC>(args, h, y, xr, xi, p0, j, valid, w, lane, mask);
         if (lane == 0)
 #pragma unroll
             for (int b = 0; b < kForwardBatch; ++b)
