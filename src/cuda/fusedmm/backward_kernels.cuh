@@ -255,7 +255,7 @@ __global__ void __launch_bounds__(kBlockThreads, backward_min_blocks<T>(P)) back
         if (end - begin > list.threshold) return;  // a long column: the chunk blocks walk it
     }
     if constexpr (P == BackwardPath::stored_columns)
-        stored_column_work<T, I, G, VEC>(args, j, h, begin, end, k, group_lane<G>());
+        stored_column_work<T, I, G, VEC>(CR == CompiledRules::attention ? attention_rules(args) : args, j, h, begin, end, k, group_lane<G>());
     else if constexpr (CR == CompiledRules::attention)
         resident_column_work<T, I, G, VEC, true, false>(attention_rules(args), j, h, begin, end, k, group_lane<G>(), group_mask<G>());
     else if constexpr (P != BackwardPath::general)

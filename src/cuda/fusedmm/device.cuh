@@ -48,18 +48,24 @@ __device__ __forceinline__ long long chunk_start(long long c, int lane) {
     return (c * G + lane) * VEC;
 }
 
-// The rows of a row-major operand that a group gathers by column index (Y_j, Z_j): this lane's
-// first value of the head's slice in chunk 0 (chunk c is c * G * VEC values on) and the row stride
-// in bytes, which fusedmm.cu checks fits 32 bits. An address is then one wide multiply-add of a
-// 32-bit index; from 64-bit leading dimensions in elements it took about seven instructions (a
-// 64-bit product, shifts, adds), a third of the forward's batch loop at k = 128 (f32 SASS).
+// The rows of a row-major operand that a group gathers by index (Y_j and Z_j by A's columns, X_i
+// and dE_i by Aᵀ's rows): this lane's first value of the head's slice in chunk 0 (chunk c is
+// c * G * VEC values on) and the row stride in bytes, which fusedmm.cu checks fits 32 bits. With
+// 32-bit indices an address is then one unsigned wide multiply-add (indices are never negative;
+// the signed product took three instructions where the stride sat in a uniform register); from
+// 64-bit leading dimensions in elements it took about seven (a 64-bit product, shifts, adds).
 template <class T>
 struct Gather {
     const T* lane_base;
     int stride_bytes;
     template <class I>
     __device__ __forceinline__ const T* row(I j) const {
-        return reinterpret_cast<const T*>(reinterpret_cast<const char*>(lane_base) + static_cast<long long>(j) * stride_bytes);
+        const char* base = reinterpret_cast<const char*>(lane_base);
+        if constexpr (sizeof(I) == 4)
+            return reinterpret_cast<const T*>(base + static_cast<unsigned long long>(static_cast<unsigned>(j)) *
+                                                         static_cast<unsigned>(stride_bytes));
+        else
+            return reinterpret_cast<const T*>(base + static_cast<long long>(j) * stride_bytes);
     }
 };
 

@@ -35,8 +35,8 @@ void with_shape(const Shape& s, F&& f) {
 }
 
 // Calls f.template operator()<P, CR>() for the backward path p, CR saying what the kernel is
-// compiled to know of args' rules (the resident paths only: the general path reads them, the
-// stored columns take no max). Groups of 4 lanes are chosen only when one vector a lane covers a
+// compiled to know of args' rules (the resident paths, and the stored columns' dot-product
+// attention: the general path reads them, the stored columns take no max). Groups of 4 lanes are chosen only when one vector a lane covers a
 // head's widths, which is always resident: no general kernels for them. Only the column kernel
 // has a stored_columns path (COLUMNS).
 template <int G, bool COLUMNS, class T, class I, class F>
@@ -44,7 +44,9 @@ void with_path(BackwardPath p, const BackwardArgs<T, I>& args, F&& f) {
     using enum CompiledRules;
     const bool max_aggregate = args.rules.aggregate == Aggregate::max;
     if constexpr (COLUMNS)
-        if (p == BackwardPath::stored_columns) return f.template operator()<BackwardPath::stored_columns, runtime>();
+        if (p == BackwardPath::stored_columns)
+            return attention_rules_hold(args.rules) ? f.template operator()<BackwardPath::stored_columns, attention>()
+                                                    : f.template operator()<BackwardPath::stored_columns, runtime>();
     if (p == BackwardPath::resident_scalar)
         return max_aggregate ? f.template operator()<BackwardPath::resident_scalar, max>()
                              : f.template operator()<BackwardPath::resident_scalar, runtime>();
