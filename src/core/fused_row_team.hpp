@@ -22,6 +22,11 @@ constexpr int widest_team(int lanes) { return lanes < 32 ? 32 / lanes : kMaxTeam
 // Mean row length below which teams are not formed: a span then holds less than two batches of
 // the forward's 4 entries, and the merge costs more than the walk it saves.
 constexpr long long kMinMeanRow = 8;
+// Except on a graph so small that even its widest teams take at most 1/kIdleShare of the device's
+// lanes: the device idles whatever the choice, the time is the longest row's walk, and teams
+// shorten it however short the mean row (H200, karate: 34 rows of mean 4.6 and longest 17, one
+// head: 6.2 -> 4.4 us at k = 32 with teams of 4, 6.1 -> 4.9 us at k = 128 with teams of 8).
+constexpr long long kIdleShare = 8;
 
 // The forward's configuration string: "auto" (0: the rule below decides) or "team<P>" with P in
 // {1, 2, 4, 8} (capped where groups narrower than a warp would not fit one).
@@ -35,13 +40,16 @@ inline int parse_forward_config(const std::string& config) {
 
 // The team size for `rows` rows of mean length nnz / rows, `heads` heads and `tiles` tiles, in
 // groups of `lanes` lanes, on a device that holds `resident_lanes` threads of the forward at once:
-// `requested` when given (capped at widest_team), else the largest power of two up to it whose
-// teams still fit the device in one wave, and 1 where the rows are too short to share.
+// `requested` when given (capped at widest_team), else the widest on graphs that leave the device
+// idle, else the largest power of two up to it whose teams still fit the device in one wave, and
+// 1 where the rows are too short to share.
 inline int choose(long long rows, long long nnz, int heads, long long tiles, int lanes, long long resident_lanes, int requested) {
     const int widest = widest_team(lanes);
     if (requested > 0) return requested < widest ? requested : widest;
-    if (rows <= 0 || nnz < kMinMeanRow * rows) return 1;
+    if (rows <= 0) return 1;
     const long long alone = rows * heads * tiles * lanes;  // the lanes without teams
+    if (alone * widest * kIdleShare <= resident_lanes) return widest;
+    if (nnz < kMinMeanRow * rows) return 1;
     int team = 1;
     while (team * 2 <= widest && alone * team * 2 <= resident_lanes) team *= 2;
     return team;

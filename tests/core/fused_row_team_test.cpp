@@ -49,10 +49,22 @@ TEST(FusedRowTeam, TeamsStopWhereTheDeviceIsFull) {
 }
 
 TEST(FusedRowTeam, ShortRowsAreNotShared) {
-    EXPECT_EQ(team(2708, 10556, 8), 1);  // cora: mean 3.9
-    EXPECT_EQ(team(100, 799, 8), 1);     // mean just under 8
-    EXPECT_EQ(team(100, 800, 8), 4);
+    EXPECT_EQ(team(2708, 10556, 8), 1);    // cora: mean 3.9
+    EXPECT_EQ(team(1000, 7999, 8), 1);     // mean just under 8
+    EXPECT_EQ(team(1000, 8000, 8), 4);
     EXPECT_EQ(team(0, 0, 8), 1);
+}
+
+TEST(FusedRowTeam, GraphsThatLeaveTheDeviceIdleTakeTheWidestTeams) {
+    // karate (34 rows, mean 4.6): its widest teams take 1088 lanes in groups of 8 (k = 32) and
+    // 8704 in groups of 32 (k = 128), under an eighth of the device's 135 168.
+    EXPECT_EQ(team(34, 156, 8), 4);
+    EXPECT_EQ(team(34, 156, 32), 8);
+    // An eighth exactly still counts; one row more does not, and the mean rule decides again.
+    EXPECT_EQ(team(528, 528, 8), 4);   // 528 x 8 x 4 x 8 = 135 168
+    EXPECT_EQ(team(529, 529, 8), 1);
+    // Heads and tiles count: four heads of karate at k = 128 fill more than an eighth.
+    EXPECT_EQ(team(34, 156, 32, 4), 1);
 }
 
 TEST(FusedRowTeam, RequestedTeamsAreCappedAtAWarpOrABlock) {

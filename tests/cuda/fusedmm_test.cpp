@@ -41,11 +41,11 @@ struct Outcome {
     fused::Grads grads;
 };
 
-// Forward, then backward from de, of p on exec; inputs and outputs live in exec's memory and
-// use `layout` for the dense operands and gradients. give_output: the backward is given E.
+// Forward, then backward from de, of p with X = x_host on exec; inputs and outputs live in exec's
+// memory and use `layout` for the dense operands and gradients. give_output: the backward is given E.
 template <class V, class I>
-Outcome run(const Executor& exec, const Problem<V, I>& p, const Dense<V>& de_host, Layout layout = Layout::row_major,
-            bool give_output = false) {
+Outcome run_with_x(const Executor& exec, const Problem<V, I>& p, const Dense<V>& x_host, const Dense<V>& de_host,
+                   Layout layout = Layout::row_major, bool give_output = false) {
     const auto move = [&](const Dense<V>& d) {
         if (layout == Layout::row_major) return d.to(exec);
         std::vector<V> host(static_cast<std::size_t>(d.rows() * d.cols()));
@@ -55,7 +55,7 @@ Outcome run(const Executor& exec, const Problem<V, I>& p, const Dense<V>& de_hos
         return Dense<V>(exec, d.rows(), d.cols(), host, Layout::col_major);
     };
     const auto a = p.a.to(exec);
-    const Dense<V> x = move(p.x), y = move(p.y), z = move(p.z), de = move(de_host);
+    const Dense<V> x = move(x_host), y = move(p.y), z = move(p.z), de = move(de_host);
     Dense<V> e(exec, p.a.rows(), p.z.cols(), layout);
     const FusedPlan<V, I> plan(exec, a.view(), p.options);
     const FusedSaved<V, I> saved = plan.forward(x.view(), y.view(), z.view(), e.view());
@@ -69,6 +69,53 @@ Outcome run(const Executor& exec, const Problem<V, I>& p, const Dense<V>& de_hos
             as_doubles(saved.argmax),
             as_doubles(saved.attention),
             {to_doubles(dx), to_doubles(dy), to_doubles(dz), to_doubles(da)}};
+}
+
+template <class V, class I>
+Outcome run(const Executor& exec, const Problem<V, I>& p, const Dense<V>& de_host, Layout layout = Layout::row_major,
+            bool give_output = false) {
+    return run_with_x(exec, p, p.x, de_host, layout, give_output);
+}
+
+// p's X, moved where a dot score lies within rounding of 0 under leaky_relu: the device and the
+// reference sum the score in different orders, may then land on the two sides of the kink and
+// take different slopes (1 and the leak) for that entry's gradients, which no tolerance covers
+// (seen once in f32: a score of 3.3e-8 summed to exactly 0 by the reference, dX and dY of its
+// row and column off by 30%). Each such entry's X_i moves along the feature where Y_j is largest
+// until every |score| is at least `margin`; the other entries of row i are checked again.
+template <class V, class I>
+Dense<V> x_off_the_kink(const Problem<V, I>& p) {
+    std::vector<V> x = p.x.values().to_vector();
+    const FusedOptions& o = p.options;
+    if (o.score != Score::dot || o.edge.kind != Edge::Kind::leaky_relu || x.empty())
+        return Dense<V>(Executor::cpu(), p.x.rows(), p.x.cols(), x);
+    const double margin = sizeof(V) >= 4 ? 1e-3 : 5e-2;  // above the 16-bit types' rounding too
+    const std::vector<V> y = p.y.values().to_vector();
+    const index_t w = p.x.cols(), d = w / o.heads;
+    const auto a = p.a.view();
+    const auto at = [&](const std::vector<V>& m, index_t row, index_t f) { return value_cast<double>(m[row * w + f]); };
+    for (int round = 0; round < 8; ++round) {
+        bool moved = false;
+        for (index_t i = 0; i < p.a.rows(); ++i)
+            for (auto q = a.row_ptr[i]; q < a.row_ptr[i + 1]; ++q)
+                for (index_t h = 0; h < o.heads; ++h) {
+                    const index_t j = a.col_idx[q], f0 = h * d;
+                    double score = 0;
+                    index_t widest = f0;
+                    for (index_t f = f0; f < f0 + d; ++f) {
+                        score += at(x, i, f) * at(y, j, f);
+                        if (std::abs(at(y, j, f)) > std::abs(at(y, j, widest))) widest = f;
+                    }
+                    const double yw = at(y, j, widest);
+                    if (std::abs(score) >= margin || std::abs(yw) < 1e-2) continue;
+                    // Away from 0 on the score's side, by 4 margins.
+                    const double step = (score >= 0 ? 4 : -4) * margin / yw;
+                    x[i * w + widest] = value_cast<V>(at(x, i, widest) + step);
+                    moved = true;
+                }
+        if (!moved) break;
+    }
+    return Dense<V>(Executor::cpu(), p.x.rows(), p.x.cols(), x);
 }
 
 struct Tolerance {
@@ -106,9 +153,9 @@ void expect_matches_reference(const Problem<V, I>& p, std::uint64_t s, Layout la
     SCOPED_TRACE(fused::describe(p.options) + " config=" + p.options.config + " rows=" + std::to_string(p.a.rows()) +
                  " nnz=" + std::to_string(p.a.nnz()) + " dz=" + std::to_string(p.dz) + (layout == Layout::col_major ? " col-major" : "") +
                  (give_output ? " E given" : ""));
-    const Dense<V> de = random_dense<V>(p.a.rows(), p.z.cols(), s);
-    const Outcome want = run(Executor::reference(), p, de);
-    const Outcome got = run(Executor::cuda(0), p, de, layout, give_output);
+    const Dense<V> de = random_dense<V>(p.a.rows(), p.z.cols(), s), x = x_off_the_kink(p);
+    const Outcome want = run_with_x(Executor::reference(), p, x, de);
+    const Outcome got = run_with_x(Executor::cuda(0), p, x, de, layout, give_output);
     const Tolerance f = forward_tolerance<V>(), g = gradient_tolerance<V>(), fe = scaled_to(f, want.e);
     const index_t cols = std::max<index_t>(p.z.cols(), 1);
     EXPECT_TRUE(all_close(got.e, want.e, fe.rtol, fe.atol, cols)) << "E";
