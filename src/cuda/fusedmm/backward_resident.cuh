@@ -140,8 +140,8 @@ __device__ __forceinline__ void resident_row_work(const BackwardArgs<T, I>& args
     for (int h = h0; h < h0 + args.row_heads; ++h) {
         const long long state = chunk_id * r.heads + h;  // a chunk's (chunk, head) share
         A xi[VEC], gi[VEC];
-        const Gather<T> ys{args.y + h * r.d + f, static_cast<int>(args.ldy * static_cast<long long>(sizeof(T)))};
-        const Gather<T> zs{args.z + h * r.dz + f, static_cast<int>(args.ldz * static_cast<long long>(sizeof(T)))};
+        const Gather<T> ys = gather_rows(args.y + h * r.d + f, args.ldy);
+        const Gather<T> zs = gather_rows(args.z + h * r.dz + f, args.ldz);
         load_or_zero<T, VEC>(args.x + i * args.ldx + h * r.d, f, has_d && (args.recompute || args.dx != nullptr), xi);
         load_or_zero<T, VEC>(args.de + i * args.ldde + h * r.dz, f, has_dz, gi);
         [[maybe_unused]] I winner[max_agg ? VEC : 1];  // under max: the column that won each of row i's output values
@@ -280,8 +280,8 @@ __device__ __forceinline__ void resident_column_work(const BackwardArgs<T, I>& a
     zero<T, VEC>(dz);
     zero<T, VEC>(dy);
     A dy_add = 0;
-    const Gather<T> xs{args.x + h * r.d + f, static_cast<int>(args.ldx * static_cast<long long>(sizeof(T)))};
-    const Gather<T> des{args.de + h * r.dz + f, static_cast<int>(args.ldde * static_cast<long long>(sizeof(T)))};
+    const Gather<T> xs = gather_rows(args.x + h * r.d + f, args.ldx);
+    const Gather<T> des = gather_rows(args.de + h * r.dz + f, args.ldde);
     for (long long t0 = begin; t0 < end; t0 += kBackwardBatch) {
         const Batch<I> e = column_batch(args.t_row, args.t_entry, j, t0, end);
         A xv[kBackwardBatch][VEC], gv[kBackwardBatch][VEC], zv[kBackwardBatch][VEC];

@@ -28,8 +28,8 @@ __device__ __forceinline__ void stored_column_work(const BackwardArgs<T, I>& arg
     zero<T, VEC>(dz);
     zero<T, VEC>(dy);
     A dy_add = 0;
-    const Gather<T> xs{args.x + h * r.d + f, static_cast<int>(args.ldx * static_cast<long long>(sizeof(T)))};
-    const Gather<T> des{args.de + h * r.dz + f, static_cast<int>(args.ldde * static_cast<long long>(sizeof(T)))};
+    const Gather<T> xs = gather_rows(args.x + h * r.d + f, args.ldx);
+    const Gather<T> des = gather_rows(args.de + h * r.dz + f, args.ldde);
     for (long long t0 = begin; t0 < end; t0 += kBackwardBatch) {
         const Batch<I> e = column_batch(args.t_row, args.t_entry, j, t0, end);
         EdgeTerm<A> term[kBackwardBatch];

@@ -69,6 +69,12 @@ struct Gather {
     }
 };
 
+// The gather of rows `ld` elements apart whose first value for this lane is at `lane_base`.
+template <class T>
+__device__ __forceinline__ Gather<T> gather_rows(const T* lane_base, long long ld) {
+    return {lane_base, static_cast<int>(ld * static_cast<long long>(sizeof(T)))};
+}
+
 template <class T, int VEC>
 __device__ __forceinline__ void zero(accum_t<T> (&out)[VEC]) {
 #pragma unroll

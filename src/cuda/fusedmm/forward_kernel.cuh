@@ -312,10 +312,9 @@ __device__ __forceinline__ void forward_work(const ForwardArgs<T, I>& args, long
     const bool uses_x = r.score != Score::value;
     const T* xi = uses_x ? args.x + i * args.ldx + h * r.d : nullptr;
     const bool write_attention = args.attention != nullptr && first_tile && lane == 0;
-    const Gather<T> y{vector_score(r.score) ? args.y + h * r.d + chunk_start<G, VEC>(0, lane) : nullptr,
-                      static_cast<int>(args.ldy * static_cast<long long>(sizeof(T)))};
+    const Gather<T> y = gather_rows(vector_score(r.score) ? args.y + h * r.d + chunk_start<G, VEC>(0, lane) : nullptr, args.ldy);
     const long long fz0 = chunk_start<G, VEC>(tile0, lane);  // this lane's first value of E_i's tile
-    const Gather<T> z{args.z + h * r.dz + fz0, static_cast<int>(args.ldz * static_cast<long long>(sizeof(T)))};
+    const Gather<T> z = gather_rows(args.z + h * r.dz + fz0, args.ldz);
 
     A xr[C][VEC];
 #pragma unroll
