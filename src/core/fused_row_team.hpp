@@ -42,15 +42,21 @@ inline int parse_forward_config(const std::string& config) {
 // groups of `lanes` lanes, on a device that holds `resident_lanes` threads of the forward at once:
 // `requested` when given (capped at widest_team), else the widest on graphs that leave the device
 // idle, else the largest power of two up to it whose teams still fit the device in one wave, and
-// 1 where the rows are too short to share.
+// at least pairs where the rows alone fit one wave; 1 where the rows are too short to share.
+// Pairs past one wave: rows that fill part of one wave leave the rest of the device idle, and
+// pairs use it even where they spill into a second (H200, one head of 128, rows alone / pairs in
+// waves: chameleon 0.54 / 1.08, 18.9 -> 15.0 us; zenios 0.68 / 1.36, 11.9 -> 10.3 us;
+// facebook_combined 0.96 / 1.91, 41.2 -> 40.1 us; one head of 32: bcsstk33 0.52 / 1.03, 31.6 ->
+// 30.9 us). Teams of 4 there lose (chameleon 16.1, zenios 14.6 us), as do pairs where the rows
+// alone pass one wave (bcsstk16 1.16 waves: 35.7 -> 34.7 us, but ca-HepPh 2.84: 55.4 -> 60.3).
 inline int choose(long long rows, long long nnz, int heads, long long tiles, int lanes, long long resident_lanes, int requested) {
     const int widest = widest_team(lanes);
     if (requested > 0) return requested < widest ? requested : widest;
     if (rows <= 0) return 1;
     const long long alone = rows * heads * tiles * lanes;  // the lanes without teams
     if (alone * widest * kIdleShare <= resident_lanes) return widest;
-    if (nnz < kMinMeanRow * rows) return 1;
-    int team = 1;
+    if (nnz < kMinMeanRow * rows || alone > resident_lanes) return 1;
+    int team = widest >= 2 ? 2 : 1;
     while (team * 2 <= widest && alone * team * 2 <= resident_lanes) team *= 2;
     return team;
 }

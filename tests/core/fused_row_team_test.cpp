@@ -38,14 +38,28 @@ TEST(FusedRowTeam, SmallGraphsOfLongRowsShareEachRow) {
 }
 
 TEST(FusedRowTeam, TeamsStopWhereTheDeviceIsFull) {
-    // 10 240 rows of mean 8 in groups of 8: 81 920 lanes alone, twice that overflows one wave.
-    EXPECT_EQ(team(10240, 81920, 8), 1);
+    // 20 000 rows of mean 8 in groups of 8: 160 000 lanes alone, more than one wave.
+    EXPECT_EQ(team(20000, 160000, 8), 1);
     // Four heads take four times the lanes: bcsstk13 then only pairs its groups.
     EXPECT_EQ(team(2003, 83883, 8, 4), 2);
     // Tiles count like heads.
     EXPECT_EQ(team(2003, 83883, 8, 1, 4), 2);
     // A large graph never forms teams.
     EXPECT_EQ(team(1'000'000, 16'000'000, 8), 1);
+}
+
+TEST(FusedRowTeam, RowsThatFillPartOfOneWaveTakePairs) {
+    // 10 240 rows of mean 8 in groups of 8: 81 920 lanes alone, pairs take 1.2 waves.
+    EXPECT_EQ(team(10240, 81920, 8), 2);
+    // chameleon (2277 rows, mean 16) and facebook_combined (4039, mean 44) at k = 128: 0.54 and
+    // 0.96 waves alone.
+    EXPECT_EQ(team(2277, 36101, 32), 2);
+    EXPECT_EQ(team(4039, 176468, 32), 2);
+    // bcsstk16 (4884 rows) at k = 128 passes one wave alone: no teams.
+    EXPECT_EQ(team(4884, 290378, 32), 1);
+    // One wave alone exactly still pairs.
+    EXPECT_EQ(team(4224, 4224 * 8, 32), 2);
+    EXPECT_EQ(team(4225, 4225 * 8, 32), 1);
 }
 
 TEST(FusedRowTeam, ShortRowsAreNotShared) {
