@@ -17,18 +17,11 @@ struct Batch {
     bool valid[kBackwardBatch];
 };
 
-// The entries left from p0 (< end) on, at most kBackwardBatch: the bounds in 32 bits (64-bit
-// comparisons took 4 instructions an entry, recomputed wherever valid[] was read).
-__device__ __forceinline__ int batch_left(long long p0, long long end) {
-    const long long rest = end - p0;
-    return rest < kBackwardBatch ? static_cast<int>(rest) : kBackwardBatch;
-}
-
 // Row i's entries p0 .. p0 + kBackwardBatch - 1 below end, with their columns.
 template <class I>
 __device__ __forceinline__ Batch<I> row_batch(const I* col_idx, long long i, long long p0, long long end) {
     Batch<I> e;
-    const int left = batch_left(p0, end);
+    const int left = batch_left<kBackwardBatch>(p0, end);
 #pragma unroll
     for (int b = 0; b < kBackwardBatch; ++b) {
         e.valid[b] = b < left;
@@ -44,7 +37,7 @@ __device__ __forceinline__ Batch<I> row_batch(const I* col_idx, long long i, lon
 template <class I>
 __device__ __forceinline__ Batch<I> column_batch(const I* t_row, const I* t_entry, long long j, long long t0, long long end) {
     Batch<I> e;
-    const int left = batch_left(t0, end);
+    const int left = batch_left<kBackwardBatch>(t0, end);
 #pragma unroll
     for (int b = 0; b < kBackwardBatch; ++b) {
         e.valid[b] = b < left;

@@ -69,6 +69,14 @@ struct Gather {
     }
 };
 
+// The entries left of a batch of B from p0 (< end) on, 1 to B: the bounds in 32 bits (64-bit
+// comparisons took 4 instructions an entry, recomputed wherever a batch's valid[] was read).
+template <int B>
+__device__ __forceinline__ int batch_left(long long p0, long long end) {
+    const long long rest = end - p0;
+    return rest < B ? static_cast<int>(rest) : B;
+}
+
 // The gather of rows `ld` elements apart whose first value for this lane is at `lane_base`.
 template <class T>
 __device__ __forceinline__ Gather<T> gather_rows(const T* lane_base, long long ld) {

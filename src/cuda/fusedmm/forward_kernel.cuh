@@ -140,13 +140,11 @@ __device__ __forceinline__ accum_t<T> slot_weight(const ForwardArgs<T, I>& args,
 }
 
 // The batch's column indices from p0 (< end) on; past the end, entry p0's again (ignored).
-// Returns the entries left in the batch (1 to kForwardBatch): the bounds in 32 bits, as 64-bit
-// comparisons took 4 instructions an entry and were recomputed wherever valid[] was read.
+// Returns the entries left in the batch (batch_left).
 template <class I>
 __device__ __forceinline__ int batch_columns(const I* col_idx, long long p0, long long end, I (&j)[kForwardBatch],
                                               bool (&valid)[kForwardBatch]) {
-    const long long rest = end - p0;
-    const int left = rest < kForwardBatch ? static_cast<int>(rest) : kForwardBatch;
+    const int left = batch_left<kForwardBatch>(p0, end);
     const I* at = col_idx + p0;
     j[0] = at[0];
     valid[0] = true;
