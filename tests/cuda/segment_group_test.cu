@@ -6,6 +6,7 @@
 
 #include "cuda/common/check.cuh"
 #include "cuda/common/segment_group.cuh"
+#include "cuda/common/strided_shuffle.cuh"
 #include "cuda/common/values.cuh"
 #include "support/test_support.hpp"
 
@@ -40,6 +41,15 @@ __global__ void segment_sum_kernel(const double* in, const int* keys, double* ou
     const double v = segment_reduce<R>(in[i], keys[i], [](double a, double b) { return a + b; });
     out[i] = segment_head<R>(keys[i]) ? v : 0.0;
     group_atomic_add<R>(&totals[keys[i]], keys[i], in[i]);
+}
+
+// Thread i writes, for every step, what strided_shfl<G, R> gives it: out[i * (G / R) + step].
+template <int G, int R, class T>
+__global__ void strided_shfl_kernel(const T* in, T* out) {
+    const int i = blockIdx.x * blockDim.x + threadIdx.x;
+    const T mine = in[i];
+#pragma unroll
+    for (int step = 0; step < G / R; ++step) out[i * (G / R) + step] = strided_shfl<G, R>(mine, step);
 }
 
 template <class T>
@@ -217,6 +227,53 @@ TEST_F(SegmentGroup, SegmentReduceAndGroupAtomicAddEveryGroupSize) {
     check_segments<8>(seed);
     check_segments<16>(seed);
     check_segments<32>(seed);
+}
+
+}  // namespace
+}  // namespace spk::detail::cuda
+
+namespace spk::detail::cuda {
+namespace {
+
+// Lane l of a group of G takes, at step s, the value of the group's lane s * R + l % R.
+template <int G, int R, class T>
+void check_strided_shfl(std::uint64_t seed) {
+    constexpr int n = 256, steps = G / R;
+    std::mt19937_64 rng(seed);
+    std::vector<T> host(n);
+    for (auto& x : host) x = static_cast<T>(rng() % 1000003) - T(500000);  // distinct enough to tell lanes apart
+    DeviceBuffer<T> in(n), out(n * steps);
+    SPK_CUDA_CHECK(cudaMemcpy(in.ptr, host.data(), n * sizeof(T), cudaMemcpyHostToDevice));
+    strided_shfl_kernel<G, R, T><<<2, 128>>>(in.ptr, out.ptr);
+    SPK_CUDA_CHECK_LAUNCH();
+    std::vector<T> result(static_cast<std::size_t>(n) * steps);
+    SPK_CUDA_CHECK(cudaMemcpy(result.data(), out.ptr, result.size() * sizeof(T), cudaMemcpyDeviceToHost));
+    for (int i = 0; i < n; ++i)
+        for (int s = 0; s < steps; ++s) {
+            const int source = (i & ~(G - 1)) + s * R + (i % R);
+            ASSERT_EQ(result[static_cast<std::size_t>(i) * steps + s], host[source]) << "G=" << G << " R=" << R << " lane " << i << " step " << s;
+        }
+}
+
+template <int G, class T>
+void check_strided_shfl_all_r(std::uint64_t seed) {
+    check_strided_shfl<G, 1, T>(seed);
+    if constexpr (G >= 2) check_strided_shfl<G, 2, T>(seed + 1);
+    if constexpr (G >= 4) check_strided_shfl<G, 4, T>(seed + 2);
+    if constexpr (G >= 8) check_strided_shfl<G, 8, T>(seed + 3);
+    if constexpr (G >= 16) check_strided_shfl<G, 16, T>(seed + 4);
+    if constexpr (G >= 32) check_strided_shfl<G, 32, T>(seed + 5);
+}
+
+TEST_F(SegmentGroup, StridedShuffleEveryGroupShapeAndWidth) {
+    const auto s = test::seed("segment_group_strided_shfl");
+    check_strided_shfl_all_r<1, int>(s);
+    check_strided_shfl_all_r<2, int>(s);
+    check_strided_shfl_all_r<4, float>(s);
+    check_strided_shfl_all_r<8, long long>(s);
+    check_strided_shfl_all_r<16, double>(s);
+    check_strided_shfl_all_r<32, int>(s);
+    check_strided_shfl_all_r<32, double>(s);
 }
 
 }  // namespace

@@ -14,6 +14,7 @@
 #include <type_traits>
 
 #include "core/fusedmm_math.hpp"
+#include "cuda/common/gather.cuh"
 #include "cuda/common/segment_group.cuh"
 #include "cuda/common/values.cuh"
 #include "cuda/fusedmm/kernel_args.hpp"
@@ -48,39 +49,12 @@ __device__ __forceinline__ long long chunk_start(long long c, int lane) {
     return (c * G + lane) * VEC;
 }
 
-// The rows of a row-major operand that a group gathers by index (Y_j and Z_j by A's columns, X_i
-// and dE_i by Aᵀ's rows): this lane's first value of the head's slice in chunk 0 (chunk c is
-// c * G * VEC values on) and the row stride in bytes, which fusedmm.cu checks fits 32 bits. With
-// 32-bit indices an address is then one unsigned wide multiply-add (indices are never negative;
-// the signed product took three instructions where the stride sat in a uniform register); from
-// 64-bit leading dimensions in elements it took about seven (a 64-bit product, shifts, adds).
-template <class T>
-struct Gather {
-    const T* lane_base;
-    int stride_bytes;
-    template <class I>
-    __device__ __forceinline__ const T* row(I j) const {
-        const char* base = reinterpret_cast<const char*>(lane_base);
-        if constexpr (sizeof(I) == 4)
-            return reinterpret_cast<const T*>(base + static_cast<unsigned long long>(static_cast<unsigned>(j)) *
-                                                         static_cast<unsigned>(stride_bytes));
-        else
-            return reinterpret_cast<const T*>(base + static_cast<long long>(j) * stride_bytes);
-    }
-};
-
 // The entries left of a batch of B from p0 (< end) on, 1 to B: the bounds in 32 bits (64-bit
 // comparisons took 4 instructions an entry, recomputed wherever a batch's valid[] was read).
 template <int B>
 __device__ __forceinline__ int batch_left(long long p0, long long end) {
     const long long rest = end - p0;
     return rest < B ? static_cast<int>(rest) : B;
-}
-
-// The gather of rows `ld` elements apart whose first value for this lane is at `lane_base`.
-template <class T>
-__device__ __forceinline__ Gather<T> gather_rows(const T* lane_base, long long ld) {
-    return {lane_base, static_cast<int>(ld * static_cast<long long>(sizeof(T)))};
 }
 
 template <class T, int VEC>

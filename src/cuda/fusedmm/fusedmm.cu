@@ -135,13 +135,6 @@ S* saved_data(DenseView<S> v, const char* name) {
     return v.data;
 }
 
-// The kernels gather rows of X, Y, Z and dE by a 32-bit byte stride (device.cuh, Gather).
-void check_gather_stride(long long ld, std::size_t size, const char* name) {
-    if (ld * static_cast<long long>(size) > std::numeric_limits<int>::max())
-        unsupported(std::string("fusedmm on CUDA: ") + name + "'s rows are " + std::to_string(ld * static_cast<long long>(size)) +
-                    " bytes apart (leading dimension " + std::to_string(ld) + "); the kernels take at most 2^31 - 1");
-}
-
 // What the forward and the backward kernels' arguments share: A, the staged X, Y and Z, and the
 // saved statistics (written by the forward pass, read by the backward one).
 template <class K, class Args, class V>
@@ -157,9 +150,9 @@ void fill_operands(K& k, const Args& args, const StagedInput<V>& x, const Staged
     k.ldy = y.ld();
     k.z = z.data();
     k.ldz = z.ld();
-    check_gather_stride(k.ldx, sizeof(T), "x");
-    check_gather_stride(k.ldy, sizeof(T), "y");
-    check_gather_stride(k.ldz, sizeof(T), "z");
+    check_gather_stride("fusedmm", "x", k.ldx, sizeof(T));
+    check_gather_stride("fusedmm", "y", k.ldy, sizeof(T));
+    check_gather_stride("fusedmm", "z", k.ldz, sizeof(T));
     k.row_max = saved_data(args.row_max, "saved.row_max");
     k.row_sum = saved_data(args.row_sum, "saved.row_sum");
     k.argmax = saved_data(args.argmax, "saved.argmax");
@@ -369,7 +362,7 @@ void fusedmm_backward(const Executor& exec, const FusedBackwardArgs<V, I>& args,
     k.cols = a.cols;
     k.de = de.data();
     k.ldde = de.ld();
-    check_gather_stride(k.ldde, sizeof(T), "de");
+    check_gather_stride("fusedmm", "de", k.ldde, sizeof(T));
     k.dx = dx.data();
     k.lddx = dx.ld();
     k.dy = dy.data();

@@ -24,7 +24,7 @@
 #include "cuda/common/segment_group.cuh"
 #include "cuda/common/values.cuh"
 #include "cuda/sddmm/args.cuh"
-#include "cuda/sddmm/readonly_load.cuh"
+#include "cuda/common/readonly_load.cuh"
 
 namespace spk::detail::cuda {
 

@@ -61,7 +61,7 @@ __device__ __forceinline__ void rb_piece(const SpmmKernelArgs<T, I>& p, const Rb
         const int column_lane = lane / R;
         A acc[VEC];
         I unused[VEC];
-        rb_fold<T, I, 32, R, VEC, Fold::sum>(p, slice_begin, slice_end, lane, tile0 + column_lane * VEC, acc, unused);
+        rb_fold_columns<T, I, 32, R, VEC, Fold::sum>(p, slice_begin, slice_end, lane, tile0 + column_lane * VEC, acc, unused);
         if ((lane & (R - 1)) == 0) {
 #pragma unroll
             for (int q = 0; q < VEC; ++q) parts[warp][column_lane * VEC + q] = acc[q];

@@ -8,7 +8,9 @@
 #include <cstdint>
 #include <type_traits>
 
+#include "cuda/common/gather.cuh"
 #include "cuda/common/segment_group.cuh"
+#include "cuda/common/strided_shuffle.cuh"
 #include "cuda/common/values.cuh"
 #include "cuda/spmm/reductions.cuh"
 
@@ -59,18 +61,23 @@ template <class T, Fold F>
 using fold_t = std::conditional_t<F != Fold::sum && std::is_same_v<T, float>, double, accum_t<T>>;
 
 // One group of G lanes folds non-zeros [begin, end) of a row over its columns col0 .. col0 + VEC - 1
-// (g: the lane within the group). On return the group's lanes with r == 0 hold the result: acc,
-// and for an extremum the winning column in win (-1 where no product was folded).
-template <class T, class I, int G, int R, int VEC, Fold F>
-__device__ __forceinline__ void rb_fold(const SpmmKernelArgs<T, I>& p, long long begin, long long end, int g, long long col0,
-                                        fold_t<T, F> (&acc)[VEC], I (&win)[VEC]) {
+// (g: the lane within the group; valid_cols: how many of those columns are in C, 0 to VEC, and
+// VEC for every lane of the warp when FullVector). On return the group's lanes with r == 0 hold
+// the result: acc, and for an extremum the winning column in win (-1 where no product was folded).
+//
+// All 32 lanes of the warp call it together, also those whose group has no row (begin == end):
+// the warp walks its longest row, lanes past their own row's end loading nothing, so that every
+// shuffle takes the full mask. A divergent walk costs the warp the same issue slots (it runs until
+// its last lane is done) and each shuffle over a per-group mask 5 more instructions, a convergence
+// check, where the work of a non-zero is about 9 (SASS of the f32 kernel, stop 27).
+template <class T, class I, int G, int R, int VEC, Fold F, bool FullVector>
+__device__ __forceinline__ void rb_fold(const SpmmKernelArgs<T, I>& p, long long begin, long long end, int g, int valid_cols,
+                                        const Gather<T>& b, fold_t<T, F> (&acc)[VEC], I (&win)[VEC]) {
     static_assert(G >= 1 && G <= 32 && (G & (G - 1)) == 0 && R >= 1 && R <= G && G % R == 0, "bad group shape");
     using A = accum_t<T>;
     using Fa = fold_t<T, F>;
     constexpr bool extremum = F != Fold::sum;
     const int r = g & (R - 1);
-    const unsigned mask = group_mask<G>();
-    const bool full_vector = col0 + VEC <= p.n;
 #pragma unroll
     for (int k = 0; k < VEC; ++k) {
         acc[k] = fold_identity<F, Fa>();
@@ -83,49 +90,63 @@ __device__ __forceinline__ void rb_fold(const SpmmKernelArgs<T, I>& p, long long
     // and each load waits on DRAM, so loads in flight, not arithmetic, set the pace.
     constexpr int steps = G / R;
     constexpr int batch = steps < rb_batch<A, VEC>() ? steps : rb_batch<A, VEC>();
-    const bool columns_here = col0 < p.n;
+    const I* const cols = p.col_idx + begin;
+    const T* const vals = p.values + begin;
+    // The group's non-zeros from the current chunk on, in 32 bits: the host refuses rows of 2^31
+    // or more (64-bit bounds cost registers the batch's loads need: 48 a thread).
+    int rest = static_cast<int>(end - begin);
     I next_j = 0;
     A next_a = 0;
-    if (begin + g < end) {
-        next_j = p.col_idx[begin + g];
-        next_a = to_accum(p.values[begin + g]);
+    if (g < rest) {
+        next_j = cols[g];
+        next_a = to_accum(vals[g]);
     }
-    for (long long base = begin; base < end; base += G) {
+    for (int next = g + G;; next += G) {
+        if (G == 32 ? rest <= 0 : !__any_sync(full_mask, rest > 0)) break;
         const I my_j = next_j;
         const A my_a = next_a;
-        const bool more = base + G + g < end;
-        next_j = more ? p.col_idx[base + G + g] : I(0);
-        next_a = more ? to_accum(p.values[base + G + g]) : A(0);
-        const int count = static_cast<int>(end - base < G ? end - base : G);
+        const int count = rest < G ? (rest > 0 ? rest : 0) : G;
+        rest -= G;
+        next_j = g < rest ? cols[next] : I(0);
+        next_a = g < rest ? to_accum(vals[next]) : A(0);
+        const int warp_count = G == 32 ? count : static_cast<int>(__reduce_max_sync(full_mask, static_cast<unsigned>(count)));
+        // Slot u of batch s0 holds non-zero (s0 + u) * R + r: live while (s0 + u) * R < count - r,
+        // an immediate compared with one register (with r on the left, the compiler held all
+        // G / R slot numbers in registers through the loop).
+        const int count_here = count - r;
 #pragma unroll
         for (int s0 = 0; s0 < steps; s0 += batch) {
-            if (s0 * R >= count) break;  // the same for the whole group: the shuffles stay legal
+            if (s0 * R >= warp_count) break;  // the same for the whole warp
             I j[batch];
             A a[batch];
             bool live[batch];
             A bv[batch][VEC];
 #pragma unroll
             for (int u = 0; u < batch; ++u) {
-                const int k = (s0 + u) * R + r;
-                j[u] = __shfl_sync(mask, my_j, k, G);
-                a[u] = __shfl_sync(mask, my_a, k, G);
-                live[u] = k < count && columns_here;
-                const T* brow = p.b + static_cast<long long>(j[u]) * p.ldb + col0;
-                if (live[u] && full_vector)
-                    load_vec<T, VEC>(brow, bv[u]);
-                else {
+                j[u] = strided_shfl<G, R>(my_j, s0 + u);
+                a[u] = strided_shfl<G, R>(my_a, s0 + u);
+                live[u] = (s0 + u) * R < count_here;
+                if constexpr (FullVector) {
+                    if (live[u]) {
+                        const vec_storage<T, VEC> raw = b.template load_readonly_row<VEC>(j[u]);
 #pragma unroll
-                    for (int q = 0; q < VEC; ++q) bv[u][q] = live[u] && col0 + q < p.n ? to_accum(brow[q]) : A(0);
+                        for (int q = 0; q < VEC; ++q) bv[u][q] = to_accum(raw.v[q]);
+                    }
+                } else {
+                    const T* brow = b.row(j[u]);
+#pragma unroll
+                    for (int q = 0; q < VEC; ++q) bv[u][q] = live[u] && q < valid_cols ? to_accum(brow[q]) : A(0);
                 }
             }
 #pragma unroll
             for (int u = 0; u < batch; ++u) {
+                if (!live[u]) continue;  // predicates the products: a dead slot's bv was never loaded
 #pragma unroll
                 for (int q = 0; q < VEC; ++q) {
                     const Fa prod = static_cast<Fa>(a[u]) * static_cast<Fa>(bv[u][q]);
                     if constexpr (!extremum)
-                        acc[q] += prod;  // a dead slot adds 0 * 0
-                    else if (live[u] && fold_wins<F>(prod, j[u], acc[q], win[q])) {
+                        acc[q] += prod;
+                    else if (fold_wins<F>(prod, j[u], acc[q], win[q])) {
                         acc[q] = prod;
                         win[q] = j[u];
                     }
@@ -138,12 +159,12 @@ __device__ __forceinline__ void rb_fold(const SpmmKernelArgs<T, I>& p, long long
 #pragma unroll
         for (int q = 0; q < VEC; ++q) {
             if constexpr (!extremum)
-                acc[q] = group_sum<R>(acc[q], mask);
+                acc[q] = group_sum<R>(acc[q], full_mask);
             else {
 #pragma unroll
                 for (int offset = R / 2; offset > 0; offset /= 2) {
-                    const Fa other = __shfl_xor_sync(mask, acc[q], offset, R);
-                    const I other_j = __shfl_xor_sync(mask, win[q], offset, R);
+                    const Fa other = __shfl_xor_sync(full_mask, acc[q], offset, R);
+                    const I other_j = __shfl_xor_sync(full_mask, win[q], offset, R);
                     if (fold_wins<F>(other, other_j, acc[q], win[q])) {
                         acc[q] = other;
                         win[q] = other_j;
@@ -152,6 +173,21 @@ __device__ __forceinline__ void rb_fold(const SpmmKernelArgs<T, I>& p, long long
             }
         }
     }
+}
+
+// rb_fold for a lane whose columns start at col0 (col0 >= n: none, the lane only takes part in the
+// shuffles). Warps whose lanes all hold VEC columns of C (every warp when the tile divides n) take
+// the vector loads without any per-column test.
+template <class T, class I, int G, int R, int VEC, Fold F>
+__device__ __forceinline__ void rb_fold_columns(const SpmmKernelArgs<T, I>& p, long long begin, long long end, int g, long long col0,
+                                                fold_t<T, F> (&acc)[VEC], I (&win)[VEC]) {
+    const long long cols_left = p.n - col0;
+    const int valid_cols = cols_left >= VEC ? VEC : cols_left > 0 ? static_cast<int>(cols_left) : 0;
+    const Gather<T> b = gather_rows(p.b + (valid_cols > 0 ? col0 : 0), p.ldb);
+    if (__all_sync(full_mask, valid_cols == VEC))
+        rb_fold<T, I, G, R, VEC, F, true>(p, begin, end, g, valid_cols, b, acc, win);
+    else
+        rb_fold<T, I, G, R, VEC, F, false>(p, begin, end, g, valid_cols, b, acc, win);
 }
 
 // The rows (or, when split, the row chunks) of block `block` of a row-based launch: a group of G
@@ -167,21 +203,29 @@ __device__ __forceinline__ void rb_rows(const SpmmKernelArgs<T, I>& p, long long
     const int g = static_cast<int>(threadIdx.x) & (G - 1);
     const int r = g & (R - 1);
     const int column_lane = g / R;
-    const long long group = (block * blockDim.x + threadIdx.x) / G;
-    if (group >= p.num_rows) return;  // whole groups leave together, so the shuffles below stay legal
-    const long long row = p.row_list ? static_cast<long long>(p.row_list[group]) : group;
+    const long long thread = block * blockDim.x + threadIdx.x;
+    // Whole warps past the last work item leave together; in the last one, groups without a row
+    // fold an empty one (rb_fold takes the warp's every lane).
+    if ((thread & ~31LL) / G >= p.num_rows) return;
+    const long long group = thread / G;
+    const bool has_row = group < p.num_rows;
+    const long long row = !has_row ? 0 : p.row_list ? static_cast<long long>(p.row_list[group]) : group;
     const long long col0 = static_cast<long long>(blockIdx.y) * tile + static_cast<long long>(column_lane) * VEC;
     const bool full_vector = col0 + VEC <= p.n;
-    const long long row_begin = p.row_ptr[row], row_end = p.row_ptr[row + 1];
+    const long long row_begin = has_row ? static_cast<long long>(p.row_ptr[row]) : 0;
+    const long long row_end = has_row ? static_cast<long long>(p.row_ptr[row + 1]) : 0;
     long long begin = row_begin, end = row_end;
     if constexpr (Split) {
-        begin = p.chunk_begin[group];
-        end = begin + p.chunk < row_end ? begin + p.chunk : row_end;
+        if (has_row) {
+            begin = p.chunk_begin[group];
+            end = begin + p.chunk < row_end ? begin + p.chunk : row_end;
+        }
     }
 
     fold_t<T, F> acc[VEC];
     I win[VEC];
-    rb_fold<T, I, G, R, VEC, F>(p, begin, end, g, col0, acc, win);
+    rb_fold_columns<T, I, G, R, VEC, F>(p, begin, end, g, col0, acc, win);
+    if (!has_row) return;
     if (r != 0 || col0 >= p.n) return;
     const long long len = row_end - row_begin;
     A out_v[VEC];

@@ -6,10 +6,13 @@
 
 #include <algorithm>
 #include <cstdint>
+#include <limits>
+#include <string>
 #include <mutex>
 
 #include "core/instantiate.hpp"
 #include "cuda/common/check.cuh"
+#include "cuda/common/gather.cuh"
 #include "cuda/common/transpose.cuh"
 #include "cuda/common/workspace.hpp"
 #include "cuda/spmm/analysis.cuh"
@@ -244,6 +247,10 @@ void spmm(const Executor& exec, const SpmmState& plan, const SpmmArgs<V, I>& arg
         b = b_rm.data();
         ldb = n;
     }
+    check_gather_stride("spmm", "b", ldb, sizeof(T));
+    if (state.features.max_row > std::numeric_limits<int>::max())  // the row kernels count a row's non-zeros in 32 bits
+        unsupported("spmm on CUDA: a row of A holds " + std::to_string(state.features.max_row) +
+                    " non-zeros; the kernels take rows of at most 2^31 - 1");  // the row kernels gather B's rows (cuda/common/gather.cuh)
     T* c = reinterpret_cast<T*>(args.c.data);
     index_t ldc = args.c.ld;
     const bool c_transposed = args.c.layout == Layout::col_major;

@@ -1,7 +1,8 @@
 #pragma once
 // Loads through the read-only data path (ld.global.nc) of data no thread writes during the
-// kernel (X and Y; A's pattern and values go through __ldg directly). VEC values of T stay raw (one 16-byte register quad
-// for the widest vectors) so that 16-bit values take no more registers than they occupy.
+// kernel (SDDMM's X and Y, SpMM's B; A's pattern and values go through __ldg directly). VEC values of T stay
+// raw (one 16-byte register quad for the widest vectors, two for f64 x 4) so that 16-bit values take no more
+// registers than they occupy.
 #include <cuda_runtime.h>
 
 #include "cuda/common/values.cuh"
@@ -12,7 +13,12 @@ template <class T, int VEC>
 __device__ __forceinline__ vec_storage<T, VEC> load_readonly(const T* p) {
     using S = vec_storage<T, VEC>;
     S s;
-    if constexpr (sizeof(S) == 16) {
+    if constexpr (sizeof(S) == 32) {  // f64 x 4: two 16-byte loads
+        const int4 lo = __ldg(reinterpret_cast<const int4*>(p));
+        const int4 hi = __ldg(reinterpret_cast<const int4*>(p) + 1);
+        __builtin_memcpy(&s, &lo, 16);
+        __builtin_memcpy(reinterpret_cast<char*>(&s) + 16, &hi, 16);
+    } else if constexpr (sizeof(S) == 16) {
         const int4 v = __ldg(reinterpret_cast<const int4*>(p));
         __builtin_memcpy(&s, &v, sizeof(S));
     } else if constexpr (sizeof(S) == 8) {
@@ -22,7 +28,7 @@ __device__ __forceinline__ vec_storage<T, VEC> load_readonly(const T* p) {
         const int v = __ldg(reinterpret_cast<const int*>(p));
         __builtin_memcpy(&s, &v, sizeof(S));
     } else {
-        static_assert(sizeof(S) == 2, "vectors of 2, 4, 8 or 16 bytes");
+        static_assert(sizeof(S) == 2, "vectors of 2, 4, 8, 16 or 32 bytes");
         const unsigned short v = __ldg(reinterpret_cast<const unsigned short*>(p));
         __builtin_memcpy(&s, &v, sizeof(S));
     }
