@@ -415,6 +415,23 @@ TEST_F(CudaSpmm, HostOperandIsAnErrorNamingIt) {
     }
 }
 
+// The row kernels gather B's rows by a 32-bit byte stride: a wider one is refused, naming B.
+TEST_F(CudaSpmm, BRowStridesPastTwoGibibytesAreRefused) {
+    const Executor gpu = Executor::cuda(0), host = Executor::cpu();
+    const auto a = Csr<float, std::int32_t>(host, 1, 1, {0, 1}, {0}, {1.5f}).to(gpu);
+    const Dense<float> b = Dense<float>(host, 1, 4, {1.f, 2.f, 3.f, 4.f}).to(gpu);
+    Dense<float> c(gpu, 1, 4);
+    const DenseView<const float> b_wide{b.view().data, 1, 4, index_t{1} << 29, Layout::row_major, b.view().space};
+    try {
+        spmm(gpu, a.view(), b_wide, c.view());
+        ADD_FAILURE() << "a 2 GiB row stride was accepted";
+    } catch (const Error& e) {
+        EXPECT_NE(std::string(e.what()).find("b's rows are 2147483648 bytes apart"), std::string::npos) << e.what();
+    }
+    spmm(gpu, a.view(), b.view(), c.view());  // the same product with B's own stride
+    EXPECT_EQ(test::to_doubles(c), (std::vector<double>{1.5, 3.0, 4.5, 6.0}));
+}
+
 TEST_F(CudaSpmm, MeasureRecordsTheWinnerAndCacheReusesIt) {
     const std::string path = std::filesystem::temp_directory_path() / ("spk-cuda-tuning-" + std::to_string(::getpid()) + ".json");
     std::filesystem::remove(path);

@@ -9,7 +9,8 @@
 // PTX's shfl takes the segment mask itself (c[12:8]): bits set there come from the caller's lane,
 // the others from b. Keeping the group bits and the low log2(R) bits, with b = step * R, names the
 // source lane with an immediate. (PTX ISA, shfl.sync: j = (lane & segmask) | (b & ~segmask),
-// valid while j <= (lane & segmask) | (clamp & ~segmask); clamp = 31 keeps every j valid.)
+// valid while j <= (lane & segmask) | (clamp & ~segmask); clamp = 31 keeps every j valid.) Not
+// volatile: callers' control flow around it is warp-uniform, so the compiler may schedule it freely.
 #include <cuda_runtime.h>
 
 #include <cstring>
@@ -22,7 +23,7 @@ __device__ __forceinline__ unsigned strided_shfl_word(unsigned v, int step) {
     constexpr unsigned segmask = (~static_cast<unsigned>(G - 1) & 31u) | static_cast<unsigned>(R - 1);
     constexpr unsigned c = (segmask << 8) | 31u;
     unsigned out;
-    asm volatile("shfl.sync.idx.b32 %0, %1, %2, %3, %4;" : "=r"(out) : "r"(v), "r"(step * R), "n"(c), "r"(0xffffffffu));
+    asm("shfl.sync.idx.b32 %0, %1, %2, %3, %4;" : "=r"(out) : "r"(v), "r"(step * R), "n"(c), "r"(0xffffffffu));
     return out;
 }
 

@@ -61,7 +61,7 @@ __device__ __forceinline__ void rb_piece(const SpmmKernelArgs<T, I>& p, const Rb
         const int column_lane = lane / R;
         A acc[VEC];
         I unused[VEC];
-        rb_fold_columns<T, I, 32, R, VEC, Fold::sum>(p, slice_begin, slice_end, lane, tile0 + column_lane * VEC, acc, unused);
+        rb_fold_columns<T, I, 32, R, VEC, Fold::sum, true>(p, slice_begin, slice_end, lane, tile0 + column_lane * VEC, acc, unused);
         if ((lane & (R - 1)) == 0) {
 #pragma unroll
             for (int q = 0; q < VEC; ++q) parts[warp][column_lane * VEC + q] = acc[q];
@@ -128,6 +128,7 @@ __device__ __forceinline__ void rb_piece(const SpmmKernelArgs<T, I>& p, const Rb
 }
 
 // Pieces of long rows first (the longest work starts first), then groups of G lanes a short row.
+// B through the read-only path in both (rb_fold_columns says why).
 template <class T, class I, int G, int R, int VEC>
 __global__ void __launch_bounds__(256, 5) spmm_rb_fused_kernel(const SpmmKernelArgs<T, I> p, const RbPieces<T, I> pieces) {
     static_assert(sizeof(T) >= 4, "f32 and f64 (the short-row shape and the config's split rules)");
@@ -135,7 +136,7 @@ __global__ void __launch_bounds__(256, 5) spmm_rb_fused_kernel(const SpmmKernelA
     if (blockIdx.x < pieces.count)
         rb_piece<T, I, long_r, VEC>(p, pieces, blockIdx.x);
     else
-        rb_rows<T, I, G, R, VEC, Fold::sum, false>(p, static_cast<long long>(blockIdx.x) - pieces.count);
+        rb_rows<T, I, G, R, VEC, Fold::sum, false, true>(p, static_cast<long long>(blockIdx.x) - pieces.count);
 }
 
 }  // namespace spk::detail::cuda

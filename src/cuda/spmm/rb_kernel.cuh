@@ -70,7 +70,7 @@ using fold_t = std::conditional_t<F != Fold::sum && std::is_same_v<T, float>, do
 // shuffle takes the full mask. A divergent walk costs the warp the same issue slots (it runs until
 // its last lane is done) and each shuffle over a per-group mask 5 more instructions, a convergence
 // check, where the work of a non-zero is about 9 (SASS of the f32 kernel, stop 27).
-template <class T, class I, int G, int R, int VEC, Fold F, bool FullVector>
+template <class T, class I, int G, int R, int VEC, Fold F, bool FullVector, bool ReadOnly>
 __device__ __forceinline__ void rb_fold(const SpmmKernelArgs<T, I>& p, long long begin, long long end, int g, int valid_cols,
                                         const Gather<T>& b, fold_t<T, F> (&acc)[VEC], I (&win)[VEC]) {
     static_assert(G >= 1 && G <= 32 && (G & (G - 1)) == 0 && R >= 1 && R <= G && G % R == 0, "bad group shape");
@@ -127,7 +127,9 @@ __device__ __forceinline__ void rb_fold(const SpmmKernelArgs<T, I>& p, long long
                 a[u] = strided_shfl<G, R>(my_a, s0 + u);
                 live[u] = (s0 + u) * R < count_here;
                 if constexpr (FullVector) {
-                    if (live[u]) {
+                    if (!ReadOnly) {
+                        if (live[u]) load_vec<T, VEC>(b.row(j[u]), bv[u]);
+                    } else if (live[u]) {
                         const vec_storage<T, VEC> raw = b.template load_readonly_row<VEC>(j[u]);
 #pragma unroll
                         for (int q = 0; q < VEC; ++q) bv[u][q] = to_accum(raw.v[q]);
@@ -178,21 +180,28 @@ __device__ __forceinline__ void rb_fold(const SpmmKernelArgs<T, I>& p, long long
 // rb_fold for a lane whose columns start at col0 (col0 >= n: none, the lane only takes part in the
 // shuffles). Warps whose lanes all hold VEC columns of C (every warp when the tile divides n) take
 // the vector loads without any per-column test.
-template <class T, class I, int G, int R, int VEC, Fold F>
+//
+// ReadOnly: B's rows through ld.global.nc (Gather::load_readonly_row) or plain loads. Chosen per
+// kernel by measurement, not by reasoning: on the H200 (f32, n = 128, A/B in one call at f1bf7b5)
+// the plain loads took the row kernel 0.71-0.94x the time of the read-only ones (elasticity 40^3
+// 0.601 -> 0.454 ms, bcsstk33 42.0 -> 29.7 us, uniform 1M x 16 2.30 -> 2.01 ms) and the same change
+// took the one-launch split kernel 1.10-1.22x (R-MAT 20 1.50 -> 1.72 ms, soc-Slashdot0902 109 ->
+// 120 us); at n = 32 both kernels were within 2% either way.
+template <class T, class I, int G, int R, int VEC, Fold F, bool ReadOnly>
 __device__ __forceinline__ void rb_fold_columns(const SpmmKernelArgs<T, I>& p, long long begin, long long end, int g, long long col0,
                                                 fold_t<T, F> (&acc)[VEC], I (&win)[VEC]) {
     const long long cols_left = p.n - col0;
     const int valid_cols = cols_left >= VEC ? VEC : cols_left > 0 ? static_cast<int>(cols_left) : 0;
     const Gather<T> b = gather_rows(p.b + (valid_cols > 0 ? col0 : 0), p.ldb);
     if (__all_sync(full_mask, valid_cols == VEC))
-        rb_fold<T, I, G, R, VEC, F, true>(p, begin, end, g, valid_cols, b, acc, win);
+        rb_fold<T, I, G, R, VEC, F, true, ReadOnly>(p, begin, end, g, valid_cols, b, acc, win);
     else
-        rb_fold<T, I, G, R, VEC, F, false>(p, begin, end, g, valid_cols, b, acc, win);
+        rb_fold<T, I, G, R, VEC, F, false, ReadOnly>(p, begin, end, g, valid_cols, b, acc, win);
 }
 
 // The rows (or, when split, the row chunks) of block `block` of a row-based launch: a group of G
 // lanes a work item, written to C (or, when split, added to it or to the partial sums).
-template <class T, class I, int G, int R, int VEC, Fold F, bool Split>
+template <class T, class I, int G, int R, int VEC, Fold F, bool Split, bool ReadOnly>
 __device__ __forceinline__ void rb_rows(const SpmmKernelArgs<T, I>& p, long long block) {
     static_assert(!Split || (F == Fold::sum && (sizeof(T) >= 4)), "only f32/f64 sums split rows (atomic adds in the value type)");
     using A = accum_t<T>;
@@ -224,7 +233,7 @@ __device__ __forceinline__ void rb_rows(const SpmmKernelArgs<T, I>& p, long long
 
     fold_t<T, F> acc[VEC];
     I win[VEC];
-    rb_fold_columns<T, I, G, R, VEC, F>(p, begin, end, g, col0, acc, win);
+    rb_fold_columns<T, I, G, R, VEC, F, ReadOnly>(p, begin, end, g, col0, acc, win);
     if (!has_row) return;
     if (r != 0 || col0 >= p.n) return;
     const long long len = row_end - row_begin;
@@ -282,7 +291,7 @@ __device__ __forceinline__ void rb_rows(const SpmmKernelArgs<T, I>& p, long long
 // 0.89-0.96x the time it took without the bound on 8 of 10 quick-suite cases, the rest unchanged.
 template <class T, class I, int G, int R, int VEC, Fold F, bool Split = false>
 __global__ void __launch_bounds__(256, 5) spmm_rb_kernel(const SpmmKernelArgs<T, I> p) {
-    rb_rows<T, I, G, R, VEC, F, Split>(p, blockIdx.x);
+    rb_rows<T, I, G, R, VEC, F, Split, false>(p, blockIdx.x);  // plain loads: see rb_fold_columns
 }
 
 }  // namespace spk::detail::cuda
