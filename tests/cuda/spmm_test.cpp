@@ -122,6 +122,21 @@ TEST_F(CudaSpmm, EveryCompiledShapeMatchesTheReference) {
             }
 }
 
+// Sum launches too small to fill the device take the wide kernels (twice the B loads in flight a
+// warp; rb_kernel.cuh), the others the narrow ones. The test above runs the wide sums (301 rows);
+// this one the narrow sums, on a matrix where every shape's launch passes the wide kernels' limit
+// (132 SMs x 32 warps on the H200; at n = 8 a one-lane group of 4 columns needs 67584 rows), and
+// the one-launch split kernel's narrow instance.
+TEST_F(CudaSpmm, EveryCompiledShapeOnAMatrixThatFillsTheDevice) {
+    const std::uint64_t seed = test::seed("cuda_spmm_shapes_large");
+    const auto a = skewed_matrix<float, std::int32_t>(100000, 3000, seed, 3.0);
+    for (const auto& shape : detail::compiled_rb_shapes()) {
+        SCOPED_TRACE(detail::to_string(shape));
+        check(a, 8, Case{.config = detail::to_string(shape)}, seed);
+    }
+    check(a, 8, Case{.reduce = Reduce::mean, .alpha = 2.0, .beta = 0.5, .config = "rb.g8.r1.v4+rb.g32.r4.v4@64:split"}, seed);
+}
+
 TEST_F(CudaSpmm, LongRowBinMatchesTheReference) {
     const std::uint64_t seed = test::seed("cuda_spmm_bins");
     const auto a = skewed_matrix<float, std::int32_t>(2000, 700, seed);

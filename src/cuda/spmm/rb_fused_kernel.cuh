@@ -30,7 +30,7 @@ struct RbPieces {
 };
 
 // Piece k of a long row, on the full-warp shape {32, R, VEC} (the short rows' column tile).
-template <class T, class I, int R, int VEC>
+template <class T, class I, int R, int VEC, int LoadRegisters>
 __device__ __forceinline__ void rb_piece(const SpmmKernelArgs<T, I>& p, const RbPieces<T, I>& pieces, long long k) {
     using A = accum_t<T>;
     constexpr int tile = (32 / R) * VEC;
@@ -61,7 +61,7 @@ __device__ __forceinline__ void rb_piece(const SpmmKernelArgs<T, I>& p, const Rb
         const int column_lane = lane / R;
         A acc[VEC];
         I unused[VEC];
-        rb_fold_columns<T, I, 32, R, VEC, Fold::sum, true>(p, slice_begin, slice_end, lane, tile0 + column_lane * VEC, acc, unused);
+        rb_fold_columns<T, I, 32, R, VEC, Fold::sum, true, LoadRegisters>(p, slice_begin, slice_end, lane, tile0 + column_lane * VEC, acc, unused);
         if ((lane & (R - 1)) == 0) {
 #pragma unroll
             for (int q = 0; q < VEC; ++q) parts[warp][column_lane * VEC + q] = acc[q];
@@ -129,14 +129,16 @@ __device__ __forceinline__ void rb_piece(const SpmmKernelArgs<T, I>& p, const Rb
 
 // Pieces of long rows first (the longest work starts first), then groups of G lanes a short row.
 // B through the read-only path in both (rb_fold_columns says why).
-template <class T, class I, int G, int R, int VEC>
-__global__ void __launch_bounds__(256, 5) spmm_rb_fused_kernel(const SpmmKernelArgs<T, I> p, const RbPieces<T, I> pieces) {
+template <class T, class I, int G, int R, int VEC, bool Wide = false>
+__global__ void __launch_bounds__(256, Wide ? rb_wide_min_blocks : rb_min_blocks)
+    spmm_rb_fused_kernel(const SpmmKernelArgs<T, I> p, const RbPieces<T, I> pieces) {
     static_assert(sizeof(T) >= 4, "f32 and f64 (the short-row shape and the config's split rules)");
     constexpr int long_r = 32 * R / G;  // a full warp over the same column tile
+    constexpr int load_registers = Wide ? rb_wide_load_registers : SPK_RB_LOAD_REGISTERS;
     if (blockIdx.x < pieces.count)
-        rb_piece<T, I, long_r, VEC>(p, pieces, blockIdx.x);
+        rb_piece<T, I, long_r, VEC, load_registers>(p, pieces, blockIdx.x);
     else
-        rb_rows<T, I, G, R, VEC, Fold::sum, false, true>(p, static_cast<long long>(blockIdx.x) - pieces.count);
+        rb_rows<T, I, G, R, VEC, Fold::sum, false, true, load_registers>(p, static_cast<long long>(blockIdx.x) - pieces.count);
 }
 
 }  // namespace spk::detail::cuda

@@ -40,6 +40,8 @@ struct SpmmKernelArgs {
     // Split rows, deterministic: item k writes its part to partial[k * n ...] instead of adding
     // it to C; combine_chunks then sums each row's parts in order.
     accum_t<T>* partial;
+    // Sum launches of at most this many warps take the wide kernels (0: none do); see rb_wide.
+    long long wide_warps;
 };
 
 // Non-zeros whose B loads one lane issues back to back. More loads in flight hide latency, but
@@ -47,12 +49,25 @@ struct SpmmKernelArgs {
 #ifndef SPK_RB_LOAD_REGISTERS
 #define SPK_RB_LOAD_REGISTERS 8
 #endif
-template <class A, int VEC>
+template <class A, int VEC, int LOAD_REGISTERS = SPK_RB_LOAD_REGISTERS>
 constexpr int rb_batch() {
     constexpr int registers = VEC * static_cast<int>(sizeof(A) / 4);
-    constexpr int batch = SPK_RB_LOAD_REGISTERS / registers;
+    constexpr int batch = LOAD_REGISTERS / registers;
     return batch > 16 ? 16 : batch < 1 ? 1 : batch;
 }
+
+// The wide kernels (sum and mean): a launch too small to fill the device (a small matrix) leaves
+// most of an SM's warp slots empty, and each of its warps walks a chain of dependent loads, one
+// batch of B loads after another (the batches are separate: the warp must know whether its rows
+// go on; the SASS shows each batch's products waiting on its loads before the next batch's
+// loads issue). Twice the registers for loads halve the batches a chunk takes (a 32-lane shape
+// with R = 4: 4 -> 2 round trips to memory a chunk of 32 non-zeros). At 4 blocks of 256 an SM
+// (64 registers; 32 load registers at 3 blocks spilled 40-56 bytes in the split kernel) rather
+// than 5, which costs nothing while the launch's warps all fit at once: at most
+// rb_wide_resident_warps an SM.
+constexpr int rb_wide_load_registers = 16;
+constexpr int rb_min_blocks = 5, rb_wide_min_blocks = 4;
+constexpr int rb_wide_resident_warps = rb_wide_min_blocks * 256 / 32;
 
 // The fold's working type: f32 products compared in f64, where they are exact: the winner (and
 // its column) of a max or min is then the reference's, not one of two products that round to the
@@ -70,7 +85,7 @@ using fold_t = std::conditional_t<F != Fold::sum && std::is_same_v<T, float>, do
 // shuffle takes the full mask. A divergent walk costs the warp the same issue slots (it runs until
 // its last lane is done) and each shuffle over a per-group mask 5 more instructions, a convergence
 // check, where the work of a non-zero is about 9 (SASS of the f32 kernel, stop 27).
-template <class T, class I, int G, int R, int VEC, Fold F, bool FullVector, bool ReadOnly>
+template <class T, class I, int G, int R, int VEC, Fold F, bool FullVector, bool ReadOnly, int LoadRegisters>
 __device__ __forceinline__ void rb_fold(const SpmmKernelArgs<T, I>& p, long long begin, long long end, int g, int valid_cols,
                                         const Gather<T>& b, fold_t<T, F> (&acc)[VEC], I (&win)[VEC]) {
     static_assert(G >= 1 && G <= 32 && (G & (G - 1)) == 0 && R >= 1 && R <= G && G % R == 0, "bad group shape");
@@ -89,7 +104,7 @@ __device__ __forceinline__ void rb_fold(const SpmmKernelArgs<T, I>& p, long long
     // shuffles, in batches whose B loads are all issued before the first product: rows are short
     // and each load waits on DRAM, so loads in flight, not arithmetic, set the pace.
     constexpr int steps = G / R;
-    constexpr int batch = steps < rb_batch<A, VEC>() ? steps : rb_batch<A, VEC>();
+    constexpr int batch = steps < rb_batch<A, VEC, LoadRegisters>() ? steps : rb_batch<A, VEC, LoadRegisters>();
     const I* const cols = p.col_idx + begin;
     const T* const vals = p.values + begin;
     // The group's non-zeros from the current chunk on, in 32 bits: the host refuses rows of 2^31
@@ -187,21 +202,21 @@ __device__ __forceinline__ void rb_fold(const SpmmKernelArgs<T, I>& p, long long
 // 0.601 -> 0.454 ms, bcsstk33 42.0 -> 29.7 us, uniform 1M x 16 2.30 -> 2.01 ms) and the same change
 // took the one-launch split kernel 1.10-1.22x (R-MAT 20 1.50 -> 1.72 ms, soc-Slashdot0902 109 ->
 // 120 us); at n = 32 both kernels were within 2% either way.
-template <class T, class I, int G, int R, int VEC, Fold F, bool ReadOnly>
+template <class T, class I, int G, int R, int VEC, Fold F, bool ReadOnly, int LoadRegisters>
 __device__ __forceinline__ void rb_fold_columns(const SpmmKernelArgs<T, I>& p, long long begin, long long end, int g, long long col0,
                                                 fold_t<T, F> (&acc)[VEC], I (&win)[VEC]) {
     const long long cols_left = p.n - col0;
     const int valid_cols = cols_left >= VEC ? VEC : cols_left > 0 ? static_cast<int>(cols_left) : 0;
     const Gather<T> b = gather_rows(p.b + (valid_cols > 0 ? col0 : 0), p.ldb);
     if (__all_sync(full_mask, valid_cols == VEC))
-        rb_fold<T, I, G, R, VEC, F, true, ReadOnly>(p, begin, end, g, valid_cols, b, acc, win);
+        rb_fold<T, I, G, R, VEC, F, true, ReadOnly, LoadRegisters>(p, begin, end, g, valid_cols, b, acc, win);
     else
-        rb_fold<T, I, G, R, VEC, F, false, ReadOnly>(p, begin, end, g, valid_cols, b, acc, win);
+        rb_fold<T, I, G, R, VEC, F, false, ReadOnly, LoadRegisters>(p, begin, end, g, valid_cols, b, acc, win);
 }
 
 // The rows (or, when split, the row chunks) of block `block` of a row-based launch: a group of G
 // lanes a work item, written to C (or, when split, added to it or to the partial sums).
-template <class T, class I, int G, int R, int VEC, Fold F, bool Split, bool ReadOnly>
+template <class T, class I, int G, int R, int VEC, Fold F, bool Split, bool ReadOnly, int LoadRegisters>
 __device__ __forceinline__ void rb_rows(const SpmmKernelArgs<T, I>& p, long long block) {
     static_assert(!Split || (F == Fold::sum && (sizeof(T) >= 4)), "only f32/f64 sums split rows (atomic adds in the value type)");
     using A = accum_t<T>;
@@ -233,7 +248,7 @@ __device__ __forceinline__ void rb_rows(const SpmmKernelArgs<T, I>& p, long long
 
     fold_t<T, F> acc[VEC];
     I win[VEC];
-    rb_fold_columns<T, I, G, R, VEC, F, ReadOnly>(p, begin, end, g, col0, acc, win);
+    rb_fold_columns<T, I, G, R, VEC, F, ReadOnly, LoadRegisters>(p, begin, end, g, col0, acc, win);
     if (!has_row) return;
     if (r != 0 || col0 >= p.n) return;
     const long long len = row_end - row_begin;
@@ -285,13 +300,16 @@ __device__ __forceinline__ void rb_rows(const SpmmKernelArgs<T, I>& p, long long
     }
 }
 
-// At least 5 blocks of 256 an SM (48 registers; a few instantiations spill 8 bytes): the kernel is
+// At least 5 blocks of 256 an SM (48 registers; a few instantiations spill 8 bytes; the wide kernels 3,
+// see rb_wide_load_registers): the kernel is
 // latency-bound (Nsight Compute on Laplace 128^3 at n = 128: 28% of DRAM, 52% of L2, neither issue
 // nor memory saturated), so more warps in flight beat more registers. On the H200 it took
 // 0.89-0.96x the time it took without the bound on 8 of 10 quick-suite cases, the rest unchanged.
-template <class T, class I, int G, int R, int VEC, Fold F, bool Split = false>
-__global__ void __launch_bounds__(256, 5) spmm_rb_kernel(const SpmmKernelArgs<T, I> p) {
-    rb_rows<T, I, G, R, VEC, F, Split, false>(p, blockIdx.x);  // plain loads: see rb_fold_columns
+template <class T, class I, int G, int R, int VEC, Fold F, bool Split = false, bool Wide = false>
+__global__ void __launch_bounds__(256, Wide ? rb_wide_min_blocks : rb_min_blocks) spmm_rb_kernel(const SpmmKernelArgs<T, I> p) {
+    static_assert(!Wide || (F == Fold::sum && !Split), "wide kernels: sums of whole rows");
+    constexpr int load_registers = Wide ? rb_wide_load_registers : SPK_RB_LOAD_REGISTERS;
+    rb_rows<T, I, G, R, VEC, F, Split, false, load_registers>(p, blockIdx.x);  // plain loads: see rb_fold_columns
 }
 
 }  // namespace spk::detail::cuda

@@ -24,8 +24,15 @@ void launch_rb_shape(const SpmmKernelArgs<T, I>& args, cudaStream_t stream) {
     if (blocks == 0 || tiles == 0) return;
     if (blocks > 0x7fffffffLL || tiles > 65535)
         unsupported("spmm: problem too large for one launch (" + std::to_string(blocks) + " x " + std::to_string(tiles) + " blocks)");
-    spmm_rb_kernel<T, I, G, R, VEC, F, Split>
-        <<<dim3(static_cast<unsigned>(blocks), static_cast<unsigned>(tiles)), rb_block_threads, 0, stream>>>(args);
+    const dim3 grid(static_cast<unsigned>(blocks), static_cast<unsigned>(tiles));
+    if constexpr (F == Fold::sum && !Split) {
+        if (blocks * tiles * (rb_block_threads / 32) <= args.wide_warps) {
+            spmm_rb_kernel<T, I, G, R, VEC, F, false, true><<<grid, rb_block_threads, 0, stream>>>(args);
+            SPK_CUDA_CHECK_LAUNCH();
+            return;
+        }
+    }
+    spmm_rb_kernel<T, I, G, R, VEC, F, Split><<<grid, rb_block_threads, 0, stream>>>(args);
     SPK_CUDA_CHECK_LAUNCH();
 }
 
@@ -83,8 +90,11 @@ void launch_rb_fused_shape(const SpmmKernelArgs<T, I>& args, const RbPieces<T, I
     if (blocks == 0 || tiles == 0) return;
     if (blocks > 0x7fffffffLL || tiles > 65535)
         unsupported("spmm: problem too large for one launch (" + std::to_string(blocks) + " x " + std::to_string(tiles) + " blocks)");
-    spmm_rb_fused_kernel<T, I, G, R, VEC>
-        <<<dim3(static_cast<unsigned>(blocks), static_cast<unsigned>(tiles)), rb_block_threads, 0, stream>>>(args, pieces);
+    const dim3 grid(static_cast<unsigned>(blocks), static_cast<unsigned>(tiles));
+    if (blocks * tiles * (rb_block_threads / 32) <= args.wide_warps)
+        spmm_rb_fused_kernel<T, I, G, R, VEC, true><<<grid, rb_block_threads, 0, stream>>>(args, pieces);
+    else
+        spmm_rb_fused_kernel<T, I, G, R, VEC><<<grid, rb_block_threads, 0, stream>>>(args, pieces);
     SPK_CUDA_CHECK_LAUNCH();
 }
 

@@ -6,10 +6,12 @@
 
 #include <algorithm>
 #include <cstdint>
+#include <cstdlib>
 #include <limits>
-#include <string>
 #include <mutex>
+#include <string>
 
+#include "core/cuda_runtime.hpp"
 #include "core/instantiate.hpp"
 #include "cuda/common/check.cuh"
 #include "cuda/common/gather.cuh"
@@ -122,6 +124,16 @@ const SpmmState& ready(const SpmmState& state) {
         building.complete(building);
     });
     return state;
+}
+
+// Sum launches of at most this many warps take the wide kernels (rb_kernel.cuh): those that fit
+// the device at once. SPK_SPMM_WIDE_WARPS overrides it (0: never), for A/B runs of the rule.
+long long wide_warp_limit(const Executor& exec) {
+    static const long long forced = [] {
+        const char* v = std::getenv("SPK_SPMM_WIDE_WARPS");
+        return v ? std::atoll(v) : -1LL;
+    }();
+    return forced >= 0 ? forced : static_cast<long long>(device_properties(exec.device()).sm_count) * rb_wide_resident_warps;
 }
 
 bool aligned_for(const void* p, index_t ld, int vec, std::size_t elem) {
@@ -292,7 +304,8 @@ void spmm(const Executor& exec, const SpmmState& plan, const SpmmArgs<V, I>& arg
                                static_cast<A>(args.alpha),
                                static_cast<A>(args.beta),
                                args.reduce == Reduce::mean,
-                               nullptr};
+                               nullptr,
+                               wide_warp_limit(exec)};
     const Fold fold = args.reduce == Reduce::max ? Fold::max : args.reduce == Reduce::min ? Fold::min : Fold::sum;
     const bool vector_ok = aligned_for(b, ldb, state.config.shape.vec, sizeof(T)) &&
                            (!state.config.long_shape || aligned_for(b, ldb, state.config.long_shape->vec, sizeof(T)));
