@@ -40,7 +40,7 @@ struct SpmmKernelArgs {
     // Split rows, deterministic: item k writes its part to partial[k * n ...] instead of adding
     // it to C; combine_chunks then sums each row's parts in order.
     accum_t<T>* partial;
-    // Sum launches of at most this many warps take the wide kernels (0: none do); see rb_wide.
+    // Sum launches of at most this many warps take the wide kernels (0: none do); see rb_wide_load_registers.
     long long wide_warps;
 };
 
@@ -67,7 +67,7 @@ constexpr int rb_batch() {
 // rb_wide_resident_warps an SM.
 constexpr int rb_wide_load_registers = 16;
 constexpr int rb_min_blocks = 5, rb_wide_min_blocks = 4;
-constexpr int rb_wide_resident_warps = rb_wide_min_blocks * 256 / 32;
+constexpr int rb_wide_resident_warps = rb_wide_min_blocks * 256 / 32;  // blocks of 256 threads (rb_launch.cuh)
 
 // The fold's working type: f32 products compared in f64, where they are exact: the winner (and
 // its column) of a max or min is then the reference's, not one of two products that round to the
@@ -300,11 +300,11 @@ __device__ __forceinline__ void rb_rows(const SpmmKernelArgs<T, I>& p, long long
     }
 }
 
-// At least 5 blocks of 256 an SM (48 registers; a few instantiations spill 8 bytes; the wide kernels 3,
-// see rb_wide_load_registers): the kernel is
-// latency-bound (Nsight Compute on Laplace 128^3 at n = 128: 28% of DRAM, 52% of L2, neither issue
-// nor memory saturated), so more warps in flight beat more registers. On the H200 it took
-// 0.89-0.96x the time it took without the bound on 8 of 10 quick-suite cases, the rest unchanged.
+// At least 5 blocks of 256 an SM (48 registers; a few instantiations spill 8 bytes; the wide
+// kernels 4, see rb_wide_load_registers): the kernel is latency-bound (Nsight Compute on Laplace
+// 128^3 at n = 128: 28% of DRAM, 52% of L2, neither issue nor memory saturated), so more warps in
+// flight beat more registers. On the H200 it took 0.89-0.96x the time it took without the bound on
+// 8 of 10 quick-suite cases, the rest unchanged.
 template <class T, class I, int G, int R, int VEC, Fold F, bool Split = false, bool Wide = false>
 __global__ void __launch_bounds__(256, Wide ? rb_wide_min_blocks : rb_min_blocks) spmm_rb_kernel(const SpmmKernelArgs<T, I> p) {
     static_assert(!Wide || (F == Fold::sum && !Split), "wide kernels: sums of whole rows");

@@ -259,10 +259,10 @@ void spmm(const Executor& exec, const SpmmState& plan, const SpmmArgs<V, I>& arg
         b = b_rm.data();
         ldb = n;
     }
-    check_gather_stride("spmm", "b", ldb, sizeof(T));
-    if (state.features.max_row > std::numeric_limits<int>::max())  // the row kernels count a row's non-zeros in 32 bits
+    check_gather_stride("spmm", "b", ldb, sizeof(T));  // the row kernels gather B's rows (cuda/common/gather.cuh)
+    if (state.features.max_row > std::numeric_limits<int>::max())  // and count a row's non-zeros in 32 bits
         unsupported("spmm on CUDA: a row of A holds " + std::to_string(state.features.max_row) +
-                    " non-zeros; the kernels take rows of at most 2^31 - 1");  // the row kernels gather B's rows (cuda/common/gather.cuh)
+                    " non-zeros; the kernels take rows of at most 2^31 - 1");
     T* c = reinterpret_cast<T*>(args.c.data);
     index_t ldc = args.c.ld;
     const bool c_transposed = args.c.layout == Layout::col_major;
