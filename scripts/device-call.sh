@@ -11,7 +11,9 @@
 #   python           the Python package's GPU tests (scripts/gpu-python.sh, no GNN example)
 #   bench:OP:SUITE[:EXTRA]  spk bench --backend cuda --op OP --suite bench/suites/SUITE.txt --n 32,128, EXTRA's
 #                    commas turned to spaces (e.g. bench:fusedmm:gpu-spmm:--preset,attention,--heads,1); an
-#                    EXTRA with --n replaces the widths (bench:fusedmm:gpu-small:--n,128,--config,team4)
+#                    EXTRA with --n replaces the widths (bench:fusedmm:gpu-small:--n,128,--config,team4), and so
+#                    does BENCH_N in the environment for every bench step (BENCH_N=4,32,128: a list EXTRA
+#                    cannot carry, its commas being separators)
 # Environment: DEADLINE (seconds from the start, default 570), SPK_COMMIT (recorded in device.txt).
 # Run scripts/stage-matrices.sh first where ../shared is, and carry .data/matrices.
 set -uo pipefail
@@ -62,7 +64,7 @@ for step in "$@"; do
       IFS=: read -r _ op suite extra <<<"$step"
       name="bench-$op-$suite"
       [ -n "$extra" ] && name="$name-$(printf '%s' "$extra" | tr -c 'a-zA-Z0-9' '_')"
-      widths="--n 32,128"
+      widths="--n ${BENCH_N:-32,128}"
       [[ ",$extra," == *,--n,* ]] && widths=""  # EXTRA gives its own
       # shellcheck disable=SC2086
       run_step "$name" 300 build-gpu/bin/spk bench --backend cuda --op "$op" --suite "bench/suites/$suite.txt" $widths \
