@@ -15,6 +15,12 @@ namespace spk::detail::cuda {
 constexpr int rb_block_threads = 256;
 static_assert(rb_piece_threads == rb_block_threads, "a piece block is a row kernel's block");
 
+// Whether a launch of blocks x tiles row-kernel blocks takes the wide kernels (rb_wide_load_registers).
+template <class T, class I>
+bool takes_wide(const SpmmKernelArgs<T, I>& args, long long blocks, long long tiles) {
+    return blocks * tiles * (rb_block_threads / 32) <= args.wide_warps;
+}
+
 template <class T, class I, int G, int R, int VEC, Fold F, bool Split = false>
 void launch_rb_shape(const SpmmKernelArgs<T, I>& args, cudaStream_t stream) {
     constexpr int tile = (G / R) * VEC;
@@ -26,7 +32,7 @@ void launch_rb_shape(const SpmmKernelArgs<T, I>& args, cudaStream_t stream) {
         unsupported("spmm: problem too large for one launch (" + std::to_string(blocks) + " x " + std::to_string(tiles) + " blocks)");
     const dim3 grid(static_cast<unsigned>(blocks), static_cast<unsigned>(tiles));
     if constexpr (F == Fold::sum && !Split) {
-        if (blocks * tiles * (rb_block_threads / 32) <= args.wide_warps) {
+        if (takes_wide(args, blocks, tiles)) {
             spmm_rb_kernel<T, I, G, R, VEC, F, false, true><<<grid, rb_block_threads, 0, stream>>>(args);
             SPK_CUDA_CHECK_LAUNCH();
             return;
@@ -91,7 +97,7 @@ void launch_rb_fused_shape(const SpmmKernelArgs<T, I>& args, const RbPieces<T, I
     if (blocks > 0x7fffffffLL || tiles > 65535)
         unsupported("spmm: problem too large for one launch (" + std::to_string(blocks) + " x " + std::to_string(tiles) + " blocks)");
     const dim3 grid(static_cast<unsigned>(blocks), static_cast<unsigned>(tiles));
-    if (blocks * tiles * (rb_block_threads / 32) <= args.wide_warps)
+    if (takes_wide(args, blocks, tiles))
         spmm_rb_fused_kernel<T, I, G, R, VEC, true><<<grid, rb_block_threads, 0, stream>>>(args, pieces);
     else
         spmm_rb_fused_kernel<T, I, G, R, VEC><<<grid, rb_block_threads, 0, stream>>>(args, pieces);
