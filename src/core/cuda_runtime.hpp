@@ -3,7 +3,9 @@
 // Implemented in src/cuda/common/runtime.cu, or by src/cuda_stub/ when CUDA is not built
 // (the stub throws Unsupported("built without CUDA")).
 #include <cstddef>
+#include <functional>
 #include <string>
+#include <vector>
 
 namespace spk::detail::cuda {
 
@@ -38,6 +40,11 @@ void memcpy_bytes_async(void* dst, const void* src, std::size_t bytes, int kind,
 bool host_register(void* ptr, std::size_t bytes) noexcept;
 void host_unregister(void* ptr) noexcept;
 void synchronize(int device, void* stream);
+// Milliseconds per call of each of `reps` runs of fn on `stream` after `warmup` calls, timed with
+// CUDA events (at least one run). After a warm-up, calls under 0.1 ms run in batches of
+// back-to-back calls (a run = one batch, its time over its size), so that a kernel of a few
+// microseconds is not measured as its launch's latency.
+std::vector<double> time_calls_ms(int device, void* stream, const std::function<void()>& fn, int warmup, int reps);
 // What spk holds on the device: cudaMalloc'd arrays and the workspace pool's use, now and at peak.
 struct MemoryUse {
     std::size_t arrays = 0, arrays_peak = 0, pool = 0, pool_peak = 0;

@@ -1,10 +1,9 @@
 // Tune::cache looks the configuration up; Tune::measure times each candidate on random dense
-// operands of the plan's shape (median of a few runs after a warm-up, host clock around a
-// synchronised run) and records the fastest.
+// operands of the plan's shape (median of a few runs after a warm-up, CUDA events) and records
+// the fastest.
 #include "core/spmm_tune.hpp"
 
 #include <algorithm>
-#include <chrono>
 #include <random>
 #include <vector>
 
@@ -27,19 +26,15 @@ Dense<V> random_operand(const Executor& exec, index_t rows, index_t cols, std::u
     return Dense<V>(Executor::cpu(), rows, cols, host).to(exec);
 }
 
+// Timed as the bench times (CUDA events; short calls in batches, cuda_runtime.hpp): one call
+// between a host clock and a synchronisation measured the launch's latency on an idle device,
+// 7-9 us a call on the small matrices whatever the kernel (stop 23), so their choice was noise.
 template <class V, class I>
 double median_seconds(const Executor& exec, const cuda::SpmmState& state, const SpmmArgs<V, I>& args) {
-    for (int r = 0; r < tune_warmup; ++r) cuda::spmm(exec, state, args);
-    exec.synchronize();
-    std::vector<double> times;
-    for (int r = 0; r < tune_reps; ++r) {
-        const auto start = std::chrono::steady_clock::now();
-        cuda::spmm(exec, state, args);
-        exec.synchronize();
-        times.push_back(std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count());
-    }
-    std::nth_element(times.begin(), times.begin() + tune_reps / 2, times.end());
-    return times[tune_reps / 2];
+    std::vector<double> times =
+        cuda::time_calls_ms(exec.device(), exec.stream(), [&] { cuda::spmm(exec, state, args); }, tune_warmup, tune_reps);
+    std::nth_element(times.begin(), times.begin() + static_cast<long>(times.size() / 2), times.end());
+    return times[times.size() / 2] / 1e3;
 }
 
 std::string variant_of(const SpmmOptions& o) { return std::string(to_string(o.reduce)) + (o.deterministic ? ".deterministic" : ""); }

@@ -1,0 +1,64 @@
+// CUDA-event timing of a call on a stream: the bench's figures and Tune::measure's choice.
+#include <cuda_runtime.h>
+
+#include <algorithm>
+
+#include "core/cuda_runtime.hpp"
+#include "cuda/common/check.cuh"
+
+namespace spk::detail::cuda {
+
+namespace {
+
+// A CUDA event destroyed with its scope, also when the timed call throws (out of memory, say).
+struct Event {
+    cudaEvent_t event = nullptr;
+    Event() { SPK_CUDA_CHECK(cudaEventCreate(&event)); }
+    ~Event() { cudaEventDestroy(event); }
+    Event(const Event&) = delete;
+    Event& operator=(const Event&) = delete;
+};
+
+// Calls shorter than batch_below_ms are timed in batches of back-to-back calls, each run's time
+// being its batch's over the batch size. Timed one at a time, a kernel of a few microseconds
+// measures the host's launch path instead: the start event fires on an idle device, which then
+// waits for the launch. A batch measures what a loop of calls costs, the host's part included
+// where the host is the slower side. The batch's first call still starts on an idle device: a
+// batch of about 2 ms (up to 256 calls) makes that start a small part of it.
+constexpr double batch_below_ms = 0.1;
+constexpr double batch_target_ms = 2.0;
+constexpr int max_batch = 256;
+
+int batch_size(double single_call_ms) {
+    if (single_call_ms >= batch_below_ms) return 1;
+    const double calls = batch_target_ms / std::max(single_call_ms, 1e-3);
+    return std::clamp(static_cast<int>(calls), 1, max_batch);
+}
+
+double time_batch_ms(cudaStream_t stream, const std::function<void()>& fn, int batch, const Event& start, const Event& stop) {
+    SPK_CUDA_CHECK(cudaEventRecord(start.event, stream));
+    for (int i = 0; i < batch; ++i) fn();
+    SPK_CUDA_CHECK(cudaEventRecord(stop.event, stream));
+    SPK_CUDA_CHECK(cudaEventSynchronize(stop.event));
+    float ms = 0;
+    SPK_CUDA_CHECK(cudaEventElapsedTime(&ms, start.event, stop.event));
+    return static_cast<double>(ms) / batch;
+}
+
+}  // namespace
+
+std::vector<double> time_calls_ms(int device, void* stream_ptr, const std::function<void()>& fn, int warmup, int reps) {
+    SPK_CUDA_CHECK(cudaSetDevice(device));
+    const auto stream = static_cast<cudaStream_t>(stream_ptr);
+    for (int i = 0; i < warmup; ++i) fn();
+    SPK_CUDA_CHECK(cudaStreamSynchronize(stream));
+    const Event start, stop;
+    std::vector<double> times{time_batch_ms(stream, fn, 1, start, stop)};
+    // Without warm-up the first call pays one-time costs: keep it as it is, a single call.
+    const int batch = warmup > 0 ? batch_size(times.front()) : 1;
+    if (batch > 1) times.clear();
+    while (static_cast<int>(times.size()) < std::max(reps, 1)) times.push_back(time_batch_ms(stream, fn, batch, start, stop));
+    return times;
+}
+
+}  // namespace spk::detail::cuda
