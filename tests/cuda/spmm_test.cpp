@@ -208,6 +208,39 @@ TEST_F(CudaSpmm, OneLaunchSplitMatchesTheReference) {
     check(skewed_matrix<float, std::int32_t>(300, 200, seed), 32, Case{.beta = 0.5, .transpose_a = true, .config = config}, seed);
 }
 
+// Calls queued back to back, each reading what the one before wrote (X_{k+1} = A X_k): the row
+// kernels may start before the previous kernel ends (launch_after_previous) and must wait for its
+// writes. Skewed rows take the one-launch split; a small n the wide kernels; 20000 rows the narrow.
+TEST_F(CudaSpmm, ChainedCallsReadWhatThePreviousCallWrote) {
+    const std::uint64_t seed = test::seed("cuda_spmm_chained_calls");
+    const Executor gpu = Executor::cuda(0), ref = Executor::reference();
+    constexpr int steps = 8;
+    for (const index_t rows : {index_t{3000}, index_t{20000}}) {
+        auto a_host = skewed_matrix<double, std::int32_t>(rows, rows, seed + static_cast<std::uint64_t>(rows), 6.0);
+        for (auto& v : a_host.values().span()) v = 0.2 * std::abs(v);  // no cancellation: a tight tolerance holds
+        for (const char* config : {"", "rb.g8.r1.v4", "rb.g16.r2.v4+rb.g32.r4.v4@16:split"}) {
+            SCOPED_TRACE(std::string("rows ") + std::to_string(rows) + " config '" + config + "'");
+            const index_t n = 32;
+            std::vector<Dense<double>> x_ref;
+            x_ref.push_back(test::random_dense<double>(rows, n, seed + 1));
+            for (auto& v : x_ref[0].values().span()) v = std::abs(v);
+            for (int k = 0; k < steps; ++k) {
+                x_ref.emplace_back(Executor::cpu(), rows, n);
+                spmm(ref, a_host.view(), x_ref[k].view(), x_ref[k + 1].view());
+            }
+            const auto a = a_host.to(gpu);
+            std::vector<Dense<double>> x;
+            x.push_back(x_ref[0].to(gpu));
+            for (int k = 0; k < steps; ++k) x.emplace_back(gpu, rows, n);
+            SpmmPlan<double, std::int32_t> plan(gpu, a.view(), n, SpmmOptions{.config = config});
+            for (int k = 0; k < steps; ++k) plan.run(x[k].cview(), x[k + 1].view());
+            for (int k = 1; k <= steps; ++k)
+                EXPECT_TRUE(test::all_close(test::to_doubles(x[k].to(Executor::cpu())), test::to_doubles(x_ref[k]), 1e-12, 1e-9, n))
+                    << "step " << k << ", config " << plan.config();
+        }
+    }
+}
+
 // The pieces of a row meet through an arrival count that the row's last block sets back to zero:
 // every run of a plan must find it there. Runs repeat bit for bit, as does a deterministic plan.
 TEST_F(CudaSpmm, OneLaunchSplitRepeatsExactly) {

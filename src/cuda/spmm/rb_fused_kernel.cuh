@@ -135,6 +135,7 @@ __global__ void __launch_bounds__(256, Wide ? rb_wide_min_blocks : rb_min_blocks
     static_assert(sizeof(T) >= 4, "f32 and f64 (the short-row shape and the config's split rules)");
     constexpr int long_r = 32 * R / G;  // a full warp over the same column tile
     constexpr int load_registers = Wide ? rb_wide_load_registers : SPK_RB_LOAD_REGISTERS;
+    wait_for_previous_grid();  // launched after the stream's previous kernel (launch_after_previous)
     if (blockIdx.x < pieces.count)
         rb_piece<T, I, long_r, VEC, load_registers>(p, pieces, blockIdx.x);
     else

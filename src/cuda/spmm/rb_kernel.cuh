@@ -9,6 +9,7 @@
 #include <type_traits>
 
 #include "cuda/common/gather.cuh"
+#include "cuda/common/programmatic_launch.cuh"
 #include "cuda/common/segment_group.cuh"
 #include "cuda/common/strided_shuffle.cuh"
 #include "cuda/common/values.cuh"
@@ -309,6 +310,7 @@ template <class T, class I, int G, int R, int VEC, Fold F, bool Split = false, b
 __global__ void __launch_bounds__(256, Wide ? rb_wide_min_blocks : rb_min_blocks) spmm_rb_kernel(const SpmmKernelArgs<T, I> p) {
     static_assert(!Wide || (F == Fold::sum && !Split), "wide kernels: sums of whole rows");
     constexpr int load_registers = Wide ? rb_wide_load_registers : SPK_RB_LOAD_REGISTERS;
+    wait_for_previous_grid();  // launched after the stream's previous kernel (launch_after_previous)
     rb_rows<T, I, G, R, VEC, F, Split, false, load_registers>(p, blockIdx.x);  // plain loads: see rb_fold_columns
 }
 

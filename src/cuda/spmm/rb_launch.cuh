@@ -4,6 +4,7 @@
 #include <cuda_runtime.h>
 
 #include "cuda/common/check.cuh"
+#include "cuda/common/programmatic_launch.cuh"
 #include "cuda/spmm/rb_fused_kernel.cuh"
 #include "cuda/spmm/rb_kernel.cuh"
 #include "spk/error.hpp"
@@ -33,13 +34,11 @@ void launch_rb_shape(const SpmmKernelArgs<T, I>& args, cudaStream_t stream) {
     const dim3 grid(static_cast<unsigned>(blocks), static_cast<unsigned>(tiles));
     if constexpr (F == Fold::sum && !Split) {
         if (takes_wide(args, blocks, tiles)) {
-            spmm_rb_kernel<T, I, G, R, VEC, F, false, true><<<grid, rb_block_threads, 0, stream>>>(args);
-            SPK_CUDA_CHECK_LAUNCH();
+            launch_after_previous(spmm_rb_kernel<T, I, G, R, VEC, F, false, true>, grid, rb_block_threads, stream, args);
             return;
         }
     }
-    spmm_rb_kernel<T, I, G, R, VEC, F, Split><<<grid, rb_block_threads, 0, stream>>>(args);
-    SPK_CUDA_CHECK_LAUNCH();
+    launch_after_previous(spmm_rb_kernel<T, I, G, R, VEC, F, Split>, grid, rb_block_threads, stream, args);
 }
 
 template <class T, class I, Fold F>
@@ -98,10 +97,9 @@ void launch_rb_fused_shape(const SpmmKernelArgs<T, I>& args, const RbPieces<T, I
         unsupported("spmm: problem too large for one launch (" + std::to_string(blocks) + " x " + std::to_string(tiles) + " blocks)");
     const dim3 grid(static_cast<unsigned>(blocks), static_cast<unsigned>(tiles));
     if (takes_wide(args, blocks, tiles))
-        spmm_rb_fused_kernel<T, I, G, R, VEC, true><<<grid, rb_block_threads, 0, stream>>>(args, pieces);
+        launch_after_previous(spmm_rb_fused_kernel<T, I, G, R, VEC, true>, grid, rb_block_threads, stream, args, pieces);
     else
-        spmm_rb_fused_kernel<T, I, G, R, VEC><<<grid, rb_block_threads, 0, stream>>>(args, pieces);
-    SPK_CUDA_CHECK_LAUNCH();
+        launch_after_previous(spmm_rb_fused_kernel<T, I, G, R, VEC>, grid, rb_block_threads, stream, args, pieces);
 }
 
 // s: the short rows' shape; the long rows' is one_launch_long_shape(s), a full warp over its tile.
