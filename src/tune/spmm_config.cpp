@@ -116,18 +116,6 @@ std::optional<RbShape> best_shape(int column_lanes, int vec, int want_r) {
 // Half the H200's resident threads (132 SMs x 2048): below it the row kernel's lanes cannot hide
 // one row's latency behind the others'.
 constexpr index_t kLanesThatFillTheDevice = index_t{1} << 17;
-// A small matrix's rows get about this many of their longest short row's non-zeros a lane (8 or more column lanes).
-constexpr double kSmallMatrixNonZerosPerLane = 8.0;
-// The fewest column lanes a small matrix keeps when it gives column lanes to its rows (at n = 128
-// in f32, 32 lanes go down to 16 of four floats), and 8 where it has fewer than kFewRows
-// non-empty rows. Measured on the H200 with back-to-back calls (stop 23, --tune measure and the
-// suite): 16 column lanes and r = 2 ran best at n = 128 on matrices of 1651 to 4039 rows
-// (bcsstk13 9.8 us against 12.8 for 8 column lanes and r = 4, fidapex6 7.6 against 10.0, zenios
-// 6.5 against 8.1); below a thousand rows the device stays emptier and 8 column lanes, twice the
-// lanes a row, won (Erdos971 4.4 against 5.5 us, lp_e226 4.9 against 6.5, email-Eu-core 8.0 against 9.6).
-constexpr int kSmallMatrixMinColumnLanes = 16;
-constexpr int kFewRowsMinColumnLanes = 8;
-constexpr index_t kFewRows = 1024;
 // At narrow n (fewer than 8 column lanes: n < 32 in f32) a small matrix whose rows reach at least
 // kNarrowSpreadFrom non-zeros gives them lanes for about two of their longest short row's
 // non-zeros each, up to a warp, with at most kNarrowMostLanes lanes in all: the measured best at
@@ -146,24 +134,26 @@ bool fills_device(index_t rows, index_t n, int column_lanes, int vec) {
     return rows * column_lanes * ((n + tile - 1) / tile) >= kLanesThatFillTheDevice;
 }
 
-// The shape of a matrix too small to fill the device: it runs as long as its longest short row
-// takes on one lane's chain of loads (at 1M rows that chain hides behind other rows; with a few
-// thousand it is the whole kernel), so each row gets lanes enough for about 8 of that row's
-// non-zeros a lane (want_r). At wide n the column lanes take the whole group (32 of 32 at n = 128
-// in f32) and leave no lane to split a row: bcsstk13 at n = 128, 2003 rows of up to 95 on one
-// lane each, ran 0.71x cuSPARSE. So the row may take column lanes, halving them down to
-// kSmallMatrixMinColumnLanes (kFewRowsMinColumnLanes below kFewRows rows), where a compiled
-// shape then gives it more lanes: each group covers a narrower tile of C, the grid has as many
-// more column tiles (blockIdx.y), and the launch r times the lanes. Ties keep the wider tile
-// (fewer re-reads of the row's non-zeros).
-std::optional<RbShape> small_matrix_shape(int column_lanes, int vec, int want_r, index_t busy_rows) {
-    const int fewest = std::min(column_lanes, busy_rows < kFewRows ? kFewRowsMinColumnLanes : kSmallMatrixMinColumnLanes);
-    std::optional<RbShape> best;
-    for (int lanes = column_lanes; lanes >= fewest; lanes /= 2) {
-        const std::optional<RbShape> s = best_shape(lanes, vec, want_r);
-        if (s && (!best || s->r > best->r)) best = s;
-    }
-    return best;
+// Small matrices at 8 or more column lanes (n >= 32 in f32) take groups of kSmallMatrixGroup
+// lanes, two rows a warp: the columns on up to 16 lanes, the rest of the group splitting the row
+// (n = 32 in f32: 8 column lanes of four floats and r = 2; n = 128: 16 column lanes, r = 1, two
+// column tiles). Small: rows that do not fill the device, or fewer than kSmallMatrixRows rows of
+// under kSmallMatrixMeanRow non-zeros on average (the row kernel's warp-uniform walk makes short
+// rows cheap enough that two a warp win even where 32-lane groups fill the device). Measured on the
+// H200 (stop 29, `--tune measure` on the suite at n = 32 and 128 with the rewritten row kernel):
+// of the 50 such cases of 1000 rows or more, the fastest shape had groups of at most 16 lanes in
+// 44, and beat the earlier rule's 32-lane groups (lanes for about 8 of the longest short row's
+// non-zeros each) by 5% or more in 27: web-spam 7.1 -> 4.9 us at n = 32, facebook_combined
+// 11.8 -> 8.0, bcsstk16 9.0 -> 6.5; chameleon 9.7 -> 6.3 at n = 128, p2p-Gnutella08 9.5 -> 7.1,
+// ca-GrQc 10.9 -> 8.2. Larger or longer rows (Laplace, R-MAT, elasticity, ca-HepPh at n = 128)
+// keep a warp's columns.
+constexpr int kSmallMatrixGroup = 16;
+constexpr index_t kSmallMatrixRows = index_t{1} << 15;
+constexpr double kSmallMatrixMeanRow = 16.0;
+
+std::optional<RbShape> small_matrix_shape(int column_lanes, int vec) {
+    const int lanes = std::min(column_lanes, kSmallMatrixGroup);
+    return best_shape(lanes, vec, kSmallMatrixGroup / lanes);
 }
 
 index_t parse_count(std::string_view whole, std::string_view num, const char* what) {
@@ -257,7 +247,8 @@ index_t long_row_threshold(const SpmmFeatures& f) {
 // Rules (third paper, §5-6; tuned on the H200): give each lane VEC consecutive columns with the
 // widest vector that divides n, spread column lanes across n, then let the remaining lanes of a
 // group (up to 32) split the row's non-zeros when rows are long enough to keep them busy; a
-// matrix too small to fill the device spreads its rows further (small_matrix_shape). Rows far
+// small matrix takes groups of 16 lanes, two rows a warp (small_matrix_shape), and at narrow n
+// spreads its rows over more lanes. Rows far
 // longer than the mean get a bin of their own with a full warp reducing them.
 SpmmConfig select_spmm_config(const SpmmFeatures& f) {
     const index_t n = std::max<index_t>(f.n, 1);
@@ -280,18 +271,19 @@ SpmmConfig select_spmm_config(const SpmmFeatures& f) {
     const index_t threshold = long_row_threshold(f);
     std::optional<RbShape> shape;
     const index_t busy_rows = std::max<index_t>(1, f.rows - f.log2_histogram[0]);
-    if (fills_device(busy_rows, n, column_lanes, vec)) {
+    const bool fills = fills_device(busy_rows, n, column_lanes, vec);
+    if (column_lanes >= 8 && (!fills || (busy_rows < kSmallMatrixRows && mean < kSmallMatrixMeanRow))) {
+        shape = small_matrix_shape(column_lanes, vec);
+    } else if (fills) {
         shape = best_shape(column_lanes, vec, want_r);
     } else {
         const auto longest_short_row = static_cast<double>(std::min(f.max_row, threshold));
-        if (column_lanes < 8 && longest_short_row >= kNarrowSpreadFrom) {
+        if (longest_short_row >= kNarrowSpreadFrom) {
             const int lanes = std::min(pow2_ceil(static_cast<index_t>(std::ceil(longest_short_row / kNarrowNonZerosPerLane))),
                                        pow2_ceil((kNarrowMostLanes + busy_rows - 1) / busy_rows));
             want_r = std::max(want_r, std::min(max_r, std::max(1, lanes / column_lanes)));
-        } else {
-            want_r = std::max(want_r, pow2_floor(std::max(1.0, longest_short_row / kSmallMatrixNonZerosPerLane)));
         }
-        shape = small_matrix_shape(column_lanes, vec, want_r, busy_rows);
+        shape = best_shape(column_lanes, vec, want_r);
     }
     for (int v = vec; !shape && v >= 1; v /= 2) shape = best_shape(column_lanes, v, want_r);
     if (!shape) shape = RbShape{32, 1, 1};

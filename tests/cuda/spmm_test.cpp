@@ -606,11 +606,12 @@ TEST(SpmmConfig, SelectorSplitsRowsOnlyWhenLengthsAreSkewed) {
     EXPECT_EQ(detail::select_spmm_config(f).shape, (detail::RbShape{32, 1, 4}));
 }
 
-// A matrix too small to fill the device with one lane group a row spreads its rows over more
-// lanes, by its longest row: bcsstk13's shape (2003 rows, 42 a row, 95 at most) at n = 32 and
-// Erdos971's (472 rows, 5.6 a row, 41 at most) at n = 4, where a row takes a lane for about two
-// of its non-zeros (a warp); with many rows, fewer lanes (soc-Slashdot0902's 78441 non-empty rows
-// at n = 4: 4), and empty rows do not count (p2p-Gnutella08: 6301 rows, 3836 empty, at n = 128).
+// A small matrix at n = 32 takes groups of 16 lanes, 8 on the columns and r = 2 (bcsstk13's
+// shape: 2003 rows, 42 a row, 95 at most); a million such rows fill the device, a row a lane
+// group. At n = 4 a row takes a lane for about two of its longest short row's non-zeros, up to a
+// warp (Erdos971's shape: 472 rows, 5.6 a row, 41 at most); with many rows, fewer lanes
+// (soc-Slashdot0902's 78441 non-empty rows: 4). Empty rows do not count (p2p-Gnutella08: 6301
+// rows, 3836 empty, at n = 128: groups of 16 lanes, two column tiles).
 TEST(SpmmConfig, SelectorSpreadsRowsOfSmallMatrices) {
     detail::SpmmFeatures f;
     f.rows = 2003;
@@ -619,9 +620,9 @@ TEST(SpmmConfig, SelectorSpreadsRowsOfSmallMatrices) {
     f.n = 32;
     f.max_row = 95;
     f.log2_histogram[6] = f.rows;
-    EXPECT_EQ(detail::select_spmm_config(f).shape, (detail::RbShape{32, 4, 4})) << detail::to_string(detail::select_spmm_config(f));
+    EXPECT_EQ(detail::select_spmm_config(f).shape, (detail::RbShape{16, 2, 4})) << detail::to_string(detail::select_spmm_config(f));
 
-    f.rows = f.cols = 1000000;  // the same rows, a million of them: one lane group a row fills the device
+    f.rows = f.cols = 1000000;
     f.nnz = 42 * f.rows;
     EXPECT_EQ(detail::select_spmm_config(f).shape, (detail::RbShape{8, 1, 4}));
 
@@ -649,10 +650,7 @@ TEST(SpmmConfig, SelectorSpreadsRowsOfSmallMatrices) {
     f.log2_histogram = {};
     f.log2_histogram[0] = 3836;
     f.log2_histogram[4] = f.rows - 3836;
-    EXPECT_EQ(detail::select_spmm_config(f).shape, (detail::RbShape{32, 2, 4})) << detail::to_string(detail::select_spmm_config(f));
-    f.log2_histogram[0] = 0;  // the same rows, none empty: one warp a row fills the device
-    f.log2_histogram[4] = f.rows;
-    EXPECT_EQ(detail::select_spmm_config(f).shape, (detail::RbShape{32, 1, 4})) << detail::to_string(detail::select_spmm_config(f));
+    EXPECT_EQ(detail::select_spmm_config(f).shape, (detail::RbShape{16, 1, 4})) << detail::to_string(detail::select_spmm_config(f));
 }
 
 // The features of a matrix whose rows all have `per_row` non-zeros but one of `max_row`.
@@ -669,38 +667,37 @@ detail::SpmmFeatures one_long_row(index_t rows, index_t per_row, index_t max_row
     return f;
 }
 
-// At wide n the columns take a small matrix's whole lane group (32 column lanes at n = 128 in
-// f32): its rows then trade column lanes, down to 16 (8 under 1024 rows), for lanes that split them, and the grid
-// covers n in more column tiles. bcsstk13's shape (2003 rows, 42 a row, 95 at most) wants 8 lanes
-// a row and gets 2 with 16 column lanes; at n = 512 its 2003 rows x 128 lanes fill the device.
-TEST(SpmmConfig, SelectorGivesColumnLanesToRowsOfSmallMatricesAtWideN) {
+// At n >= 32 a small matrix takes groups of 16 lanes, two rows a warp, the columns on up to 16
+// of them and the grid covering n in more column tiles. Small: rows that do not fill the device
+// (bcsstk13's shape: 2003 rows, 42 a row, 95 at most, up to n = 512, where 2003 rows x 128 lanes
+// fill it), or fewer than 32768 rows of under 16 a row on average.
+TEST(SpmmConfig, SelectorGivesSmallMatricesSixteenLaneGroups) {
     const auto shape_at = [](const detail::SpmmFeatures& f) {
         const auto c = detail::select_spmm_config(f);
         EXPECT_TRUE(detail::is_compiled(c.shape)) << detail::to_string(c);
         return c.shape;
     };
-    EXPECT_EQ(shape_at(one_long_row(2003, 42, 95, 128)), (detail::RbShape{32, 2, 4}));
-    EXPECT_EQ(shape_at(one_long_row(2003, 42, 95, 64)), (detail::RbShape{32, 2, 4}));
-    EXPECT_EQ(shape_at(one_long_row(2003, 42, 95, 32)), (detail::RbShape{32, 4, 4}));  // 8 column lanes already
+    EXPECT_EQ(shape_at(one_long_row(2003, 42, 95, 128)), (detail::RbShape{16, 1, 4}));
+    EXPECT_EQ(shape_at(one_long_row(2003, 42, 95, 64)), (detail::RbShape{16, 1, 4}));
+    EXPECT_EQ(shape_at(one_long_row(2003, 42, 95, 32)), (detail::RbShape{16, 2, 4}));  // 8 column lanes
     EXPECT_EQ(shape_at(one_long_row(2003, 42, 95, 512)), (detail::RbShape{32, 1, 4}));
-    EXPECT_EQ(shape_at(one_long_row(2003, 42, 95, 128, 8)), (detail::RbShape{32, 2, 2}));  // f64: two a lane
-    EXPECT_EQ(shape_at(one_long_row(2003, 42, 95, 100)), (detail::RbShape{32, 2, 4}));     // 2 tiles, the last one 36 wide
-    EXPECT_EQ(shape_at(one_long_row(2003, 42, 95, 33)), (detail::RbShape{32, 2, 1}));      // odd n: scalar lanes, 16 of them
-    // Erdos971's shape (472 rows, 5.6 a row, 41 at most) wants 4 lanes a row even at n = 512; with
-    // so few rows it keeps 8 column lanes.
-    EXPECT_EQ(shape_at(one_long_row(472, 5, 41, 512)), (detail::RbShape{32, 4, 4}));
-    EXPECT_EQ(shape_at(one_long_row(472, 5, 41, 128)), (detail::RbShape{32, 4, 4}));
+    EXPECT_EQ(shape_at(one_long_row(2003, 42, 95, 128, 8)), (detail::RbShape{16, 1, 2}));  // f64: two a lane
+    EXPECT_EQ(shape_at(one_long_row(2003, 42, 95, 100)), (detail::RbShape{16, 1, 4}));     // 2 tiles, the last one 36 wide
+    EXPECT_EQ(shape_at(one_long_row(2003, 42, 95, 33)), (detail::RbShape{16, 1, 1}));      // odd n: scalar lanes
+    EXPECT_EQ(shape_at(one_long_row(2003, 42, 95, 7)), (detail::RbShape{8, 1, 1}));        // 8 scalar column lanes: no r = 2 shape
+    EXPECT_EQ(shape_at(one_long_row(472, 5, 41, 512)), (detail::RbShape{16, 1, 4}));
     // At n = 4, rows of at most 7 stay on one lane (minnesota's shape: 2642 rows of up to 5).
     EXPECT_EQ(shape_at(one_long_row(2642, 2, 5, 4)), (detail::RbShape{1, 1, 4}));
-    // Rows too short to split keep the whole warp on the columns (olm1000: 1000 rows of up to 6).
-    EXPECT_EQ(shape_at(one_long_row(1000, 4, 6, 128)), (detail::RbShape{32, 1, 4}));
-    // A million such rows fill the device.
+    // 20000 rows of 8 fill the device with 32-lane groups but stay small; 100000 do not.
+    EXPECT_EQ(shape_at(one_long_row(20000, 8, 12, 128)), (detail::RbShape{16, 1, 4}));
+    EXPECT_EQ(shape_at(one_long_row(100000, 8, 12, 128)), (detail::RbShape{32, 1, 4}));
+    // A million rows of 42 fill the device.
     EXPECT_EQ(shape_at(one_long_row(1000000, 42, 95, 128)), (detail::RbShape{32, 1, 4}));
 
     // Long rows still split in the short rows' launch, on the same column tile (chameleon's
     // shape: 2277 rows, 16 a row, rows past 64 split).
     const auto c = detail::select_spmm_config(one_long_row(2277, 16, 2000, 128));
-    EXPECT_EQ(c.shape, (detail::RbShape{32, 2, 4})) << detail::to_string(c);
+    EXPECT_EQ(c.shape, (detail::RbShape{16, 1, 4})) << detail::to_string(c);
     EXPECT_TRUE(detail::splits_in_one_launch(c)) << detail::to_string(c);
 }
 
