@@ -16,6 +16,7 @@
 #include "ops/spmm_test_support.hpp"  // test::Strided, random_strided, close_within_bound
 #include "spk/generate.hpp"
 #include "spk/io.hpp"
+#include "spk/spmm.hpp"
 #ifdef SPK_WITH_CUDA
 #include "core/cuda_runtime.hpp"
 #include "cuda/sddmm/dot_mode.hpp"
@@ -214,6 +215,54 @@ TEST_F(CudaSddmm, SharedRealMatrices) {
     for (const auto& f : files) {
         SCOPED_TRACE(f);
         check(read_matrix_market<float, std::int32_t>(f), Problem{.d = 16}, seed);
+    }
+}
+
+// SDDMM and SpMM queued back to back, each reading what the one before wrote (e_k = SDDMM(A, X_k,
+// Y), X_{k+1} = A(e_k) X_0, as a GNN's layers do): both launch after the stream's previous kernel
+// (launch_after_previous) and must wait for its writes. Both SDDMM kernels; positive values, so
+// that a tight tolerance holds.
+TEST_F(CudaSddmm, ChainedWithSpmmReadsWhatThePreviousKernelWrote) {
+    const std::uint64_t seed = test::seed("cuda_sddmm_chained");
+    const Executor gpu = Executor::cuda(0), ref = Executor::reference();
+    constexpr int steps = 6;
+    const index_t d = 32;
+    for (const index_t rows : {index_t{3000}, index_t{20000}}) {
+        auto a_host = test::random_csr<double, std::int32_t>(rows, rows, 8.0, seed + static_cast<std::uint64_t>(rows));
+        for (auto& v : a_host.values().span()) v = 0.1 * std::abs(v);
+        Dense<double> x0 = test::random_dense<double>(rows, d, seed + 1), y = test::random_dense<double>(rows, d, seed + 2);
+        for (auto* m : {&x0, &y})
+            for (auto& v : m->values().span()) v = std::abs(v);
+        for (const char* config : {"rows", "slices"}) {
+            SCOPED_TRACE(std::string("rows ") + std::to_string(rows) + " config " + config);
+            const SddmmOptions opt{.config = config};
+            std::vector<Dense<double>> x_ref, e_ref;
+            x_ref.push_back(x0.to(Executor::cpu()));
+            for (int k = 0; k < steps; ++k) {
+                e_ref.emplace_back(Executor::cpu(), a_host.nnz(), 1);
+                sddmm(ref, a_host.view(), x_ref[k].cview(), y.cview(), e_ref[k].view(), opt);
+                x_ref.emplace_back(Executor::cpu(), rows, d);
+                SpmmPlan<double, std::int32_t> plan(ref, a_host.view(), d);
+                plan.run_with_values(e_ref[k].cview(), x0.cview(), x_ref[k + 1].view());
+            }
+            const auto a = a_host.to(gpu);
+            const auto x0_gpu = x0.to(gpu), y_gpu = y.to(gpu);
+            SpmmPlan<double, std::int32_t> plan(gpu, a.view(), d);
+            std::vector<Dense<double>> x, e;
+            x.push_back(x0.to(gpu));
+            for (int k = 0; k < steps; ++k) {
+                e.emplace_back(gpu, a.nnz(), 1);
+                sddmm(gpu, a.view(), x[k].cview(), y_gpu.cview(), e[k].view(), opt);
+                x.emplace_back(gpu, rows, d);
+                plan.run_with_values(e[k].cview(), x0_gpu.cview(), x[k + 1].view());
+            }
+            for (int k = 0; k < steps; ++k) {
+                EXPECT_TRUE(test::all_close(test::to_doubles(e[k].to(Executor::cpu())), test::to_doubles(e_ref[k]), 1e-9, 0.0))
+                    << "e, step " << k;
+                EXPECT_TRUE(test::all_close(test::to_doubles(x[k + 1].to(Executor::cpu())), test::to_doubles(x_ref[k + 1]), 1e-9, 0.0, d))
+                    << "x, step " << k + 1;
+            }
+        }
     }
 }
 

@@ -14,6 +14,7 @@
 // each sub-group writes its entry u.
 #include <type_traits>
 
+#include "cuda/common/programmatic_launch.cuh"
 #include "cuda/common/segment_group.cuh"
 #include "cuda/common/values.cuh"
 #include "cuda/sddmm/args.cuh"
@@ -49,6 +50,7 @@ __device__ __forceinline__ long long warp_find_row(const I* row_ptr, long long r
 template <class T, class I, int G, int VEC, bool ONE_PASS>
 __global__ void __launch_bounds__(sddmm_block_threads, ONE_PASS ? sddmm_dot_min_blocks : sddmm_dot_min_blocks / 2)
     sddmm_dot_kernel(const DotArgs<T, I> p) {
+    wait_for_previous_grid();  // launched after the stream's previous kernel (launch_after_previous)
     using A = accum_t<T>;
     constexpr int U = sddmm_batch;
     constexpr int P = 32 / G;

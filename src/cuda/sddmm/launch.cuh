@@ -5,6 +5,7 @@
 #include <string>
 
 #include "cuda/common/check.cuh"
+#include "cuda/common/programmatic_launch.cuh"
 #include "cuda/sddmm/dot_kernel.cuh"
 #include "cuda/sddmm/gather_kernel.cuh"
 #include "cuda/sddmm/rows_kernel.cuh"
@@ -22,11 +23,9 @@ void launch_dot_shape(const DotArgs<T, I>& args, cudaStream_t stream) {
     const long long blocks = (warps * 32 + sddmm_block_threads - 1) / sddmm_block_threads;
     if (blocks == 0) return;
     if (blocks > 0x7fffffffLL) unsupported("sddmm: problem too large for one launch (" + std::to_string(blocks) + " blocks)");
-    if (args.heads == 1 && args.steps == 1 && !args.weights.data && args.narrow)
-        sddmm_dot_kernel<T, I, G, VEC, true><<<static_cast<unsigned>(blocks), sddmm_block_threads, 0, stream>>>(args);
-    else
-        sddmm_dot_kernel<T, I, G, VEC, false><<<static_cast<unsigned>(blocks), sddmm_block_threads, 0, stream>>>(args);
-    SPK_CUDA_CHECK_LAUNCH();
+    const bool one_pass = args.heads == 1 && args.steps == 1 && !args.weights.data && args.narrow;
+    launch_after_previous(one_pass ? sddmm_dot_kernel<T, I, G, VEC, true> : sddmm_dot_kernel<T, I, G, VEC, false>,
+                          static_cast<unsigned>(blocks), sddmm_block_threads, stream, args);
 }
 
 template <class T, class I, int G, int VEC, int HELD>
@@ -36,8 +35,7 @@ void launch_rows_shape(const DotArgs<T, I>& args, cudaStream_t stream) {
     const long long blocks = (warps * 32 + sddmm_block_threads - 1) / sddmm_block_threads;
     if (blocks == 0) return;
     if (blocks > 0x7fffffffLL) unsupported("sddmm: problem too large for one launch (" + std::to_string(blocks) + " blocks)");
-    sddmm_rows_kernel<T, I, G, VEC, HELD><<<static_cast<unsigned>(blocks), sddmm_block_threads, 0, stream>>>(args);
-    SPK_CUDA_CHECK_LAUNCH();
+    launch_after_previous(sddmm_rows_kernel<T, I, G, VEC, HELD>, static_cast<unsigned>(blocks), sddmm_block_threads, stream, args);
 }
 
 template <class T, class I, int G, int VEC>

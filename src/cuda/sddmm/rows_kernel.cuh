@@ -21,6 +21,7 @@
 // slots, which dot_mode.cu bounds by choosing this mode only when a warp's rows are about equal.
 // Per lane, U entries (HELD == 1) or HELD steps of one entry (HELD > 1) have their Y loads in flight
 // before the FMAs; the next round's column indices are on their way meanwhile.
+#include "cuda/common/programmatic_launch.cuh"
 #include "cuda/common/segment_group.cuh"
 #include "cuda/common/values.cuh"
 #include "cuda/sddmm/args.cuh"
@@ -30,6 +31,7 @@ namespace spk::detail::cuda {
 
 template <class T, class I, int G, int VEC, int HELD>
 __global__ void __launch_bounds__(sddmm_block_threads, sddmm_dot_min_blocks) sddmm_rows_kernel(const DotArgs<T, I> p) {
+    wait_for_previous_grid();  // launched after the stream's previous kernel (launch_after_previous)
     using A = accum_t<T>;
     using Vec = vec_storage<T, VEC>;
     constexpr int P = 32 / G;
