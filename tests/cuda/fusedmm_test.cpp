@@ -460,6 +460,46 @@ Csr<V, I> with_long_rows(index_t rows, index_t cols, const std::vector<std::pair
     return Csr<V, I>(Executor::cpu(), rows, cols, ptr, col, val);
 }
 
+// Forward calls queued back to back, each reading what the one before wrote (E_k is the next
+// call's X, Y and Z: attention layers stacked): the forward kernel launches after the stream's
+// previous kernel (launch_after_previous) and must wait for its writes. Short rows with one long
+// row among them, one group and teams of four a row. Positive inputs and softmax weights: no
+// cancellation, so a tight tolerance holds.
+TEST_F(CudaFusedmm, ChainedCallsReadWhatThePreviousCallWrote) {
+    const auto s = seed("cuda_fusedmm_chained");
+    const Executor gpu = Executor::cuda(0), ref = Executor::reference();
+    constexpr int steps = 6;
+    const index_t d = 32;
+    for (const index_t rows : {index_t{300}, index_t{20000}}) {
+        auto a_host = with_long_rows<double, std::int32_t>(rows, rows, {{rows / 3, rows / 2}}, s + static_cast<std::uint64_t>(rows));
+        for (auto& v : a_host.values().span()) v = std::abs(v);
+        Dense<double> x0 = random_dense<double>(rows, d, s + 1);
+        for (auto& v : x0.values().span()) v = 0.25 * std::abs(v);
+        for (const char* config : {"auto", "team4"}) {
+            SCOPED_TRACE(std::string("rows ") + std::to_string(rows) + " config " + config);
+            FusedOptions o = pattern(Score::dot, Edge::identity(), Normalize::softmax, Aggregate::sum, 1);
+            o.config = config;
+            std::vector<Dense<double>> e_ref, e;
+            e_ref.push_back(x0.to(Executor::cpu()));
+            const FusedPlan<double, std::int32_t> reference(ref, a_host.view(), o);
+            for (int k = 0; k < steps; ++k) {
+                e_ref.emplace_back(Executor::cpu(), rows, d);
+                (void)reference.forward(e_ref[k].cview(), e_ref[k].cview(), e_ref[k].cview(), e_ref[k + 1].view());
+            }
+            const auto a = a_host.to(gpu);
+            const FusedPlan<double, std::int32_t> plan(gpu, a.view(), o);
+            e.push_back(x0.to(gpu));
+            std::vector<FusedSaved<double, std::int32_t>> saved;
+            for (int k = 0; k < steps; ++k) {
+                e.emplace_back(gpu, rows, d);
+                saved.push_back(plan.forward(e[k].cview(), e[k].cview(), e[k].cview(), e[k + 1].view()));
+            }
+            for (int k = 1; k <= steps; ++k)
+                EXPECT_TRUE(all_close(to_doubles(e[k].to(Executor::cpu())), to_doubles(e_ref[k]), 1e-9, 0.0, d)) << "step " << k;
+        }
+    }
+}
+
 // Rows far longer than the mean are cut into chunks whose states a second kernel merges (sum and
 // mean, softmax or not). Rows of 1000 and 2999 entries are long on any device (the threshold is at
 // most 16 times the mean row, about 300 here); the optional cuts below 128 (from 16 entries) would

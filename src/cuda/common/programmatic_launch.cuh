@@ -10,6 +10,7 @@
 // kernel, 256 back-to-back launches, two rounds), and a loop of small calls runs at the host's pace.
 #include <cuda_runtime.h>
 
+#include <cstddef>
 #include <utility>
 
 #include "cuda/common/check.cuh"
@@ -22,11 +23,14 @@ __device__ __forceinline__ void wait_for_previous_grid() {
 #endif
 }
 
+// kernel<<<grid, block, shared_bytes, stream>>>(args...), launched after the previous kernel.
 template <class... Params, class... Args>
-void launch_after_previous(void (*kernel)(Params...), dim3 grid, dim3 block, cudaStream_t stream, Args&&... args) {
+void launch_after_previous(void (*kernel)(Params...), dim3 grid, dim3 block, std::size_t shared_bytes, cudaStream_t stream,
+                           Args&&... args) {
     cudaLaunchConfig_t config{};
     config.gridDim = grid;
     config.blockDim = block;
+    config.dynamicSmemBytes = shared_bytes;
     config.stream = stream;
     cudaLaunchAttribute attribute{};
     attribute.id = cudaLaunchAttributeProgrammaticStreamSerialization;

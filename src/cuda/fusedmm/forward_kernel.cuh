@@ -20,6 +20,7 @@
 // underflow to 0, where the reference's "first in the row wins" must decide, not the order in
 // which the rescales happened. So that case first sweeps the row for m and l (no Z reads), then
 // aggregates with the final weights.
+#include "cuda/common/programmatic_launch.cuh"
 #include "cuda/fusedmm/split.cuh"
 
 namespace spk::detail::cuda::fused {
@@ -477,6 +478,7 @@ __device__ __forceinline__ void forward_work(const ForwardArgs<T, I>& args, long
 template <class T, class I, int G, int VEC, CompiledRules CR, bool TEAMS>
 __global__ void __launch_bounds__(kBlockThreads, forward_min_blocks<T, VEC, CR == CompiledRules::max>)
     forward_kernel(const ForwardArgs<T, I> args) {
+    wait_for_previous_grid();  // launched after the stream's previous kernel (launch_after_previous)
     constexpr bool MAX = CR == CompiledRules::max;
     constexpr int kGroups = kBlockThreads / G;
     const Rules& r = args.rules;

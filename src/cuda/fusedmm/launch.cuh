@@ -7,6 +7,7 @@
 #include <string>
 
 #include "cuda/common/check.cuh"
+#include "cuda/common/programmatic_launch.cuh"
 #include "cuda/fusedmm/backward_kernels.cuh"
 #include "cuda/fusedmm/forward_kernel.cuh"
 #include "spk/error.hpp"
@@ -80,17 +81,16 @@ void launch_forward(const Shape& s, bool max_aggregate, const ForwardArgs<T, I>&
         if (a.team > 1 && !max_aggregate) {
             const size_t bytes = G == 32 ? team_state_bytes<accum_t<T>, forward_lane_elements(VEC)> : 0;
             if (attention_rules_hold(a.rules))
-                forward_kernel<T, I, G, VEC, CompiledRules::attention, true><<<grid, kBlockThreads, bytes, stream>>>(a);
+                launch_after_previous(forward_kernel<T, I, G, VEC, CompiledRules::attention, true>, grid, kBlockThreads, bytes, stream, a);
             else
-                forward_kernel<T, I, G, VEC, CompiledRules::runtime, true><<<grid, kBlockThreads, bytes, stream>>>(a);
+                launch_after_previous(forward_kernel<T, I, G, VEC, CompiledRules::runtime, true>, grid, kBlockThreads, bytes, stream, a);
         } else if (max_aggregate) {
-            forward_kernel<T, I, G, VEC, CompiledRules::max, false><<<grid, kBlockThreads, 0, stream>>>(a);
+            launch_after_previous(forward_kernel<T, I, G, VEC, CompiledRules::max, false>, grid, kBlockThreads, 0, stream, a);
         } else if (attention_rules_hold(a.rules)) {
-            forward_kernel<T, I, G, VEC, CompiledRules::attention, false><<<grid, kBlockThreads, 0, stream>>>(a);
+            launch_after_previous(forward_kernel<T, I, G, VEC, CompiledRules::attention, false>, grid, kBlockThreads, 0, stream, a);
         } else {
-            forward_kernel<T, I, G, VEC, CompiledRules::runtime, false><<<grid, kBlockThreads, 0, stream>>>(a);
+            launch_after_previous(forward_kernel<T, I, G, VEC, CompiledRules::runtime, false>, grid, kBlockThreads, 0, stream, a);
         }
-        SPK_CUDA_CHECK_LAUNCH();
     });
 }
 

@@ -25,7 +25,7 @@ void launch_dot_shape(const DotArgs<T, I>& args, cudaStream_t stream) {
     if (blocks > 0x7fffffffLL) unsupported("sddmm: problem too large for one launch (" + std::to_string(blocks) + " blocks)");
     const bool one_pass = args.heads == 1 && args.steps == 1 && !args.weights.data && args.narrow;
     launch_after_previous(one_pass ? sddmm_dot_kernel<T, I, G, VEC, true> : sddmm_dot_kernel<T, I, G, VEC, false>,
-                          static_cast<unsigned>(blocks), sddmm_block_threads, stream, args);
+                          static_cast<unsigned>(blocks), sddmm_block_threads, 0, stream, args);
 }
 
 template <class T, class I, int G, int VEC, int HELD>
@@ -35,7 +35,7 @@ void launch_rows_shape(const DotArgs<T, I>& args, cudaStream_t stream) {
     const long long blocks = (warps * 32 + sddmm_block_threads - 1) / sddmm_block_threads;
     if (blocks == 0) return;
     if (blocks > 0x7fffffffLL) unsupported("sddmm: problem too large for one launch (" + std::to_string(blocks) + " blocks)");
-    launch_after_previous(sddmm_rows_kernel<T, I, G, VEC, HELD>, static_cast<unsigned>(blocks), sddmm_block_threads, stream, args);
+    launch_after_previous(sddmm_rows_kernel<T, I, G, VEC, HELD>, static_cast<unsigned>(blocks), sddmm_block_threads, 0, stream, args);
 }
 
 template <class T, class I, int G, int VEC>

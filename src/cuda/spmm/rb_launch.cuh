@@ -34,11 +34,11 @@ void launch_rb_shape(const SpmmKernelArgs<T, I>& args, cudaStream_t stream) {
     const dim3 grid(static_cast<unsigned>(blocks), static_cast<unsigned>(tiles));
     if constexpr (F == Fold::sum && !Split) {
         if (takes_wide(args, blocks, tiles)) {
-            launch_after_previous(spmm_rb_kernel<T, I, G, R, VEC, F, false, true>, grid, rb_block_threads, stream, args);
+            launch_after_previous(spmm_rb_kernel<T, I, G, R, VEC, F, false, true>, grid, rb_block_threads, 0, stream, args);
             return;
         }
     }
-    launch_after_previous(spmm_rb_kernel<T, I, G, R, VEC, F, Split>, grid, rb_block_threads, stream, args);
+    launch_after_previous(spmm_rb_kernel<T, I, G, R, VEC, F, Split>, grid, rb_block_threads, 0, stream, args);
 }
 
 template <class T, class I, Fold F>
@@ -97,9 +97,9 @@ void launch_rb_fused_shape(const SpmmKernelArgs<T, I>& args, const RbPieces<T, I
         unsupported("spmm: problem too large for one launch (" + std::to_string(blocks) + " x " + std::to_string(tiles) + " blocks)");
     const dim3 grid(static_cast<unsigned>(blocks), static_cast<unsigned>(tiles));
     if (takes_wide(args, blocks, tiles))
-        launch_after_previous(spmm_rb_fused_kernel<T, I, G, R, VEC, true>, grid, rb_block_threads, stream, args, pieces);
+        launch_after_previous(spmm_rb_fused_kernel<T, I, G, R, VEC, true>, grid, rb_block_threads, 0, stream, args, pieces);
     else
-        launch_after_previous(spmm_rb_fused_kernel<T, I, G, R, VEC>, grid, rb_block_threads, stream, args, pieces);
+        launch_after_previous(spmm_rb_fused_kernel<T, I, G, R, VEC>, grid, rb_block_threads, 0, stream, args, pieces);
 }
 
 // s: the short rows' shape; the long rows' is one_launch_long_shape(s), a full warp over its tile.
