@@ -291,10 +291,10 @@ TEST_F(CudaSpmm, SelectorOnPowerLawRowsEveryReduction) {
 }
 
 // A matrix too small to fill the device at wide n (900 rows of up to 81, one of 600): the selector
-// gives its rows column lanes (32 lanes, 4 splitting a row, 8 over the columns, so n takes
-// several column tiles), the long row split in the same launch. n = 128 and 512 (4 and 16
-// tiles), 100 (the last tile partly past n), 33 (scalar lanes); sum and mean with alpha and
-// beta, max with its columns, deterministic, f64.
+// gives it groups of 16 lanes, all over the columns, so that n takes several column tiles, and
+// splits the long row in the same launch. n = 128 and 512 (2 and 8 tiles), 100 (the last tile
+// partly past n), 33 (scalar lanes); sum and mean with alpha and beta, max with its columns,
+// deterministic, f64.
 TEST_F(CudaSpmm, SelectorOnSmallMatrixAtWideN) {
     const std::uint64_t seed = test::seed("cuda_spmm_small_wide");
     const auto a = skewed_matrix<float, std::int32_t>(900, 1200, seed, 40.0);
@@ -304,7 +304,8 @@ TEST_F(CudaSpmm, SelectorOnSmallMatrixAtWideN) {
         SCOPED_TRACE("n=" + std::to_string(n));
         const SpmmPlan<float, std::int32_t> plan(gpu, a_gpu.view(), n);
         const auto config = detail::parse_spmm_config(plan.config());
-        EXPECT_EQ(config.shape.column_lanes(), 8) << plan.config();
+        EXPECT_EQ(config.shape.g, 16) << plan.config();
+        EXPECT_EQ(config.shape.column_lanes(), 16) << plan.config();
         EXPECT_TRUE(detail::splits_in_one_launch(config)) << plan.config();
         for (Reduce r : {Reduce::sum, Reduce::mean, Reduce::max})
             check(a, n, Case{.reduce = r, .alpha = 1.5, .beta = 0.5}, seed + static_cast<std::uint64_t>(n));
