@@ -489,7 +489,7 @@ TEST_F(CudaFusedmm, ChainedCallsReadWhatThePreviousCallWrote) {
             const auto a = a_host.to(gpu);
             const FusedPlan<double, std::int32_t> plan(gpu, a.view(), o);
             e.push_back(x0.to(gpu));
-            std::vector<FusedSaved<double, std::int32_t>> saved;
+            std::vector<FusedSaved<double, std::int32_t>> saved;  // kept: a cudaFree between calls would wait for the device
             for (int k = 0; k < steps; ++k) {
                 e.emplace_back(gpu, rows, d);
                 saved.push_back(plan.forward(e[k].cview(), e[k].cview(), e[k].cview(), e[k + 1].view()));
