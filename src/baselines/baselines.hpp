@@ -26,6 +26,10 @@ struct Timing {
 // time divided by its size), so that a few-microsecond kernel is not measured as its launch's latency.
 std::vector<double> time_device_runs_ms(const Executor& exec, const std::function<void()>& fn, int warmup, int reps);
 
+// From here on, time those batches by replaying them from a CUDA graph (the device's time, without
+// the host's launch path), or as calls queued from the host (the default): spk bench --timing.
+void set_graph_replay(bool on);
+
 // Their median.
 double time_device_ms(const Executor& exec, const std::function<void()>& fn, int warmup, int reps);
 

@@ -9,6 +9,8 @@ std::vector<double> time_device_runs_ms(const Executor&, const std::function<voi
     unsupported("device timing: spk was built without CUDA");
 }
 
+void set_graph_replay(bool) {}
+
 double time_device_ms(const Executor&, const std::function<void()>&, int, int) { unsupported("device timing: spk was built without CUDA"); }
 
 double copy_bandwidth(const Executor&) { unsupported("copy bandwidth: spk was built without CUDA"); }

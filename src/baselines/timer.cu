@@ -9,8 +9,14 @@
 
 namespace spk::baselines {
 
+namespace {
+detail::cuda::CallTiming call_timing = detail::cuda::CallTiming::stream_batches;
+}
+
+void set_graph_replay(bool on) { call_timing = on ? detail::cuda::CallTiming::graph_replay : detail::cuda::CallTiming::stream_batches; }
+
 std::vector<double> time_device_runs_ms(const Executor& exec, const std::function<void()>& fn, int warmup, int reps) {
-    return detail::cuda::time_calls_ms(exec.device(), exec.stream(), fn, warmup, reps);
+    return detail::cuda::time_calls_ms(exec.device(), exec.stream(), fn, warmup, reps, call_timing);
 }
 
 double time_device_ms(const Executor& exec, const std::function<void()>& fn, int warmup, int reps) {

@@ -43,8 +43,13 @@ void synchronize(int device, void* stream);
 // Milliseconds per call of each of `reps` runs of fn on `stream` after `warmup` calls, timed with
 // CUDA events (at least one run). After a warm-up, calls under 0.1 ms run in batches of
 // back-to-back calls (a run = one batch, its time over its size), so that a kernel of a few
-// microseconds is not measured as its launch's latency.
-std::vector<double> time_calls_ms(int device, void* stream, const std::function<void()>& fn, int warmup, int reps);
+// microseconds is not measured as its launch's latency. A batch measures what a loop of calls
+// costs, the host's launch path included where it is the slower side; graph_replay captures the
+// batch in a CUDA graph once and replays it, which leaves the device's time alone (calls that
+// cannot be captured fall back to stream batches, with a line on stderr).
+enum class CallTiming { stream_batches, graph_replay };
+std::vector<double> time_calls_ms(int device, void* stream, const std::function<void()>& fn, int warmup, int reps,
+                                  CallTiming timing = CallTiming::stream_batches);
 // What spk holds on the device: cudaMalloc'd arrays and the workspace pool's use, now and at peak.
 struct MemoryUse {
     std::size_t arrays = 0, arrays_peak = 0, pool = 0, pool_peak = 0;

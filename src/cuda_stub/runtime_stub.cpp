@@ -23,6 +23,6 @@ void memcpy_bytes_async(void*, const void*, std::size_t, int, int, void*) { no_c
 bool host_register(void*, std::size_t) noexcept { return false; }
 void host_unregister(void*) noexcept {}
 void synchronize(int, void*) { no_cuda(); }
-std::vector<double> time_calls_ms(int, void*, const std::function<void()>&, int, int) { no_cuda(); }
+std::vector<double> time_calls_ms(int, void*, const std::function<void()>&, int, int, CallTiming) { no_cuda(); }
 
 }  // namespace spk::detail::cuda

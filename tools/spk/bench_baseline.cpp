@@ -297,6 +297,8 @@ std::string own_figures(const Executor& exec, const OpConfig& config, const OpIn
 
 double device_copy_bandwidth(const Executor& exec) { return baselines::copy_bandwidth(exec); }
 
+void set_device_graph_replay(bool on) { baselines::set_graph_replay(on); }
+
 std::vector<double> device_seconds(const Executor& exec, Operation& op, std::int64_t warmup, std::int64_t reps) {
     std::vector<double> times = baselines::time_device_runs_ms(exec, [&] { op.enqueue(); }, static_cast<int>(warmup), static_cast<int>(reps));
     for (double& t : times) t /= 1e3;

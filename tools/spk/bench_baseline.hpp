@@ -35,6 +35,10 @@ std::string own_figures(const Executor& exec, const OpConfig& config, const OpIn
 // Device-to-device copy bandwidth in bytes per second (read + write), the floor's denominator.
 double device_copy_bandwidth(const Executor& exec);
 
+// How short device calls are timed from here on, spk's and the baselines' alike: batches queued
+// from the host (false) or replayed from a CUDA graph (true): spk bench --timing.
+void set_device_graph_replay(bool on);
+
 // Seconds of each of `reps` runs after `warmup`, timed with CUDA events on the executor's stream.
 std::vector<double> device_seconds(const Executor& exec, Operation& op, std::int64_t warmup, std::int64_t reps);
 

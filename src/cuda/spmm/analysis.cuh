@@ -6,6 +6,8 @@
 // host through memory it can read (CountSlot), and nothing waits for them until the plan's first use.
 #include <cuda_runtime.h>
 
+#include <cub/block/block_radix_sort.cuh>
+
 #include "cuda/common/segment_group.cuh"
 #include "cuda/common/values.cuh"
 
@@ -42,26 +44,36 @@ struct PieceLists {
 
 __host__ __device__ constexpr long long pieces_of(long long len, long long size) { return (len + size - 1) / size; }
 
+// Short rows sort by length within a block's 256 rows (lengths past this one count as equal):
+// the row kernels give a warp 2 to 32 consecutive rows of the list and walk its longest, so rows
+// of like length in a warp waste fewer lanes (a power-law graph's, or a graph's empty rows).
+constexpr int sort_length_bits = 9;
+constexpr unsigned sort_last_key = (1u << sort_length_bits) - 1;  // long rows and threads past the last row
+
 // One thread a row. `counters` start at zero and end at zero: the last block to finish counting
 // moves them to `totals` (the host's copy), so no memset or copy is queued around the launch.
-// Short rows go to the front of `lists`, long rows (longer than threshold) to its back, in no
-// particular order (each row is still computed by one group, and a split row's pieces are added
-// in the order of its non-zeros, so results do not depend on it). The block
-// reserves its slots in each list with one global atomic, and gathers the histogram and the
-// longest row first: a million rows make 3906 blocks, where an atomic per warp made 31250 on one
-// address (same-address atomics serialise in L2, about a nanosecond each: stop 9 measured 125 us
-// for four per warp in the SDDMM statistics). A warp then writes its long rows' pieces, a lane a
-// piece.
+// Short rows go to the front of `lists`, long rows (longer than threshold) to its back. The block
+// reserves its slots in each list with one global atomic (blocks then follow one another in the
+// order they arrive) and places its short rows in them shortest first, rows of one length in row
+// order; long rows in no particular order (each row is still computed by one group, and a split
+// row's pieces are added in the order of its non-zeros, so results do not depend on either). The
+// block gathers the histogram and the longest row before its atomics: a million rows make 3906
+// blocks, where an atomic per warp made 31250 on one address (same-address atomics serialise in
+// L2, about a nanosecond each: stop 9 measured 125 us for four per warp in the SDDMM statistics).
+// A warp then writes its long rows' pieces, a lane a piece.
 template <class I>
 __global__ void __launch_bounds__(256)
     analyse_rows(const I* row_ptr, long long rows, long long threshold, unsigned long long* counters, unsigned long long* totals, I* lists,
-                 const PieceLists<I> pieces) {
+                 const PieceLists<I> pieces, bool sort_short) {
     constexpr int kWarps = 256 / 32;
+    using ShortRowSort = cub::BlockRadixSort<unsigned, 256, 1, I>;
+    __shared__ typename ShortRowSort::TempStorage sort_storage;
     __shared__ unsigned long long local[length_buckets];
     __shared__ unsigned long long local_max;
     __shared__ unsigned warp_long[kWarps], warp_short[kWarps];
     __shared__ unsigned long long warp_pieces[kWarps];
     __shared__ unsigned long long block_long, block_short, block_pieces;
+    __shared__ unsigned block_short_count;
     __shared__ bool last_block;
     for (int k = threadIdx.x; k < length_buckets; k += blockDim.x) local[k] = 0;
     if (threadIdx.x == 0) local_max = 0;
@@ -100,14 +112,14 @@ __global__ void __launch_bounds__(256)
         }
         block_long = total_long ? atomicAdd(&counters[AnalysisSlots::num_long], total_long) : 0;
         block_short = total_short ? atomicAdd(&counters[AnalysisSlots::num_short], total_short) : 0;
+        block_short_count = static_cast<unsigned>(total_short);
         block_pieces = total_pieces ? atomicAdd(&counters[AnalysisSlots::num_pieces], total_pieces) : 0;
         atomicMax(&counters[AnalysisSlots::max_row], local_max);
     }
     __syncthreads();
-    unsigned long long long_base = block_long, short_base = block_short, piece_base = block_pieces;
+    unsigned long long long_base = block_long, piece_base = block_pieces;
     for (int w = 0; w < warp; ++w) {
         long_base += warp_long[w];
-        short_base += warp_short[w];
         piece_base += warp_pieces[w];
     }
     const unsigned below = (1u << lane) - 1u;
@@ -116,9 +128,12 @@ __global__ void __launch_bounds__(256)
         const long long j = static_cast<long long>(long_base + __popc(long_votes & below));
         lists[rows - 1 - j] = static_cast<I>(i);
         if (pieces.size > 0 && j < pieces.max_long) pieces.first[pieces.max_long - 1 - j] = first_piece;
-    } else if (valid) {
-        lists[short_base + __popc(short_votes & below)] = static_cast<I>(i);
     }
+    // The block's short rows, shortest first: thread t holds the t-th after the sort.
+    unsigned key[1] = {valid && !is_long ? (sort_short ? static_cast<unsigned>(len < sort_last_key ? len : sort_last_key - 1) : 0u) : sort_last_key};
+    I row_of_key[1] = {static_cast<I>(valid ? i : 0)};
+    ShortRowSort(sort_storage).Sort(key, row_of_key, 0, sort_length_bits);
+    if (threadIdx.x < block_short_count) lists[block_short + threadIdx.x] = row_of_key[0];
     for (int k = threadIdx.x; k < length_buckets; k += blockDim.x)
         if (local[k]) atomicAdd(&counters[AnalysisSlots::histogram + k], local[k]);
     __threadfence();  // this block's counts are in before it counts itself done
