@@ -3,6 +3,7 @@
 // them (and cuSPARSE with them). Without CUDA every function throws Unsupported.
 #include <cstddef>
 #include <functional>
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -29,6 +30,10 @@ std::vector<double> time_device_runs_ms(const Executor& exec, const std::functio
 // From here on, time those batches by replaying them from a CUDA graph (the device's time, without
 // the host's launch path), or as calls queued from the host (the default): spk bench --timing.
 void set_graph_replay(bool on);
+
+// A stream of its own on the device (non-blocking), for an executor whose calls graph replay
+// captures: the legacy default stream cannot be captured. Destroyed with the returned handle.
+std::shared_ptr<void> make_stream(int device);
 
 // Their median.
 double time_device_ms(const Executor& exec, const std::function<void()>& fn, int warmup, int reps);

@@ -11,6 +11,8 @@ std::vector<double> time_device_runs_ms(const Executor&, const std::function<voi
 
 void set_graph_replay(bool) {}
 
+std::shared_ptr<void> make_stream(int) { unsupported("CUDA streams: spk was built without CUDA"); }
+
 double time_device_ms(const Executor&, const std::function<void()>&, int, int) { unsupported("device timing: spk was built without CUDA"); }
 
 double copy_bandwidth(const Executor&) { unsupported("copy bandwidth: spk was built without CUDA"); }

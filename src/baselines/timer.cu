@@ -15,6 +15,13 @@ detail::cuda::CallTiming call_timing = detail::cuda::CallTiming::stream_batches;
 
 void set_graph_replay(bool on) { call_timing = on ? detail::cuda::CallTiming::graph_replay : detail::cuda::CallTiming::stream_batches; }
 
+std::shared_ptr<void> make_stream(int device) {
+    SPK_CUDA_CHECK(cudaSetDevice(device));
+    cudaStream_t stream = nullptr;
+    SPK_CUDA_CHECK(cudaStreamCreateWithFlags(&stream, cudaStreamNonBlocking));
+    return {stream, [](void* s) { cudaStreamDestroy(static_cast<cudaStream_t>(s)); }};
+}
+
 std::vector<double> time_device_runs_ms(const Executor& exec, const std::function<void()>& fn, int warmup, int reps) {
     return detail::cuda::time_calls_ms(exec.device(), exec.stream(), fn, warmup, reps, call_timing);
 }

@@ -331,8 +331,11 @@ int run_bench(std::span<const std::string> args) {
     if (settings.warmup < 0 || settings.reps < 1) throw UsageError("--warmup must be >= 0 and --reps >= 1");
     for (const auto w : settings.widths)
         if (w < 1) throw UsageError("--n: widths must be >= 1, got " + std::to_string(w));
-    const Executor exec = make_executor(parsed->get("backend", "cpu"), read_threads(*parsed));
-    if (exec.backend() == Backend::cuda) set_device_graph_replay(settings.graph_replay);
+    const Executor default_exec = make_executor(parsed->get("backend", "cpu"), read_threads(*parsed));
+    const bool graph_replay = settings.graph_replay && default_exec.backend() == Backend::cuda;
+    const std::shared_ptr<void> own_stream = graph_replay ? make_device_stream(default_exec) : nullptr;
+    const Executor exec = own_stream ? Executor::cuda(default_exec.device(), own_stream.get()) : default_exec;
+    if (graph_replay) set_device_graph_replay(true);
 
     // On a GPU, each row also says how close it comes to the memory-bound floor.
     const double bandwidth = exec.backend() == Backend::cuda ? device_copy_bandwidth(exec) : 0.0;

@@ -299,6 +299,8 @@ double device_copy_bandwidth(const Executor& exec) { return baselines::copy_band
 
 void set_device_graph_replay(bool on) { baselines::set_graph_replay(on); }
 
+std::shared_ptr<void> make_device_stream(const Executor& exec) { return baselines::make_stream(exec.device()); }
+
 std::vector<double> device_seconds(const Executor& exec, Operation& op, std::int64_t warmup, std::int64_t reps) {
     std::vector<double> times = baselines::time_device_runs_ms(exec, [&] { op.enqueue(); }, static_cast<int>(warmup), static_cast<int>(reps));
     for (double& t : times) t /= 1e3;

@@ -1,6 +1,7 @@
 #pragma once
 // Vendor baselines that `spk bench` runs beside spk, in the same process on the same inputs.
 #include <cstdint>
+#include <memory>
 #include <optional>
 #include <string>
 #include <utility>
@@ -38,6 +39,9 @@ double device_copy_bandwidth(const Executor& exec);
 // How short device calls are timed from here on, spk's and the baselines' alike: batches queued
 // from the host (false) or replayed from a CUDA graph (true): spk bench --timing.
 void set_device_graph_replay(bool on);
+// A non-blocking stream on the executor's device, destroyed with the handle: graph replay cannot
+// capture the legacy default stream that a plain cuda executor queues on.
+std::shared_ptr<void> make_device_stream(const Executor& exec);
 
 // Seconds of each of `reps` runs after `warmup`, timed with CUDA events on the executor's stream.
 std::vector<double> device_seconds(const Executor& exec, Operation& op, std::int64_t warmup, std::int64_t reps);

@@ -65,7 +65,11 @@ public:
     // (a call that synchronises or copies to the host, say): they are then timed as a stream batch.
     static std::unique_ptr<CapturedBatch> capture(cudaStream_t stream, const std::function<void()>& fn, int batch, std::string& why) {
         std::unique_ptr<CapturedBatch> b(new CapturedBatch);
-        SPK_CUDA_CHECK(cudaStreamBeginCapture(stream, cudaStreamCaptureModeThreadLocal));
+        if (const cudaError_t began = cudaStreamBeginCapture(stream, cudaStreamCaptureModeThreadLocal); began != cudaSuccess) {
+            why = std::string(cudaGetErrorString(began)) + (stream ? "" : ": the legacy default stream cannot be captured");
+            (void)cudaGetLastError();
+            return nullptr;
+        }
         try {
             for (int i = 0; i < batch; ++i) fn();
         } catch (const std::exception& e) {

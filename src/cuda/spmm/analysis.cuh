@@ -64,7 +64,7 @@ constexpr unsigned sort_last_key = (1u << sort_length_bits) - 1;  // long rows a
 template <class I>
 __global__ void __launch_bounds__(256)
     analyse_rows(const I* row_ptr, long long rows, long long threshold, unsigned long long* counters, unsigned long long* totals, I* lists,
-                 const PieceLists<I> pieces, bool sort_short) {
+                 const PieceLists<I> pieces) {
     constexpr int kWarps = 256 / 32;
     using ShortRowSort = cub::BlockRadixSort<unsigned, 256, 1, I>;
     __shared__ typename ShortRowSort::TempStorage sort_storage;
@@ -130,7 +130,7 @@ __global__ void __launch_bounds__(256)
         if (pieces.size > 0 && j < pieces.max_long) pieces.first[pieces.max_long - 1 - j] = first_piece;
     }
     // The block's short rows, shortest first: thread t holds the t-th after the sort.
-    unsigned key[1] = {valid && !is_long ? (sort_short ? static_cast<unsigned>(len < sort_last_key ? len : sort_last_key - 1) : 0u) : sort_last_key};
+    unsigned key[1] = {valid && !is_long ? static_cast<unsigned>(len < sort_last_key ? len : sort_last_key - 1) : sort_last_key};
     I row_of_key[1] = {static_cast<I>(valid ? i : 0)};
     ShortRowSort(sort_storage).Sort(key, row_of_key, 0, sort_length_bits);
     if (threadIdx.x < block_short_count) lists[block_short + threadIdx.x] = row_of_key[0];

@@ -86,7 +86,7 @@ void launch_analysis(const Executor& exec, const I* row_ptr, index_t rows, index
     }
     analyse_rows<I><<<blocks_for(rows), 256, 0, stream>>>(row_ptr, rows, threshold, state.counts.device_counters(),
                                                           state.counts.host_counts_for_device(),
-                                                          reinterpret_cast<I*>(state.row_lists), pieces, !std::getenv("SPK_SPMM_NOSORT"));
+                                                          reinterpret_cast<I*>(state.row_lists), pieces);
     // Recorded before the launch check: a check that throws (a stale error of an earlier call)
     // leaves a queued kernel the slot must still wait for before it goes back to the free list.
     state.counts.record(stream);
@@ -134,14 +134,6 @@ long long wide_warp_limit(const Executor& exec) {
         return v ? std::atoll(v) : -1LL;
     }();
     return forced >= 0 ? forced : static_cast<long long>(device_properties(exec.device()).sm_count) * rb_wide_resident_warps;
-}
-
-bool sorted_rows_forced() {  // EXPERIMENT
-    static const bool on = [] {
-        const char* v = std::getenv("SPK_SPMM_SORTED");
-        return v && v[0] == '1';
-    }();
-    return on;
 }
 
 bool aligned_for(const void* p, index_t ld, int vec, std::size_t elem) {
@@ -330,9 +322,6 @@ void spmm(const Executor& exec, const SpmmState& plan, const SpmmArgs<V, I>& arg
         }
     }
     if (!state.config.long_shape) {
-        if (sorted_rows_forced()) {  // EXPERIMENT
-            kargs.row_list = reinterpret_cast<const I*>(state.row_lists);
-        }
         launch_rb<T, I>(shape_for(state.config.shape), fold, kargs, stream);
         return finish();
     }
