@@ -235,14 +235,33 @@ std::uint64_t fingerprint(const SpmmFeatures& f) {
     return h;
 }
 
-index_t long_row_threshold(const SpmmFeatures& f) {
-    // A row left in the short bin holds its group for its whole length. On a small matrix the
-    // kernel is over in tens of microseconds, so rows of a few hundred non-zeros set its time:
-    // move rows past 64 to the long bin there (soc-Slashdot0902 at n = 32: 0.070 ms -> 0.048 ms).
+namespace {
+
+// A row left in the short bin holds its group for its whole length. On a small matrix the
+// kernel is over in tens of microseconds, so rows of a few hundred non-zeros set its time:
+// move rows past 64 to the long bin there (soc-Slashdot0902 at n = 32: 0.070 ms -> 0.048 ms).
+bool few_nonzeros(const SpmmFeatures& f) { return f.nnz < (index_t{4} << 20); }
+
+index_t even_rows_threshold(const SpmmFeatures& f) {
     const double mean = f.mean_row();
-    const bool small = f.nnz < (index_t{4} << 20);
-    return small ? std::max<index_t>(64, static_cast<index_t>(4 * mean)) : std::max<index_t>(256, static_cast<index_t>(16 * mean));
+    return few_nonzeros(f) ? std::max<index_t>(64, static_cast<index_t>(4 * mean)) : std::max<index_t>(256, static_cast<index_t>(16 * mean));
 }
+
+// At n >= 128 a warp's walk of a row is a chain of B loads of 16 bytes a lane, a few non-zeros a
+// round trip to memory, and on a small power-law graph the longest short row sets the kernel's
+// time: there, rows past 32 are split (one launch, each piece's warps taking 32 non-zeros).
+// Measured on the H200 at n = 128 (2bc7a4b, spk's time at the threshold 32 over the time at
+// even_rows_threshold): squirrel 0.64, facebook_combined 0.91, p2p-Gnutella08 0.68, ca-GrQc 0.85,
+// ca-HepPh 0.90, ca-HepTh 0.81, email-Enron 0.93, soc-Slashdot0902 1.03, chameleon 1.19. Matrices
+// of even rows (FEM: bcsstk13, bcsstk33, fidapex6) took 1.4-1.7x as long when split at 32: they
+// keep even_rows_threshold (the selector's `skewed` test).
+constexpr index_t kWideSkewedFrom = 128;
+constexpr index_t kWideSkewedThreshold = 32;
+bool wide_small_split(const SpmmFeatures& f) { return f.n >= kWideSkewedFrom && few_nonzeros(f) && f.split_allowed; }
+
+}  // namespace
+
+index_t long_row_threshold(const SpmmFeatures& f) { return wide_small_split(f) ? kWideSkewedThreshold : even_rows_threshold(f); }
 
 // Rules (third paper, §5-6; tuned on the H200): give each lane VEC consecutive columns with the
 // widest vector that divides n, spread column lanes across n, then let the remaining lanes of a
@@ -268,7 +287,8 @@ SpmmConfig select_spmm_config(const SpmmFeatures& f) {
     const bool skewed = static_cast<double>(f.max_row) > 4.0 * mean + 16.0;
     int want_r = std::min(max_r, pow2_floor(std::max(1.0, mean / 4.0)));
     if (column_lanes >= 8) want_r = skewed ? std::min(want_r, 2) : 1;
-    const index_t threshold = long_row_threshold(f);
+    // The analysis binned the rows at long_row_threshold; a pick at another threshold bins them again.
+    const index_t threshold = wide_small_split(f) && skewed ? kWideSkewedThreshold : even_rows_threshold(f);
     std::optional<RbShape> shape;
     const index_t busy_rows = std::max<index_t>(1, f.rows - f.log2_histogram[0]);
     const bool fills = fills_device(busy_rows, n, column_lanes, vec);

@@ -702,6 +702,31 @@ TEST(SpmmConfig, SelectorGivesSmallMatricesSixteenLaneGroups) {
     EXPECT_TRUE(detail::splits_in_one_launch(c)) << detail::to_string(c);
 }
 
+// At n >= 128 a small power-law graph splits rows past 32 non-zeros (squirrel's shape: 5201 rows,
+// 38 a row, 1900 at most), where narrower n keep four times the mean; rows of even length (a FEM
+// matrix: bcsstk33's 8738 rows, 67 a row, 141 at most) take no long bin, and neither do large
+// matrices, nor sums that cannot split (f16).
+TEST(SpmmConfig, SelectorSplitsSkewedSmallMatricesPast32AtWideN) {
+    const auto squirrel = one_long_row(5201, 38, 1900, 128);
+    const auto wide = detail::select_spmm_config(squirrel);
+    EXPECT_TRUE(wide.split_long) << detail::to_string(wide);
+    EXPECT_EQ(wide.long_threshold, 32) << detail::to_string(wide);
+    EXPECT_TRUE(detail::splits_in_one_launch(wide)) << detail::to_string(wide);
+    EXPECT_EQ(detail::long_row_threshold(squirrel), 32);  // the analysis cuts where the selector does
+    EXPECT_EQ(detail::select_spmm_config(one_long_row(5201, 38, 1900, 512)).long_threshold, 32);
+
+    const auto four_means = static_cast<index_t>(4 * squirrel.mean_row());
+    const auto narrow = detail::select_spmm_config(one_long_row(5201, 38, 1900, 32));
+    EXPECT_EQ(narrow.long_threshold, four_means) << detail::to_string(narrow);
+    const auto half = one_long_row(5201, 38, 1900, 128, 2);  // f16: no split
+    EXPECT_EQ(detail::long_row_threshold(half), four_means);
+    EXPECT_FALSE(detail::select_spmm_config(half).split_long);
+
+    EXPECT_FALSE(detail::select_spmm_config(one_long_row(8738, 67, 141, 128)).long_shape);
+    const auto large = detail::select_spmm_config(one_long_row(1000000, 16, 2500, 128));
+    EXPECT_EQ(large.long_threshold, 256) << detail::to_string(large);
+}
+
 // Whatever the selector picks, for any n from 1 to 1024 and every value size, is a configuration
 // the parser reads back and the kernels launch: a compiled shape whose vector divides n and
 // loads at most 16 bytes, a column grid within CUDA's 65535, split long rows on a 32-lane shape
