@@ -78,7 +78,7 @@ std::uint64_t fingerprint(const SpmmFeatures& f);
 
 // Rows longer than this go to the long-row bin (and are cut into chunks of this many non-zeros).
 // It depends on rows, nnz, n and the reduction only, so the plan's one pass over A can bin rows
-// before selecting. The selector cuts where this does, except on a small matrix at n >= 128 whose
+// before selecting. The selector cuts where this does, except on a small matrix at n = 128 to 511 whose
 // rows are even (no row far past the mean): those keep the threshold of other widths.
 index_t long_row_threshold(const SpmmFeatures& f);
 
