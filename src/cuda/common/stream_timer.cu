@@ -2,9 +2,9 @@
 #include <cuda_runtime.h>
 
 #include <algorithm>
+#include <cstdio>
 #include <exception>
 #include <memory>
-#include <cstdio>
 #include <string>
 
 #include "core/cuda_runtime.hpp"
