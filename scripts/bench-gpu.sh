@@ -6,7 +6,8 @@
 # bench/results/raw), a markdown table per JSON by scripts/bench-table.py.
 # Environment: SPK_BUILD_DIR (default build-gpu), SPK_MATRICES (shared matrices folder), SPK_BENCH_PACK=1: results go
 # to one archive, $OUT/bench-results.tgz, rewritten after every benchmark (the device tool brings back only a few files
-# from $OUT, and what a time limit cuts off leaves the last archive).
+# from $OUT, and what a time limit cuts off leaves the last archive). SPK_BENCH_TIMING=graph: short calls timed by
+# graph replay (spk bench --timing graph: the device's time alone) instead of stream batches.
 set -uo pipefail
 cd "$(dirname "$0")/.."
 build=${SPK_BUILD_DIR:-build-gpu}
@@ -38,7 +39,7 @@ bench() {  # name, then spk bench arguments
   local name=$1
   shift
   echo "== $name"
-  "$spk" bench --backend cuda --json "$OUT/$name.json" "$@" >"$OUT/$name.txt" 2>&1 || status=1
+  "$spk" bench --backend cuda --timing "${SPK_BENCH_TIMING:-stream}" --json "$OUT/$name.json" "$@" >"$OUT/$name.txt" 2>&1 || status=1
   grep -E "^geomean|error" "$OUT/$name.txt"
   python3 scripts/bench-table.py "$OUT/$name.json" >"$OUT/$name.md" 2>/dev/null || true
   pack
