@@ -116,12 +116,8 @@ std::vector<double> time_calls_ms(int device, void* stream_ptr, const std::funct
     std::vector<double> times{time_batch_ms(stream, fn, 1, start, stop)};
     // Without warm-up the first call pays one-time costs: keep it as it is, a single call.
     const int batch = warmup > 0 ? batch_size(times.front()) : 1;
-    if (batch == 1) {
-        while (static_cast<int>(times.size()) < std::max(reps, 1)) times.push_back(time_batch_ms(stream, fn, 1, start, stop));
-        return times;
-    }
-    times.clear();
-    if (timing == CallTiming::graph_replay) {
+    if (batch > 1) times.clear();
+    if (batch > 1 && timing == CallTiming::graph_replay) {
         std::string why;
         if (const auto graph = CapturedBatch::capture(stream, fn, batch, why)) {
             (void)graph->time_ms(stream, batch, start, stop);  // the first replay pays the graph's one-time setup
