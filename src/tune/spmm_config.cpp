@@ -32,6 +32,21 @@ const std::vector<RbShape>& compiled_eb_shapes() {
     return shapes;
 }
 
+const std::vector<RbShape>& compiled_band_shapes() {
+    static const std::vector<RbShape> shapes = [] {
+        std::vector<RbShape> s;
+#define SPK_SHAPE(G, VEC) s.push_back(RbShape{G, 1, VEC});
+        SPK_SPMM_BAND_SHAPES(SPK_SHAPE)
+#undef SPK_SHAPE
+        return s;
+    }();
+    return shapes;
+}
+
+std::size_t band_window_bytes(const SpmmConfig& c, int value_bytes) {
+    return static_cast<std::size_t>(c.panel + 2 * c.halo) * static_cast<std::size_t>(c.shape.tile()) * static_cast<std::size_t>(value_bytes);
+}
+
 bool is_compiled(const RbShape& s) {
     const auto& all = compiled_rb_shapes();
     return std::find(all.begin(), all.end(), s) != all.end();
@@ -45,6 +60,9 @@ std::string eb_shape_name(const RbShape& s) {
 }
 
 std::string to_string(const SpmmConfig& c) {
+    if (c.band)
+        return "band.g" + std::to_string(c.shape.g) + ".v" + std::to_string(c.shape.vec) + ".p" + std::to_string(c.panel) + ".h" +
+               std::to_string(c.halo);
     if (c.edge_based) return eb_shape_name(c.shape) + "@" + std::to_string(c.chunk);
     std::string out = to_string(c.shape);
     if (c.long_shape) out += "+" + to_string(*c.long_shape) + "@" + std::to_string(c.long_threshold) + (c.split_long ? ":split" : "");
@@ -62,7 +80,18 @@ namespace {
 [[noreturn]] void bad_config(std::string_view text, const std::string& why) {
     invalid_argument("config '" + std::string(text) + "': " + why +
                      " (expected rb.g<G>.r<R>.v<VEC>, optionally +rb.g<G>.r<R>.v<VEC>@<row length> for long rows, or"
-                     " eb.g<G>.v<VEC>@<chunk>)");
+                     " eb.g<G>.v<VEC>@<chunk>, or band.g<G>.v<VEC>.p<panel rows>.h<halo rows>)");
+}
+
+// "a.b.c" -> {"a", "b", "c"}
+std::vector<std::string_view> dot_parts(std::string_view text) {
+    std::vector<std::string_view> parts;
+    for (std::size_t from = 0;;) {
+        const std::size_t dot = text.find('.', from);
+        parts.push_back(text.substr(from, dot == std::string_view::npos ? std::string_view::npos : dot - from));
+        if (dot == std::string_view::npos) return parts;
+        from = dot + 1;
+    }
 }
 
 int parse_field(std::string_view text, std::string_view part, char key) {
@@ -75,14 +104,7 @@ int parse_field(std::string_view text, std::string_view part, char key) {
 }
 
 RbShape parse_shape(std::string_view whole, std::string_view text) {
-    std::vector<std::string_view> parts;
-    std::size_t start = 0;
-    while (start <= text.size()) {
-        const std::size_t dot = text.find('.', start);
-        parts.push_back(text.substr(start, dot == std::string_view::npos ? std::string_view::npos : dot - start));
-        if (dot == std::string_view::npos) break;
-        start = dot + 1;
-    }
+    const std::vector<std::string_view> parts = dot_parts(text);
     if (parts.size() != 4 || parts[0] != "rb") bad_config(whole, "'" + std::string(text) + "' is not a row-based shape");
     const RbShape s{parse_field(whole, parts[1], 'g'), parse_field(whole, parts[2], 'r'), parse_field(whole, parts[3], 'v')};
     if (!is_compiled(s)) {
@@ -168,13 +190,7 @@ SpmmConfig parse_edge_based(std::string_view text) {
     const std::size_t at = text.find('@');
     if (at == std::string_view::npos) bad_config(text, "an edge-based shape needs '@<chunk>'");
     const std::string_view head = text.substr(0, at);
-    std::vector<std::string_view> parts;
-    for (std::size_t from = 0;;) {
-        const std::size_t dot = head.find('.', from);
-        parts.push_back(head.substr(from, dot == std::string_view::npos ? std::string_view::npos : dot - from));
-        if (dot == std::string_view::npos) break;
-        from = dot + 1;
-    }
+    const std::vector<std::string_view> parts = dot_parts(head);
     if (parts.size() != 3 && parts.size() != 4) bad_config(text, "'" + std::string(head) + "' is not an edge-based shape");
     SpmmConfig c;
     c.edge_based = true;
@@ -190,10 +206,32 @@ SpmmConfig parse_edge_based(std::string_view text) {
     return c;
 }
 
+// "band.g<G>.v<VEC>.p<panel rows>.h<halo rows>"
+SpmmConfig parse_band(std::string_view text) {
+    const std::vector<std::string_view> parts = dot_parts(text);
+    if (parts.size() != 5) bad_config(text, "a band window needs band.g<G>.v<VEC>.p<panel rows>.h<halo rows>");
+    SpmmConfig c;
+    c.band = true;
+    c.shape = RbShape{parse_field(text, parts[1], 'g'), 1, parse_field(text, parts[2], 'v')};
+    const auto& all = compiled_band_shapes();
+    if (std::find(all.begin(), all.end(), c.shape) == all.end()) {
+        std::string list;
+        for (const auto& s : all) list += (list.empty() ? "" : ", ") + ("band.g" + std::to_string(s.g) + ".v" + std::to_string(s.vec));
+        bad_config(text, "band shape g" + std::to_string(c.shape.g) + ".v" + std::to_string(c.shape.vec) + " is not compiled; compiled: " + list);
+    }
+    if (parts[3].size() < 2 || parts[3][0] != 'p') bad_config(text, "expected 'p<panel rows>' at '" + std::string(parts[3]) + "'");
+    if (parts[4].size() < 2 || parts[4][0] != 'h') bad_config(text, "expected 'h<halo rows>' at '" + std::string(parts[4]) + "'");
+    c.panel = parse_count(text, parts[3].substr(1), "panel rows");
+    const std::string_view halo = parts[4].substr(1);
+    c.halo = halo == "0" ? 0 : parse_count(text, halo, "halo rows");
+    return c;
+}
+
 }  // namespace
 
 SpmmConfig parse_spmm_config(std::string_view text) {
     if (text.starts_with("eb.")) return parse_edge_based(text);
+    if (text.starts_with("band.")) return parse_band(text);
     SpmmConfig c;
     const std::size_t plus = text.find('+');
     c.shape = parse_shape(text, text.substr(0, plus));
