@@ -158,10 +158,9 @@ void run_split(const Executor& exec, const SpmmState& state, SpmmKernelArgs<T, I
     const cudaStream_t stream = stream_of(exec);
     const long long n = kargs.n;
     const auto grid = [](long long work) { return static_cast<unsigned>(std::min<long long>((work + 255) / 256, 65535)); };
-    Workspace<accum_t<T>> partial;
+    accum_t<T>* const partial = reinterpret_cast<accum_t<T>*>(state.partial.data());
     if (state.deterministic) {
-        partial = Workspace<accum_t<T>>(exec, static_cast<std::size_t>(state.num_chunks * n));
-        kargs.partial = partial.data();
+        kargs.partial = partial;
     } else if (state.num_long > 0) {
         scale_rows<T, I><<<grid(state.num_long * n), 256, 0, stream>>>(state.long_rows<I>(), state.num_long, kargs.c, kargs.ldc, n,
                                                                        kargs.beta);
@@ -174,7 +173,7 @@ void run_split(const Executor& exec, const SpmmState& state, SpmmKernelArgs<T, I
     launch_rb_split<T, I>(shape, kargs, stream);
     if (state.deterministic && state.num_long > 0) {
         combine_chunks<T, I><<<grid(state.num_long * n), 256, 0, stream>>>(kargs.row_ptr, state.long_rows<I>(), state.num_long,
-                                                                           state.long_first(), state.chunk, partial.data(), kargs.c,
+                                                                           state.long_first(), state.chunk, partial, kargs.c,
                                                                            kargs.ldc, n, kargs.beta);
         SPK_CUDA_CHECK_LAUNCH();
     }
@@ -184,12 +183,10 @@ void run_split(const Executor& exec, const SpmmState& state, SpmmKernelArgs<T, I
 // order that depends on timing. Rows of more than one piece meet in partial sums.
 template <class T, class I>
 void run_one_launch(const Executor& exec, const SpmmState& state, SpmmKernelArgs<T, I> kargs, const RbShape& shape) {
-    Workspace<accum_t<T>> partial;
-    if (state.num_chunks > state.num_long) partial = Workspace<accum_t<T>>(exec, static_cast<std::size_t>(state.num_chunks * kargs.n));
     kargs.row_list = state.short_rows<I>();
     kargs.num_rows = state.num_short;
     const RbPieces<T, I> pieces{reinterpret_cast<const I*>(state.chunk_rows), state.chunk_begin, state.num_chunks, state.chunk,
-                                partial.data(), state.arrivals};
+                                reinterpret_cast<accum_t<T>*>(state.partial.data()), state.arrivals};
     launch_rb_fused<T, I>(shape, kargs, pieces, stream_of(exec));
 }
 
@@ -245,6 +242,9 @@ std::shared_ptr<const SpmmState> spmm_analyse(const Executor& exec, CsrView<cons
             }
         }
         s.one_launch = splits_in_one_launch(s.config);
+        // The split's partial sums: value_bytes is the accumulator's size, splits being f32 or f64.
+        if (s.config.split_long && (s.deterministic || (s.one_launch && s.num_chunks > s.num_long)))
+            s.partial = Workspace<std::byte>(exec, static_cast<std::size_t>(s.num_chunks * s.features.n * s.features.value_bytes));
     };
     return state;
 }
