@@ -21,6 +21,21 @@ struct DeviceProperties {
 };
 
 bool built_with_cuda() noexcept;
+
+// The executor's device made current for one operation, the caller's restored afterwards:
+// kernels, streams and events belong to the current device, and a caller working on another
+// (a framework's thread, another executor) must find its own still current. One cudaGetDevice
+// where the two agree.
+class DeviceScope {
+public:
+    explicit DeviceScope(int device);
+    ~DeviceScope();
+    DeviceScope(const DeviceScope&) = delete;
+    DeviceScope& operator=(const DeviceScope&) = delete;
+
+private:
+    int previous_ = -1;  // the caller's device where it differs, else -1
+};
 int device_count();                                    // 0 when no device or no driver
 const DeviceProperties& device_properties(int device);
 std::string device_name(int device);                   // device_properties(device).name

@@ -10,6 +10,8 @@ namespace {
 
 bool built_with_cuda() noexcept { return false; }
 int device_count() { return 0; }
+DeviceScope::DeviceScope(int) { no_cuda(); }
+DeviceScope::~DeviceScope() = default;
 const DeviceProperties& device_properties(int) { no_cuda(); }
 std::string device_name(int) { no_cuda(); }
 void* device_allocate(int, std::size_t) { no_cuda(); }

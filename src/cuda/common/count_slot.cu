@@ -5,6 +5,7 @@
 #include <unordered_map>
 #include <vector>
 
+#include "core/cuda_runtime.hpp"
 #include "cuda/common/check.cuh"
 
 namespace spk::detail::cuda {
@@ -51,7 +52,7 @@ CountSlot::CountSlot(int device, cudaStream_t stream) : device_(device) {
     // zeroing is the slot's first use: recorded, so that a holder that never launches (an empty
     // matrix, an error before the launch) still waits for it before the slot goes back to the list.
     try {
-        SPK_CUDA_CHECK(cudaSetDevice(device));
+        const DeviceScope scope(device);
         SPK_CUDA_CHECK(cudaEventCreateWithFlags(&done_, cudaEventDisableTiming));
         SPK_CUDA_CHECK(cudaMalloc(reinterpret_cast<void**>(&counters_), slot_bytes));
         SPK_CUDA_CHECK(cudaHostAlloc(reinterpret_cast<void**>(&host_), slot_bytes, cudaHostAllocPortable | cudaHostAllocMapped));

@@ -33,6 +33,23 @@ int counted_devices() {
     return count;
 }
 
+// DeviceScope for the frees, which must not throw: errors leave the current device as it is.
+class QuietDeviceScope {
+public:
+    explicit QuietDeviceScope(int device) noexcept {
+        int current = 0;
+        if (cudaGetDevice(&current) == cudaSuccess && current != device && cudaSetDevice(device) == cudaSuccess) previous_ = current;
+    }
+    ~QuietDeviceScope() {
+        if (previous_ >= 0) (void)cudaSetDevice(previous_);
+    }
+    QuietDeviceScope(const QuietDeviceScope&) = delete;
+    QuietDeviceScope& operator=(const QuietDeviceScope&) = delete;
+
+private:
+    int previous_ = -1;
+};
+
 DeviceState& state_of(int device) {
     if (device < 0 || device >= max_devices || device >= counted_devices())
         invalid_argument("CUDA device " + std::to_string(device) + " does not exist (" + std::to_string(counted_devices()) +
@@ -76,13 +93,25 @@ int device_count() {
     return n;
 }
 
+DeviceScope::DeviceScope(int device) {
+    int current = 0;
+    SPK_CUDA_CHECK(cudaGetDevice(&current));
+    if (current == device) return;
+    SPK_CUDA_CHECK(cudaSetDevice(device));
+    previous_ = current;
+}
+
+DeviceScope::~DeviceScope() {
+    if (previous_ >= 0) (void)cudaSetDevice(previous_);
+}
+
 const DeviceProperties& device_properties(int device) { return state_of(device).properties; }
 
 std::string device_name(int device) { return device_properties(device).name; }
 
 void* device_allocate(int device, std::size_t bytes) {
     DeviceState& s = state_of(device);
-    SPK_CUDA_CHECK(cudaSetDevice(device));
+    const DeviceScope scope(device);
     void* p = nullptr;
     cudaError_t err = cudaMalloc(&p, bytes);
     if (err == cudaErrorMemoryAllocation) {
@@ -101,8 +130,12 @@ void* device_allocate(int device, std::size_t bytes) {
 }
 
 void device_free(int device, void* ptr) noexcept {
-    if (cudaSetDevice(device) == cudaSuccess) (void)cudaFree(ptr);
-    if (!ptr || device < 0 || device >= max_devices) return;
+    if (!ptr) return;
+    {
+        const QuietDeviceScope scope(device);
+        if (cudaFree(ptr) != cudaSuccess) (void)cudaGetLastError();
+    }
+    if (device < 0 || device >= max_devices) return;
     DeviceState& s = states[static_cast<std::size_t>(device)];  // allocated here, so the state exists
     const std::lock_guard lock(s.arrays_mutex);
     if (const auto it = s.array_sizes.find(ptr); it != s.array_sizes.end()) {
@@ -130,7 +163,7 @@ void reset_memory_peaks(int device) {
 
 void* stream_allocate(int device, void* stream, std::size_t bytes) {
     DeviceState& s = state_of(device);
-    SPK_CUDA_CHECK(cudaSetDevice(device));
+    const DeviceScope scope(device);
     void* p = nullptr;
     const cudaError_t err = cudaMallocFromPoolAsync(&p, bytes, s.pool, static_cast<cudaStream_t>(stream));
     if (err != cudaSuccess) allocation_failed("cudaMallocFromPoolAsync", bytes, device, err);
@@ -140,8 +173,9 @@ void* stream_allocate(int device, void* stream, std::size_t bytes) {
 void stream_free(int device, void* stream, void* ptr) noexcept {
     // A failed free (a stream destroyed before the memory's owner) must not stay the runtime's last
     // error, which the next launch check would report as its own.
-    if (ptr && cudaSetDevice(device) == cudaSuccess && cudaFreeAsync(ptr, static_cast<cudaStream_t>(stream)) != cudaSuccess)
-        (void)cudaGetLastError();
+    if (!ptr) return;
+    const QuietDeviceScope scope(device);
+    if (cudaFreeAsync(ptr, static_cast<cudaStream_t>(stream)) != cudaSuccess) (void)cudaGetLastError();
 }
 
 void memcpy_bytes(void* dst, const void* src, std::size_t bytes, int kind) {
@@ -151,7 +185,7 @@ void memcpy_bytes(void* dst, const void* src, std::size_t bytes, int kind) {
 
 void memcpy_bytes_async(void* dst, const void* src, std::size_t bytes, int kind, int device, void* stream) {
     const cudaMemcpyKind k = kind == 0 ? cudaMemcpyHostToDevice : kind == 1 ? cudaMemcpyDeviceToHost : cudaMemcpyDeviceToDevice;
-    SPK_CUDA_CHECK(cudaSetDevice(device));
+    const DeviceScope scope(device);
     SPK_CUDA_CHECK(cudaMemcpyAsync(dst, src, bytes, k, static_cast<cudaStream_t>(stream)));
 }
 
@@ -167,7 +201,7 @@ void host_unregister(void* ptr) noexcept {
 }
 
 void synchronize(int device, void* stream) {
-    SPK_CUDA_CHECK(cudaSetDevice(device));
+    const DeviceScope scope(device);
     SPK_CUDA_CHECK(cudaStreamSynchronize(static_cast<cudaStream_t>(stream)));
 }
 

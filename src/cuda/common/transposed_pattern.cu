@@ -7,6 +7,7 @@
 #include <cstdint>
 #include <cub/device/device_radix_sort.cuh>
 
+#include "core/cuda_runtime.hpp"
 #include "cuda/common/check.cuh"
 #include "core/transposed_pattern.hpp"
 #include "cuda/common/workspace.hpp"
@@ -73,6 +74,7 @@ __global__ void gather_kernel(const I* values, const I* index, long long n, I* o
 template <class I>
 DeviceTransposedPattern<I> transposed_pattern(const Executor& exec, const I* row_ptr, const I* col_idx, index_t rows, index_t cols,
                                               index_t nnz) {
+    const DeviceScope device_scope(exec.device());  // kernels launch on the current device
     const cudaStream_t stream = static_cast<cudaStream_t>(exec.stream());
     DeviceTransposedPattern<I> t{Array<I>(exec, static_cast<std::size_t>(cols + 1)), Array<I>(exec, static_cast<std::size_t>(nnz)),
                                  Array<I>(exec, static_cast<std::size_t>(nnz))};

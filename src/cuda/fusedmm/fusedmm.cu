@@ -261,6 +261,7 @@ void launch_combine_sums(const fused::ChunkList<I>& list, const I* ptr, int head
 
 template <class V, class I>
 void fusedmm_forward(const Executor& exec, const FusedForwardArgs<V, I>& args, const std::string& config) {
+    const DeviceScope device_scope(exec.device());  // kernels launch on the current device
     using T = device_t<V>;
     using S = accum_t<T>;
     const int requested_team = fused_team::parse_forward_config(config);
@@ -326,6 +327,7 @@ __global__ void sigma_from_output_kernel(const T* de, long long ldde, const T* e
 
 template <class V, class I>
 void fusedmm_backward(const Executor& exec, const FusedBackwardArgs<V, I>& args, const std::string& config) {
+    const DeviceScope device_scope(exec.device());  // kernels launch on the current device
     using T = device_t<V>;
     using S = accum_t<T>;
     fused_team::parse_forward_config(config);  // the forward's configuration: checked, nothing in it concerns the backward

@@ -136,6 +136,7 @@ void run_gather(const Executor& exec, const I* ptr, const I* idx, const I* entry
 
 template <class V, class I>
 void sddmm(const Executor& exec, const SddmmArgs<V, I>& args) {
+    const DeviceScope device_scope(exec.device());  // kernels launch on the current device
     using T = device_t<V>;
     const auto& a = args.a;
     check_sddmm_config(args.config);
@@ -154,6 +155,7 @@ void sddmm(const Executor& exec, const SddmmArgs<V, I>& args) {
 
 template <class V, class I>
 void sddmm_backward(const Executor& exec, const SddmmBackwardArgs<V, I>& args) {
+    const DeviceScope device_scope(exec.device());  // kernels launch on the current device
     using T = device_t<V>;
     const auto& a = args.a;
     const bool want_dx = args.dx.data != nullptr, want_dy = args.dy.data != nullptr, want_da = args.da.data != nullptr;

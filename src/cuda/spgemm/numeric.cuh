@@ -8,6 +8,7 @@
 // (reuse_places.cuh, replay_entries.cuh) or search C's columns (numeric_reuse.cuh).
 #include <mutex>
 
+#include "core/cuda_runtime.hpp"
 #include "core/spgemm_kernels.hpp"
 #include "core/spgemm_semiring.hpp"
 #include "cuda/common/workspace.hpp"
@@ -91,6 +92,7 @@ void numeric_hash(const Executor& exec, const SpgemmProblem<V, I>& p, const Devi
 
 template <class V, class I>
 void spgemm_numeric(const Executor& exec, const SpgemmProblem<V, I>& p, const SpgemmAnalysis& s, I* c_col_idx, V* c_values) {
+    const DeviceScope device_scope(exec.device());  // kernels launch on the current device
     using namespace spgemm;
     const DeviceState<I>& state = device_state<I>(s);
     // An empty C has nothing to compute, and its null column array would read as a recompute.

@@ -12,6 +12,7 @@
 #include <limits>
 #include <string>
 
+#include "core/cuda_runtime.hpp"
 #include "core/instantiate.hpp"
 #include "core/spgemm_kernels.hpp"
 #include "cuda/spgemm/binning.cuh"
@@ -139,6 +140,7 @@ bool count_rows_in_general(const Executor& exec, const SpgemmProblem<V, I>& p, c
 
 template <class V, class I>
 SpgemmAnalysis spgemm_symbolic(const Executor& exec, const SpgemmProblem<V, I>& p) {
+    const DeviceScope device_scope(exec.device());  // kernels launch on the current device
     const long long rows = p.a.rows;
     const long long blocks = (p.b.cols + 31) / 32;
     if (blocks >= static_cast<long long>(kEmptyBlock))
@@ -181,6 +183,7 @@ SpgemmAnalysis spgemm_symbolic(const Executor& exec, const SpgemmProblem<V, I>& 
 
 template <class I>
 void spgemm_row_ptr(const Executor& exec, const SpgemmAnalysis& s, I* row_ptr) {
+    const DeviceScope device_scope(exec.device());  // kernels launch on the current device
     const Workspace<I>& from = spgemm::device_state<I>(s).row_ptr;
     if (from.empty()) invalid_argument("spgemm on CUDA: C's row_ptr was not built (its non-zeros do not fit the index type)");
     SPK_CUDA_CHECK(cudaMemcpyAsync(row_ptr, from.data(), from.size() * sizeof(I), cudaMemcpyDeviceToDevice, spgemm::stream_of(exec)));

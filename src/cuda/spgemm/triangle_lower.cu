@@ -13,6 +13,7 @@
 #include <cstdint>
 #include <limits>
 
+#include "core/cuda_runtime.hpp"
 #include "core/spgemm_kernels.hpp"
 #include "cuda/common/workspace.hpp"
 #include "cuda/spgemm/launch.cuh"
@@ -114,6 +115,7 @@ __global__ void compact_distinct(long long n, const long long* start, const I* s
 
 template <class I>
 std::uint64_t count_graph_triangles(const Executor& exec, index_t n, index_t nnz, const I* row_ptr, const I* col_idx) {
+    const DeviceScope device_scope(exec.device());  // kernels launch on the current device
     if (n == 0 || nnz == 0) return 0;
     if (n > std::numeric_limits<int>::max() || nnz > std::numeric_limits<int>::max())
         unsupported("triangle_count on CUDA: more than 2^31 - 1 vertices or entries (the device's segmented sort takes int counts)");

@@ -194,6 +194,7 @@ void run_one_launch(const Executor& exec, const SpmmState& state, SpmmKernelArgs
 
 template <class V, class I>
 std::shared_ptr<const SpmmState> spmm_analyse(const Executor& exec, CsrView<const V, I> a, index_t n, const SpmmOptions& options) {
+    const DeviceScope device_scope(exec.device());  // kernels launch on the current device
     auto state = std::make_shared<SpmmState>();
     SpmmFeatures& f = state->features;
     f.rows = a.rows;
@@ -232,6 +233,7 @@ std::shared_ptr<const SpmmState> spmm_analyse(const Executor& exec, CsrView<cons
     state->counts = CountSlot(exec.device(), stream_of(exec));
     launch_analysis<I>(exec, a.row_ptr, a.rows, a.nnz, threshold, piece_size, *state);
     state->complete = [exec, a, threshold, piece_size, selects](SpmmState& s) {
+        const DeviceScope device_scope(exec.device());  // it may launch the analysis again
         read_counts(s);
         if (selects) {
             s.config = select_spmm_config(s.features);
@@ -254,6 +256,7 @@ const SpmmFeatures& spmm_features(const SpmmState& state) { return ready(state).
 
 template <class V, class I>
 void spmm(const Executor& exec, const SpmmState& plan, const SpmmArgs<V, I>& args) {
+    const DeviceScope device_scope(exec.device());  // kernels launch on the current device
     const SpmmState& state = ready(plan);
     using T = device_t<V>;
     using A = accum_t<T>;

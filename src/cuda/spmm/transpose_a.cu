@@ -1,6 +1,7 @@
 // Aᵀ on the device for transposed SpMM plans: the entries sorted by column (the stable radix sort
 // of transposed_pattern, so rows stay increasing within each column, as the host transpose gives),
 // then one gather of rows and values. Nothing crosses to the host.
+#include "core/cuda_runtime.hpp"
 #include "core/instantiate.hpp"
 #include "core/spmm_kernels.hpp"
 #include "cuda/common/check.cuh"
@@ -23,6 +24,7 @@ __global__ void gather_transposed_kernel(const I* row_idx, const I* entry, const
 
 template <class V, class I>
 Csr<V, I> transpose(const Executor& exec, CsrView<const V, I> a) {
+    const DeviceScope device_scope(exec.device());  // kernels launch on the current device
     const cudaStream_t stream = static_cast<cudaStream_t>(exec.stream());
     Csr<V, I> at(exec, a.cols, a.rows, a.nnz);
     const DeviceTransposedPattern<I> pattern = transposed_pattern<I>(exec, a.row_ptr, a.col_idx, a.rows, a.cols, a.nnz);

@@ -86,6 +86,7 @@ long long pick_chunk(const Executor& exec, long long nnz, const TensorShape& sha
 
 template <class V, class I>
 void mttkrp(const Executor& exec, const MttkrpArgs<V, I>& args, const std::string& config) {
+    const DeviceScope device_scope(exec.device());  // kernels launch on the current device
     using T = device_t<V>;
     static_assert(std::is_same_v<T, V>, "f32 and f64 only: their device types are their own");
     check_config(config, "mttkrp");
@@ -126,6 +127,7 @@ void mttkrp(const Executor& exec, const MttkrpArgs<V, I>& args, const std::strin
 
 template <class V, class I>
 void ttm(const Executor& exec, const TtmArgs<V, I>& args, const std::string& config) {
+    const DeviceScope device_scope(exec.device());  // kernels launch on the current device
     using T = device_t<V>;
     static_assert(std::is_same_v<T, V>, "f32 and f64 only: their device types are their own");
     check_config(config, "ttm");
