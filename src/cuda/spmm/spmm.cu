@@ -158,9 +158,12 @@ void run_split(const Executor& exec, const SpmmState& state, SpmmKernelArgs<T, I
     const cudaStream_t stream = stream_of(exec);
     const long long n = kargs.n;
     const auto grid = [](long long work) { return static_cast<unsigned>(std::min<long long>((work + 255) / 256, 65535)); };
-    accum_t<T>* const partial = reinterpret_cast<accum_t<T>*>(state.partial.data());
+    // A workspace of the call's own, unlike the one-launch split's: the split kernel writes it and
+    // combine_chunks reads it, and another thread's run of the plan may queue its kernels between.
+    Workspace<accum_t<T>> partial;
     if (state.deterministic) {
-        kargs.partial = partial;
+        partial = Workspace<accum_t<T>>(exec, static_cast<std::size_t>(state.num_chunks * n));
+        kargs.partial = partial.data();
     } else if (state.num_long > 0) {
         scale_rows<T, I><<<grid(state.num_long * n), 256, 0, stream>>>(state.long_rows<I>(), state.num_long, kargs.c, kargs.ldc, n,
                                                                        kargs.beta);
@@ -173,7 +176,7 @@ void run_split(const Executor& exec, const SpmmState& state, SpmmKernelArgs<T, I
     launch_rb_split<T, I>(shape, kargs, stream);
     if (state.deterministic && state.num_long > 0) {
         combine_chunks<T, I><<<grid(state.num_long * n), 256, 0, stream>>>(kargs.row_ptr, state.long_rows<I>(), state.num_long,
-                                                                           state.long_first(), state.chunk, partial, kargs.c,
+                                                                           state.long_first(), state.chunk, partial.data(), kargs.c,
                                                                            kargs.ldc, n, kargs.beta);
         SPK_CUDA_CHECK_LAUNCH();
     }
@@ -244,8 +247,8 @@ std::shared_ptr<const SpmmState> spmm_analyse(const Executor& exec, CsrView<cons
             }
         }
         s.one_launch = splits_in_one_launch(s.config);
-        // The split's partial sums: value_bytes is the accumulator's size, splits being f32 or f64.
-        if (s.config.split_long && (s.deterministic || (s.one_launch && s.num_chunks > s.num_long)))
+        // The one-launch split's partial sums: value_bytes is the accumulator's size, splits being f32 or f64.
+        if (s.one_launch && s.num_chunks > s.num_long)
             s.partial = Workspace<std::byte>(exec, static_cast<std::size_t>(s.num_chunks * s.features.n * s.features.value_bytes));
     };
     return state;

@@ -42,10 +42,11 @@ struct SpmmState {
     index_t num_chunks = 0, chunk = 0;
     // One-launch split: per row, at its first piece, the blocks that finished it (zero between runs).
     unsigned* arrivals = nullptr;
-    // Split rows' partial sums (num_chunks x n accumulators), where a run needs them: a row of
-    // several pieces in one launch, or a deterministic split. Kept by the plan, like arrivals:
-    // its runs are queued on its executor's stream, one after the other, so they can share them,
-    // and a run then queues no allocation and no free (two runtime calls of host time a call).
+    // The one-launch split's partial sums (num_chunks x n accumulators) where a row has several
+    // pieces. Kept by the plan, like arrivals: its runs are queued on its executor's stream, and
+    // each launch writes and reads them before the next launch starts (whichever thread queued
+    // it), so the runs can share them, and a run queues no allocation and no free (two runtime
+    // calls of host time a call). The two-launch deterministic split keeps a workspace a call.
     Workspace<std::byte> partial;
     // The analysis's counts on their way to the host, and what completes the state from them.
     CountSlot counts;
