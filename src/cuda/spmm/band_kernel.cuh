@@ -79,7 +79,7 @@ template <class T, class I, int G, int VEC>
 __global__ void __launch_bounds__(256, 2) spmm_band_kernel(const SpmmKernelArgs<T, I> p, const BandArgs band) {
     static_assert(std::is_same_v<T, float> || std::is_same_v<T, double>, "band windows: f32 and f64 sums");
     constexpr int tile = G * VEC;
-    extern __shared__ __align__(16) unsigned char band_shared[];
+    extern __shared__ __align__(32) unsigned char band_shared[];  // f64 x 4 rows: 32-byte vectors
     T* const window = reinterpret_cast<T*>(band_shared);
     wait_for_previous_grid();  // launched after the stream's previous kernel (launch_after_previous)
 
