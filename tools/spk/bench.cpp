@@ -72,6 +72,7 @@ const CommandSpec& spec() {
 
 struct Measurement {
     std::string op = {}, matrix = {}, source = {}, config = {};
+    std::string variant = {};  // the --config it ran under, where several were given
     index_t rows = 0, cols = 0, nnz = 0;
     std::int64_t n = 0;  // 0: the op has no width
     std::vector<double> times = {};
@@ -157,8 +158,11 @@ void bench_read(const MatrixSource& src, const Settings& s, std::vector<Measurem
     out.push_back(std::move(m));
 }
 
-void bench_op(const Executor& exec, const OpConfig& base, const MatrixSource& src, const OpInputs& inputs, const Settings& s,
-              std::vector<Measurement>& out) {
+// Each width, under each of `variants` (--config values, or one empty: the default choice), on the
+// same inputs; the vendor's baselines are timed once a width and shared by the variants (spgemm's,
+// which also hold ratios of spk's own figures, once a variant).
+void bench_op(const Executor& exec, const OpConfig& base, const std::vector<std::string>& variants, const MatrixSource& src,
+              const OpInputs& inputs, const Settings& s, std::vector<Measurement>& out) {
     if (base.op == "tc" && inputs.a->rows() != inputs.a->cols()) {
         std::fprintf(stderr, "spk bench: tc: skipping '%s' (not square)\n", src.label.c_str());
         return;
@@ -166,50 +170,57 @@ void bench_op(const Executor& exec, const OpConfig& base, const MatrixSource& sr
     const bool has_width = base.op == "spmm" || base.op == "sddmm" || base.op == "fusedmm";
     const std::vector<std::int64_t> widths = has_width ? s.widths : std::vector<std::int64_t>{0};
     for (const std::int64_t w : widths) {
-        OpConfig c = base;
-        if (c.op == "spmm")
-            c.n = w;
-        else if (has_width)
-            c.k = w;
-        auto op = make_operation(exec, c, inputs);
-        Measurement m{.op = c.op, .matrix = src.label, .source = src.text, .config = op->describe(), .n = w};
-        m.backward = c.backward && c.op == "fusedmm";
-        m.edge_terms = m.backward && c.edge_terms;
-        if (inputs.tensor) {
-            m.rows = inputs.tensor->dims[0];
-            m.cols = inputs.tensor->dims[1];
-            m.nnz = inputs.tensor->nnz();
-        } else {
-            m.rows = inputs.a->rows();
-            m.cols = inputs.a->cols();
-            m.nnz = inputs.a->nnz();
+        std::optional<BaselineTime> vendor;
+        for (const std::string& variant : variants) {
+            OpConfig c = base;
+            if (c.op == "spmm")
+                c.n = w;
+            else if (has_width)
+                c.k = w;
+            c.kernel_config = variant;
+            auto op = make_operation(exec, c, inputs);
+            Measurement m{.op = c.op, .matrix = src.label, .source = src.text, .config = op->describe(), .n = w};
+            if (variants.size() > 1) m.variant = variant;
+            m.backward = c.backward && c.op == "fusedmm";
+            m.edge_terms = m.backward && c.edge_terms;
+            if (inputs.tensor) {
+                m.rows = inputs.tensor->dims[0];
+                m.cols = inputs.tensor->dims[1];
+                m.nnz = inputs.tensor->nnz();
+            } else {
+                m.rows = inputs.a->rows();
+                m.cols = inputs.a->cols();
+                m.nnz = inputs.a->nnz();
+            }
+            if (m.backward) {
+                // The forward pass on the same inputs (the same seeds), for backward over forward.
+                OpConfig f = c;
+                f.backward = false;
+                auto forward = make_operation(exec, f, inputs);
+                std::vector<double> forward_times;
+                std::tie(m.times, forward_times) = alternate_times(exec, *op, *forward, s);
+                m.forward_seconds = median(forward_times);
+            } else {
+                m.times = op_times(exec, *op, s);
+                if (s.vendor) {
+                    // spgemm's baseline also reports ratios of spk's own figures: timed for each variant.
+                    if (!vendor || c.op == "spgemm") vendor = vendor_baseline(exec, c, inputs, s.warmup, s.reps, median(m.times));
+                    m.baseline = vendor;
+                } else
+                    m.own_figures = own_figures(exec, c, inputs, s.warmup, s.reps);
+            }
+            m.flops = op->flops();
+            m.bytes = op->bytes();  // after the runs: spgemm knows its output's size only then
+            m.edges = op->edges();
+            m.checksum = op->checksum();
+            if (const auto nnz = op->result_nnz()) m.result_nnz = *nnz;
+            const std::string forward = m.backward ? "; forward " + millis(m.forward_seconds) + " ms, backward / forward " +
+                                                         fixed(median(m.times) / m.forward_seconds, 2) + "x"
+                                                   : "";
+            std::fprintf(stderr, "spk bench: %s %s: %s ms%s%s\n", m.config.c_str(), m.matrix.c_str(), millis(median(m.times)).c_str(),
+                         forward.c_str(), m.baseline ? ("; " + m.baseline->all).c_str() : m.own_figures.empty() ? "" : ("; " + m.own_figures).c_str());
+            out.push_back(std::move(m));
         }
-        if (m.backward) {
-            // The forward pass on the same inputs (the same seeds), for backward over forward.
-            OpConfig f = c;
-            f.backward = false;
-            auto forward = make_operation(exec, f, inputs);
-            std::vector<double> forward_times;
-            std::tie(m.times, forward_times) = alternate_times(exec, *op, *forward, s);
-            m.forward_seconds = median(forward_times);
-        } else {
-            m.times = op_times(exec, *op, s);
-            if (s.vendor)
-                m.baseline = vendor_baseline(exec, c, inputs, s.warmup, s.reps, median(m.times));
-            else
-                m.own_figures = own_figures(exec, c, inputs, s.warmup, s.reps);
-        }
-        m.flops = op->flops();
-        m.bytes = op->bytes();  // after the runs: spgemm knows its output's size only then
-        m.edges = op->edges();
-        m.checksum = op->checksum();
-        if (const auto nnz = op->result_nnz()) m.result_nnz = *nnz;
-        const std::string forward = m.backward ? "; forward " + millis(m.forward_seconds) + " ms, backward / forward " +
-                                                     fixed(median(m.times) / m.forward_seconds, 2) + "x"
-                                               : "";
-        std::fprintf(stderr, "spk bench: %s %s: %s ms%s%s\n", m.config.c_str(), m.matrix.c_str(), millis(median(m.times)).c_str(),
-                     forward.c_str(), m.baseline ? ("; " + m.baseline->all).c_str() : m.own_figures.empty() ? "" : ("; " + m.own_figures).c_str());
-        out.push_back(std::move(m));
     }
 }
 
@@ -240,8 +251,9 @@ void print_ratio_geomeans(const std::string& key, const std::vector<const Measur
 // feature width per head otherwise); with_pass false leaves "backward" out.
 std::string width_key(const Measurement& m, bool with_pass = true) {
     const std::string op = with_pass && m.backward ? m.op + " backward" : m.op;
-    if (!m.n) return op;
-    return op + (m.op == "spmm" ? " n=" : " k=") + std::to_string(m.n);
+    const std::string variant = m.variant.empty() ? "" : " [" + m.variant + "]";
+    if (!m.n) return op + variant;
+    return op + (m.op == "spmm" ? " n=" : " k=") + std::to_string(m.n) + variant;
 }
 
 // The backward pass's goal (fusedmm's issue: backward <= 2.5x forward), a line per width:
@@ -269,6 +281,7 @@ Json to_json(const std::vector<Measurement>& ms, const Executor& exec, const Set
         for (const double t : m.times) times.push(t);
         Json r = Json::object();
         r.set("op", m.op).set("matrix", m.matrix).set("source", m.source).set("config", m.config);
+        if (!m.variant.empty()) r.set("variant", m.variant);
         r.set("rows", m.rows).set("cols", m.cols).set("nnz", m.nnz).set("n", m.n);
         r.set("median_s", m.median).set("min_s", *std::min_element(m.times.begin(), m.times.end())).set("times_s", std::move(times));
         r.set("flops", m.flops).set("bytes", m.bytes).set("checksum", m.checksum);
@@ -341,6 +354,8 @@ int run_bench(std::span<const std::string> args) {
     const double bandwidth = exec.backend() == Backend::cuda ? device_copy_bandwidth(exec) : 0.0;
     if (bandwidth > 0) std::fprintf(stderr, "spk bench: device copy bandwidth %s GB/s (read + write)\n", fixed(bandwidth / 1e9, 1).c_str());
 
+    std::vector<std::string> variants = parsed->values("config");
+    if (variants.empty()) variants.push_back("");
     std::vector<Measurement> ms;
     for (const auto& src : sources) {
         OpInputs matrix_inputs, tensor_inputs;
@@ -352,7 +367,7 @@ int run_bench(std::span<const std::string> args) {
             OpInputs& in = is_tensor_op(op) ? tensor_inputs : matrix_inputs;
             // "spgemm" loads --b and --mask too when given; the other matrix ops ignore them.
             if (!in.a && !in.tensor) in = load_op_inputs(*parsed, is_tensor_op(op) ? op : "spgemm", src.text);
-            bench_op(exec, read_op_config(*parsed, op, false), src, in, settings, ms);
+            bench_op(exec, read_op_config(*parsed, op, false, true), variants, src, in, settings, ms);
         }
     }
     for (auto& m : ms) m.median = median(m.times);
@@ -370,7 +385,7 @@ int run_bench(std::span<const std::string> args) {
     std::vector<std::string> group_order;
     for (const auto& m : ms) {
         const bool read = m.op == "read";
-        std::vector<std::string> row{m.backward ? m.op + " backward" : m.op,
+        std::vector<std::string> row{(m.backward ? m.op + " backward" : m.op) + (m.variant.empty() ? "" : " [" + m.variant + "]"),
                                      m.matrix,
                                      count(m.rows),
                                      count(m.nnz),

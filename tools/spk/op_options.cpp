@@ -61,7 +61,9 @@ std::vector<OptionSpec> op_parameter_options(bool with_widths) {
         {.name = "config",
          .value_name = "CFG",
          .help = "on cuda: spmm's kernel configuration, e.g. rb.g8.r1.v4 (overrides --tune); sddmm's mode, slices or "
-                 "rows[.g<lanes>][.s<split>]; fusedmm's forward, auto or team<1|2|4|8>"},
+                 "rows[.g<lanes>][.s<split>]; fusedmm's forward, auto or team<1|2|4|8>; bench takes several (repeated), each timed "
+                 "on the same inputs",
+         .repeatable = true},
         {.name = "tune",
          .value_name = "T",
          .help = "spmm on cuda: select (rules), cache (tuning cache) or measure (time candidates)",
@@ -79,7 +81,7 @@ std::vector<OptionSpec> op_parameter_options(bool with_widths) {
     return out;
 }
 
-OpConfig read_op_config(const ParsedArgs& args, const std::string& op, bool with_widths) {
+OpConfig read_op_config(const ParsedArgs& args, const std::string& op, bool with_widths, bool config_list) {
     OpConfig c;
     c.op = op;
     if (with_widths) {
@@ -96,7 +98,9 @@ OpConfig read_op_config(const ParsedArgs& args, const std::string& op, bool with
     if (c.mode < 0 || c.mode > 2) throw UsageError("--mode: must be 0, 1 or 2, got " + std::to_string(c.mode));
     c.rank = positive(args, "rank", 16);
     c.seed = static_cast<std::uint64_t>(args.get_int("seed", 1));
-    c.kernel_config = args.value("config").value_or("");
+    const std::vector<std::string> configs = args.values("config");
+    if (configs.size() > 1 && !config_list) throw UsageError("--config: one configuration here (spk bench compares several)");
+    c.kernel_config = configs.empty() ? "" : configs.front();
     const std::string tune = args.get_choice("tune", "select", tune_names);
     c.tune = tune == "cache" ? Tune::cache : tune == "measure" ? Tune::measure : Tune::select;
     c.deterministic = args.has("deterministic");

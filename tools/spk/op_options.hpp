@@ -13,7 +13,8 @@ namespace spk::cli {
 // and with_widths --n and --k (bench declares its own --n list, which sets n or k per op).
 std::vector<OptionSpec> op_parameter_options(bool with_widths);
 // The OpConfig for `op` from those options (defaults as their help says); with_widths as above.
-OpConfig read_op_config(const ParsedArgs& args, const std::string& op, bool with_widths = true);
+// --config may be repeated only where config_list (the first is taken; bench sets each in turn).
+OpConfig read_op_config(const ParsedArgs& args, const std::string& op, bool with_widths = true, bool config_list = false);
 
 // Loads the inputs `op` needs: the matrix (file or spec) or, for tensor ops, a FROSTT file;
 // --b and --mask for spgemm ("--mask self" uses A).
