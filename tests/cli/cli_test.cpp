@@ -294,15 +294,15 @@ TEST_F(Cli, BenchWithoutVendorBaselines) {
 }
 
 // Several --config values: each width timed under each, on the same inputs, with a row and a
-// geomean line of its own (the CPU backend ignores the configuration, so both rows run the same
-// kernel here); run and verify take one.
+// geomean line of its own ('default': the library's choice; the CPU backend ignores the
+// configuration, so every row runs the same kernel here); run and verify take one.
 TEST_F(Cli, BenchComparesSeveralConfigurations) {
     const std::string json = (dir_ / "bench.json").string();
-    const Result r = spk("bench --op spmm --matrix banded:n=200,half_width=3 --n 4,8 --config rb.g8.r1.v4 --config band.g8.v4.p64.h8 "
-                         "--warmup 0 --reps 1 --threads 1 --json '" + json + "'");
+    const Result r = spk("bench --op spmm --matrix banded:n=200,half_width=3 --n 4,8 --config default --config rb.g8.r1.v4 "
+                         "--config band.g8.v4.p64.h8 --warmup 0 --reps 1 --threads 1 --json '" + json + "'");
     ASSERT_EQ(r.code, 0) << r.err;
-    for (const char* line : {"spmm [rb.g8.r1.v4]", "spmm [band.g8.v4.p64.h8]", "geomean spmm n=4 [rb.g8.r1.v4]:",
-                             "geomean spmm n=8 [band.g8.v4.p64.h8]:"})
+    for (const char* line : {"spmm [default]", "spmm [rb.g8.r1.v4]", "spmm [band.g8.v4.p64.h8]", "geomean spmm n=4 [default]:",
+                             "geomean spmm n=4 [rb.g8.r1.v4]:", "geomean spmm n=8 [band.g8.v4.p64.h8]:"})
         EXPECT_NE(r.out.find(line), std::string::npos) << line << " in\n" << r.out;
     const std::string j = read_file(json);
     EXPECT_NE(j.find("\"variant\": \"band.g8.v4.p64.h8\""), std::string::npos) << j;

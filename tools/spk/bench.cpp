@@ -177,7 +177,7 @@ void bench_op(const Executor& exec, const OpConfig& base, const std::vector<std:
                 c.n = w;
             else if (has_width)
                 c.k = w;
-            c.kernel_config = variant;
+            c.kernel_config = variant == "default" ? "" : variant;  // the selector's (or the op's own) choice
             auto op = make_operation(exec, c, inputs);
             Measurement m{.op = c.op, .matrix = src.label, .source = src.text, .config = op->describe(), .n = w};
             if (variants.size() > 1) m.variant = variant;
