@@ -62,7 +62,7 @@ std::string eb_shape_name(const RbShape& s) {
 std::string to_string(const SpmmConfig& c) {
     if (c.band)
         return "band.g" + std::to_string(c.shape.g) + ".v" + std::to_string(c.shape.vec) + ".p" + std::to_string(c.panel) + ".h" +
-               std::to_string(c.halo);
+               std::to_string(c.halo) + (c.band_all_tiles ? ".all" : "");
     if (c.edge_based) return eb_shape_name(c.shape) + "@" + std::to_string(c.chunk);
     std::string out = to_string(c.shape);
     if (c.long_shape) out += "+" + to_string(*c.long_shape) + "@" + std::to_string(c.long_threshold) + (c.split_long ? ":split" : "");
@@ -80,7 +80,7 @@ namespace {
 [[noreturn]] void bad_config(std::string_view text, const std::string& why) {
     invalid_argument("config '" + std::string(text) + "': " + why +
                      " (expected rb.g<G>.r<R>.v<VEC>, optionally +rb.g<G>.r<R>.v<VEC>@<row length> for long rows, or"
-                     " eb.g<G>.v<VEC>@<chunk>, or band.g<G>.v<VEC>.p<panel rows>.h<halo rows>)");
+                     " eb.g<G>.v<VEC>@<chunk>, or band.g<G>.v<VEC>.p<panel rows>.h<halo rows>[.all])");
 }
 
 // "a.b.c" -> {"a", "b", "c"}
@@ -206,10 +206,11 @@ SpmmConfig parse_edge_based(std::string_view text) {
     return c;
 }
 
-// "band.g<G>.v<VEC>.p<panel rows>.h<halo rows>"
+// "band.g<G>.v<VEC>.p<panel rows>.h<halo rows>", optionally ".all"
 SpmmConfig parse_band(std::string_view text) {
     const std::vector<std::string_view> parts = dot_parts(text);
-    if (parts.size() != 5) bad_config(text, "a band window needs band.g<G>.v<VEC>.p<panel rows>.h<halo rows>");
+    if ((parts.size() != 5 && parts.size() != 6) || (parts.size() == 6 && parts[5] != "all"))
+        bad_config(text, "a band window needs band.g<G>.v<VEC>.p<panel rows>.h<halo rows>[.all]");
     SpmmConfig c;
     c.band = true;
     c.shape = RbShape{parse_field(text, parts[1], 'g'), 1, parse_field(text, parts[2], 'v')};
@@ -224,6 +225,7 @@ SpmmConfig parse_band(std::string_view text) {
     c.panel = parse_count(text, parts[3].substr(1), "panel rows");
     const std::string_view halo = parts[4].substr(1);
     c.halo = halo == "0" ? 0 : parse_count(text, halo, "halo rows");
+    c.band_all_tiles = parts.size() == 6;
     return c;
 }
 

@@ -42,9 +42,10 @@ struct SpmmConfig {
     // of B (its column tile) to shared memory, and non-zeros whose columns fall there read them
     // from it (sum and mean in f32/f64; no long-row bin). For matrices whose non-zeros lie near
     // the diagonal (meshes, stencils): each row of B is then read from L2 once a panel, not once
-    // a non-zero.
+    // a non-zero. A ".all" suffix has a block walk every column tile of its panel in turn.
     bool band = false;
     index_t panel = 0, halo = 0;
+    bool band_all_tiles = false;
     friend bool operator==(const SpmmConfig&, const SpmmConfig&) = default;
 };
 

@@ -70,27 +70,15 @@ struct BandArgs {
     long long panel;   // rows of A a block takes
     long long halo;    // rows of B staged on each side of the panel
     long long b_rows;  // rows of B (columns of A)
+    bool all_tiles;    // a block walks every column tile of its panel (grid.y = 1), else one (grid.y = tiles)
 };
 
-// Two blocks of 256 an SM: a window of 768 rows of 32 f32 columns takes 96 KB. Shared memory,
-// not registers, bounds the warps an SM holds, so lanes take the wide kernels' 16 load registers
-// (rb_wide_load_registers: 4 rows of B in flight a batch at f32 x 4, not 2).
+// The panel's rows over one column tile, from `window` (staged) and B: the block's groups walk the
+// panel together, a group's rows `groups` apart, so that neighbouring rows run at about the same time.
 template <class T, class I, int G, int VEC>
-__global__ void __launch_bounds__(256, 2) spmm_band_kernel(const SpmmKernelArgs<T, I> p, const BandArgs band) {
-    static_assert(std::is_same_v<T, float> || std::is_same_v<T, double>, "band windows: f32 and f64 sums");
+__device__ __forceinline__ void band_tile(const SpmmKernelArgs<T, I>& p, long long panel_begin, long long panel_end, long long first,
+                                          long long count, long long tile0, const T* window) {
     constexpr int tile = G * VEC;
-    extern __shared__ __align__(32) unsigned char band_shared[];  // f64 x 4 rows: 32-byte vectors
-    T* const window = reinterpret_cast<T*>(band_shared);
-    wait_for_previous_grid();  // launched after the stream's previous kernel (launch_after_previous)
-
-    const long long panel_begin = static_cast<long long>(blockIdx.x) * band.panel;
-    const long long panel_end = panel_begin + band.panel < p.num_rows ? panel_begin + band.panel : p.num_rows;
-    const long long first = panel_begin > band.halo ? panel_begin - band.halo : 0;
-    const long long last = panel_end + band.halo < band.b_rows ? panel_end + band.halo : band.b_rows;
-    const long long count = last > first ? last - first : 0;
-    const long long tile0 = static_cast<long long>(blockIdx.y) * tile;
-    stage_band_window<T, tile>(p.b, p.ldb, p.n, first, count, tile0, window);
-
     const int g = static_cast<int>(threadIdx.x) & (G - 1);
     const long long col0 = tile0 + static_cast<long long>(g) * VEC;
     const long long cols_left = p.n - col0;
@@ -100,8 +88,6 @@ __global__ void __launch_bounds__(256, 2) spmm_band_kernel(const SpmmKernelArgs<
     const bool full_vector = __all_sync(full_mask, valid_cols == VEC);
     constexpr int groups = 256 / G;
     const long long warp_first_group = static_cast<long long>(threadIdx.x / 32) * (32 / G);
-    // The block's groups walk the panel together, a group's rows `groups` apart, so that the
-    // panel's neighbouring rows run at about the same time.
     for (long long base = panel_begin; base + warp_first_group < panel_end; base += groups) {
         const long long row = base + static_cast<long long>(threadIdx.x / G);
         const bool has_row = row < panel_end;
@@ -117,6 +103,33 @@ __global__ void __launch_bounds__(256, 2) spmm_band_kernel(const SpmmKernelArgs<
         accum_t<T> out_v[VEC];
         rb_scale_result<T, I, VEC, Fold::sum>(p, end - begin, acc, out_v);
         rb_store_row<T, I, VEC>(p, p.c + row * p.ldc + col0, col0, valid_cols == VEC, out_v);
+    }
+}
+
+// Two blocks of 256 an SM: a window of 768 rows of 32 f32 columns takes 96 KB. Shared memory,
+// not registers, bounds the warps an SM holds, so lanes take the wide kernels' 16 load registers
+// (rb_wide_load_registers: 4 rows of B in flight a batch at f32 x 4, not 2).
+// With all_tiles a block stages and walks its panel once a column tile: A's panel is read from
+// memory once, not once a tile (4 times at n = 128 in tiles of 32), and re-read from L1 or L2.
+template <class T, class I, int G, int VEC>
+__global__ void __launch_bounds__(256, 2) spmm_band_kernel(const SpmmKernelArgs<T, I> p, const BandArgs band) {
+    static_assert(std::is_same_v<T, float> || std::is_same_v<T, double>, "band windows: f32 and f64 sums");
+    constexpr int tile = G * VEC;
+    extern __shared__ __align__(32) unsigned char band_shared[];  // f64 x 4 rows: 32-byte vectors
+    T* const window = reinterpret_cast<T*>(band_shared);
+    wait_for_previous_grid();  // launched after the stream's previous kernel (launch_after_previous)
+
+    const long long panel_begin = static_cast<long long>(blockIdx.x) * band.panel;
+    const long long panel_end = panel_begin + band.panel < p.num_rows ? panel_begin + band.panel : p.num_rows;
+    const long long first = panel_begin > band.halo ? panel_begin - band.halo : 0;
+    const long long last = panel_end + band.halo < band.b_rows ? panel_end + band.halo : band.b_rows;
+    const long long count = last > first ? last - first : 0;
+    const long long tiles = (p.n + tile - 1) / tile;
+    const long long tile_first = band.all_tiles ? 0 : blockIdx.y, tile_end = band.all_tiles ? tiles : tile_first + 1;
+    for (long long t = tile_first; t < tile_end; ++t) {
+        if (t > tile_first) __syncthreads();  // every warp is done with the previous tile's window
+        stage_band_window<T, tile>(p.b, p.ldb, p.n, first, count, t * tile, window);
+        band_tile<T, I, G, VEC>(p, panel_begin, panel_end, first, count, t * tile, window);
     }
 }
 

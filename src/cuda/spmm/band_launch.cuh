@@ -21,12 +21,12 @@ void launch_band_shape(const SpmmKernelArgs<T, I>& args, const BandArgs& band, c
     const long long blocks = (args.num_rows + band.panel - 1) / band.panel;
     const long long tiles = (args.n + tile - 1) / tile;
     if (blocks == 0 || tiles == 0) return;
-    if (blocks > 0x7fffffffLL || tiles > 65535)
+    if (blocks > 0x7fffffffLL || (!band.all_tiles && tiles > 65535))
         unsupported("spmm: problem too large for one launch (" + std::to_string(blocks) + " x " + std::to_string(tiles) + " blocks)");
     // The plan checked that the device allows it (spmm_analyse).
     const std::size_t shared = static_cast<std::size_t>(band.panel + 2 * band.halo) * tile * sizeof(T);
     allow_dynamic_shared_memory(spmm_band_kernel<T, I, G, VEC>);
-    const dim3 grid(static_cast<unsigned>(blocks), static_cast<unsigned>(tiles));
+    const dim3 grid(static_cast<unsigned>(blocks), band.all_tiles ? 1u : static_cast<unsigned>(tiles));
     launch_after_previous(spmm_band_kernel<T, I, G, VEC>, grid, 256, shared, stream, args, band);
 }
 

@@ -342,7 +342,8 @@ void spmm(const Executor& exec, const SpmmState& plan, const SpmmArgs<V, I>& arg
     if constexpr (sizeof(T) >= 4) {
         if (state.config.band) {
             if (vector_ok)
-                launch_band<T, I>(state.config.shape, kargs, BandArgs{state.config.panel, state.config.halo, k}, stream);
+                launch_band<T, I>(state.config.shape, kargs, BandArgs{state.config.panel, state.config.halo, k, state.config.band_all_tiles},
+                                  stream);
             else  // the window's rows are whole vectors: misaligned B takes the row kernel without vector loads
                 launch_rb<T, I>(scalar_shape(state.config.shape), fold, kargs, stream);
             return finish();
