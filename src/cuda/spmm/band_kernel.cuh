@@ -7,12 +7,13 @@
 //
 // Why: on a mesh or stencil matrix most non-zeros sit near the diagonal and each row of B is read
 // once for every row of A that holds its column (7 times on the 3D Laplacian). The row kernel
-// gathers each of them from L2: on Laplace 128^3 at n = 128 it moves about 8.8 GB through L2 in
-// 1.23 ms, some 7 TB/s, about what the H100's L2 delivers (5.5 TB/s measured on the PCIe part
-// with 114 SMs at 1.755 GHz: chipsandcheese.com, "Nvidia's H100: Funny L2, and Tons of
-// Bandwidth", 2023, scaled to 132 SMs at 1.98 GHz). With panels of 512 rows and a halo of 128, its
-// x and y neighbours (offsets 1 and 128) come from shared memory: 3.5 reads of a row of B from L2
-// a row, not 7.
+// gathers each of them from L2: on Laplace 128^3 at n = 128 its best configuration (1.23 ms)
+// moves about 8.8 GB through L2 (7.5 GB of B's rows, C, A), some 7 TB/s (an estimate from bytes,
+// no counters read), about what the H100's L2 delivers (5.5 TB/s measured on the PCIe part with
+// 114 SMs at 1.755 GHz: chipsandcheese.com, "Nvidia's H100: Funny L2, and Tons of Bandwidth",
+// 2023; scaled to 132 SMs at 1.98 GHz, 7.2). With panels of 512 rows and a halo of 128, its x and
+// y neighbours (offsets 1 and 128) come from shared memory: 3.5 reads of a row of B from L2 a
+// row, not 7.
 #include <cstdint>
 #include <type_traits>
 
