@@ -6,6 +6,11 @@ where the configuration names a plan's time (SpMM on CUDA: "[rb.g8.r1.v4, plan 0
 and out of the case's name, so that the variants' rows line up.
 
     scripts/ab-table.py base-1.json batch2-1.json [--prefix DIR/]
+
+One file of a bench run with several --config values (results with a "variant") gives a column per variant instead,
+the first given as the base:
+
+    scripts/ab-table.py spmm-band.json
 """
 import argparse
 import json
@@ -15,13 +20,27 @@ import re
 PLAN = re.compile(r", plan ([\d.]+) ms\]")
 
 
-def cases(path):
-    """(case key, (median ms, forward ms or None, plan ms or None)) of every result in one file, in the file's order."""
-    data = json.loads(pathlib.Path(path).read_text())
-    for r in data.get("results", []):
+def results(path):
+    return json.loads(pathlib.Path(path).read_text()).get("results", [])
+
+
+def variants(path):
+    """The --config values of a multi-configuration run, in the file's order (none for a plain run)."""
+    return list(dict.fromkeys(r["variant"] for r in results(path) if r.get("variant")))
+
+
+def cases(path, variant=None):
+    """(case key, (median ms, forward ms or None, plan ms or None)) of every result in one file, in the file's order;
+    with variant, those of that --config only, keyed without the configuration's name so that variants line up."""
+    for r in results(path):
+        if variant is not None and r.get("variant") != variant:
+            continue
         config = r.get("config", r.get("op", ""))
         plan = PLAN.search(config)
-        key = (PLAN.sub("]", config), r.get("matrix", ""), r.get("n", ""))
+        config = PLAN.sub("]", config)
+        if variant is not None:
+            config = re.sub(r" \[[^]]*\]$", "", config)
+        key = (config, r.get("matrix", ""), r.get("n", ""))
         forward = r.get("forward_s")
         yield key, (r["median_s"] * 1e3, forward * 1e3 if forward is not None else None, float(plan.group(1)) if plan else None)
 
@@ -39,6 +58,10 @@ def main():
         except (OSError, ValueError) as e:
             print(f"skipped {f}: {e}")
             runs.append({})
+    if len(args.files) == 1 and runs[0]:
+        names = variants(args.prefix + args.files[0]) or names
+        if len(names) > 1:
+            runs = [dict(cases(args.prefix + args.files[0], v)) for v in names]
     keys = list(dict.fromkeys(k for run in runs for k in run))
     with_forward = any(v[1] is not None for run in runs for v in run.values())
     with_plan = any(v[2] is not None for run in runs for v in run.values())
