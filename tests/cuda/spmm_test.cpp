@@ -273,6 +273,48 @@ TEST_F(CudaSpmm, OneLaunchSplitRepeatsExactly) {
     }
 }
 
+// A plan's one-launch split keeps its partial sums and arrival counts across runs, and a plan may
+// be run from several host threads at once: their launches go to the plan's stream one after the
+// other, each writing and reading the partial sums within itself. Four threads run one plan (rows
+// of several pieces, deterministic and not) into C's of their own, 8 times each, with no
+// synchronisation between them; every result is the reference's. The two-launch split too.
+TEST_F(CudaSpmm, OneLaunchSplitPlanRunsFromSeveralThreads) {
+    const std::uint64_t seed = test::seed("cuda_spmm_one_launch_threads");
+    const auto a_host = skewed_matrix<float, std::int32_t>(3000, 900, seed);
+    const index_t n = 32;
+    const Executor gpu = Executor::cuda(0), ref = Executor::reference();
+    const auto a = a_host.to(gpu);
+    // The one-launch split, and a split in two launches (the chunks' kernel, then, when
+    // deterministic, combine_chunks over a workspace of the run's own).
+    for (const char* config : {"rb.g16.r2.v4+rb.g32.r4.v4@8:split", "rb.g8.r1.v4+rb.g32.r8.v4@16:split"}) {
+        for (const bool deterministic : {false, true}) {
+            const SpmmOptions opt{.alpha = 2.0, .deterministic = deterministic, .config = config};
+            const SpmmPlan<float, std::int32_t> plan(gpu, a.view(), n, opt);
+            constexpr int threads = 4, runs = 8;
+            std::vector<Dense<float>> b_host, want;
+            std::vector<Dense<float>> b, c;
+            for (int t = 0; t < threads; ++t) {
+                b_host.push_back(test::random_dense<float>(a_host.cols(), n, seed + 1 + static_cast<std::uint64_t>(t)));
+                want.emplace_back(Executor::cpu(), a_host.rows(), n);
+                spmm(ref, a_host.view(), b_host.back().cview(), want.back().view(), opt);
+                b.push_back(b_host.back().to(gpu));
+                c.emplace_back(gpu, a_host.rows(), n);
+            }
+            (void)plan.config();  // completed before the threads start, as they would find it either way
+            std::vector<std::thread> workers;
+            for (int t = 0; t < threads; ++t)
+                workers.emplace_back([&, t] {
+                    for (int r = 0; r < runs; ++r) plan.run(b[static_cast<std::size_t>(t)].cview(), c[static_cast<std::size_t>(t)].view());
+                });
+            for (auto& w : workers) w.join();
+            for (int t = 0; t < threads; ++t)
+                EXPECT_TRUE(test::all_close(test::to_doubles(c[static_cast<std::size_t>(t)].to(Executor::cpu())),
+                                            test::to_doubles(want[static_cast<std::size_t>(t)]), 1e-4, 1e-4, n))
+                    << config << ", thread " << t << (deterministic ? ", deterministic" : "");
+        }
+    }
+}
+
 // The selector on a power-law matrix (the shape of soc-Slashdot0902: short rows and a tail of long
 // ones): the one-launch split for sum and mean, the long-row bin for max and min, alpha and beta.
 TEST_F(CudaSpmm, SelectorOnPowerLawRowsEveryReduction) {
