@@ -167,6 +167,22 @@ TEST_F(Cli, InfoOnADirectedGraphWithEmptyRows) {
     EXPECT_NE(r.out.find("pattern no"), std::string::npos) << r.out;
 }
 
+// The distances from the diagonal, for choosing a band window's halo: a 3D Laplacian of 5 x 4 x 3
+// has its entries at distances 0 (60), 1 (x neighbours: 2 x 4 x 3 x 4 = 96), 5 (y: 2 x 5 x 3 x 3 =
+// 90) and 20 (z: 2 x 5 x 4 x 2 = 80), out of 326.
+TEST_F(Cli, InfoCountsDistancesFromTheDiagonal) {
+    const Result r = spk("info laplace3d:nx=5,ny=4,nz=3");
+    ASSERT_EQ(r.code, 0) << r.err;
+    for (const char* line : {"  0                    60    18.4%", "  1                    96    47.9%", "  4-7                  90    75.5%",
+                             "  16-31                80   100.0%"})
+        EXPECT_NE(r.out.find(line), std::string::npos) << line << " in\n" << r.out;
+    const Result j = spk("info --json laplace3d:nx=5,ny=4,nz=3");
+    ASSERT_EQ(j.code, 0) << j.err;
+    const std::size_t far = j.out.find("\"distance\": \"16-31\"");
+    ASSERT_NE(far, std::string::npos) << j.out;
+    EXPECT_EQ(j.out.find("\"entries\": 80", far), j.out.find("\"entries\"", far)) << j.out;
+}
+
 TEST_F(Cli, GenThenInfoRoundTrip) {
     for (const char* ext : {".mtx", ".spkb"}) {
         const std::string path = (dir_ / (std::string("banded") + ext)).string();

@@ -21,7 +21,8 @@ const CommandSpec& spec() {
         .synopsis = "MATRIX [--json]",
         .description =
             "Prints the shape, nnz, row-length statistics and log2 histogram, symmetry (pattern and values),\n"
-            "bandwidth and diagonal entries of MATRIX: a file (.mtx, .mtx.gz, .spkb) or a generator spec.",
+            "bandwidth, diagonal entries and a log2 histogram of the entries' distances from the diagonal (with the\n"
+            "share of entries within each distance) of MATRIX: a file (.mtx, .mtx.gz, .spkb) or a generator spec.",
         .options = {{.name = "json", .help = "print the statistics as JSON on stdout instead of text"}},
         .min_positional = 1,
         .max_positional = 1,
@@ -44,6 +45,9 @@ Json to_json(const MatrixSource& src, const MatrixStats& s, const MatrixMarketHe
     Json hist = Json::array();
     for (std::size_t b = 0; b < s.histogram.size(); ++b)
         hist.push(Json::object().set("lengths", bucket_name(b)).set("rows", s.histogram[b]));
+    Json distance = Json::array();
+    for (std::size_t b = 0; b < s.distance.size(); ++b)
+        distance.push(Json::object().set("distance", bucket_name(b)).set("entries", s.distance[b]));
     Json j = Json::object();
     j.set("matrix", src.text).set("rows", s.rows).set("cols", s.cols).set("nnz", s.nnz);
     if (header) j.set("mtx_field", header->field).set("mtx_symmetry", header->symmetry).set("mtx_entries", header->entries);
@@ -56,7 +60,22 @@ Json to_json(const MatrixSource& src, const MatrixStats& s, const MatrixMarketHe
                             .set("log2_histogram", std::move(hist)));
     j.set("square", s.square).set("pattern_symmetric", s.pattern_symmetric).set("value_symmetric", s.value_symmetric);
     j.set("lower_bandwidth", s.lower_bandwidth).set("upper_bandwidth", s.upper_bandwidth).set("diagonal_entries", s.diagonal);
+    j.set("diagonal_distance_log2_histogram", std::move(distance));
     return j;
+}
+
+// One log2 histogram: a row a bucket, its count and a bar scaled to the largest; with `total`, the
+// share of the total up to and including the bucket.
+void print_histogram(const std::vector<index_t>& counts, index_t total) {
+    index_t most = 1, so_far = 0;
+    for (const index_t c : counts) most = std::max(most, c);
+    for (std::size_t b = 0; b < counts.size(); ++b) {
+        so_far += counts[b];
+        const int bar = static_cast<int>((50 * counts[b] + most - 1) / most);
+        const std::string share = total > 0 ? fixed(100.0 * static_cast<double>(so_far) / static_cast<double>(total), 1) + "%" : "";
+        std::printf("  %-12s %10lld  %7s  %s\n", bucket_name(b).c_str(), static_cast<long long>(counts[b]), share.c_str(),
+                    std::string(static_cast<std::size_t>(bar), '#').c_str());
+    }
 }
 
 void print_text(const MatrixSource& src, const MatrixStats& s, const MatrixMarketHeader* header) {
@@ -78,14 +97,10 @@ void print_text(const MatrixSource& src, const MatrixStats& s, const MatrixMarke
     std::printf("bandwidth    lower %lld, upper %lld\n", static_cast<long long>(s.lower_bandwidth),
                 static_cast<long long>(s.upper_bandwidth));
     std::printf("diagonal     %lld entries\n", static_cast<long long>(s.diagonal));
-    std::printf("row lengths  (log2 buckets)\n");
-    index_t most = 1;
-    for (const index_t c : s.histogram) most = std::max(most, c);
-    for (std::size_t b = 0; b < s.histogram.size(); ++b) {
-        const int bar = static_cast<int>((50 * s.histogram[b] + most - 1) / most);
-        std::printf("  %-12s %10lld  %s\n", bucket_name(b).c_str(), static_cast<long long>(s.histogram[b]),
-                    std::string(static_cast<std::size_t>(bar), '#').c_str());
-    }
+    std::printf("row lengths  (log2 buckets; rows, share of rows up to the bucket)\n");
+    print_histogram(s.histogram, s.rows);
+    std::printf("|col - row|  (log2 buckets; entries, share of entries within the distance)\n");
+    print_histogram(s.distance, s.nnz);
 }
 
 }  // namespace

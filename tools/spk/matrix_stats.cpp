@@ -29,6 +29,9 @@ MatrixStats compute_stats(CsrView<const V, I> a) {
             s.diagonal += j == i;
             s.lower_bandwidth = std::max(s.lower_bandwidth, i - j);
             s.upper_bandwidth = std::max(s.upper_bandwidth, j - i);
+            const auto far = static_cast<std::size_t>(std::bit_width(static_cast<std::uint64_t>(i > j ? i - j : j - i)));
+            if (s.distance.size() <= far) s.distance.resize(far + 1, 0);
+            ++s.distance[far];
         }
     }
     if (a.rows > 0) {
