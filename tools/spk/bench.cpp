@@ -158,9 +158,55 @@ void bench_read(const MatrixSource& src, const Settings& s, std::vector<Measurem
     out.push_back(std::move(m));
 }
 
+// One measurement of `op` (configured by c; width: its n or k, 0 for operations without one) on
+// `inputs`. vendor: the case's vendor baseline, timed here when empty and shared by the
+// measurements of one width (spgemm's, which also holds ratios of spk's own figures, is timed for each).
+Measurement measure(const Executor& exec, const OpConfig& c, std::int64_t width, Operation& op, const MatrixSource& src,
+                    const OpInputs& inputs, const Settings& s, std::optional<BaselineTime>& vendor) {
+    Measurement m{.op = c.op, .matrix = src.label, .source = src.text, .config = op.describe(), .n = width};
+    m.backward = c.backward && c.op == "fusedmm";
+    m.edge_terms = m.backward && c.edge_terms;
+    if (inputs.tensor) {
+        m.rows = inputs.tensor->dims[0];
+        m.cols = inputs.tensor->dims[1];
+        m.nnz = inputs.tensor->nnz();
+    } else {
+        m.rows = inputs.a->rows();
+        m.cols = inputs.a->cols();
+        m.nnz = inputs.a->nnz();
+    }
+    if (m.backward) {
+        // The forward pass on the same inputs (the same seeds), for backward over forward.
+        OpConfig f = c;
+        f.backward = false;
+        auto forward = make_operation(exec, f, inputs);
+        std::vector<double> forward_times;
+        std::tie(m.times, forward_times) = alternate_times(exec, op, *forward, s);
+        m.forward_seconds = median(forward_times);
+    } else {
+        m.times = op_times(exec, op, s);
+        if (s.vendor) {
+            if (!vendor || c.op == "spgemm") vendor = vendor_baseline(exec, c, inputs, s.warmup, s.reps, median(m.times));
+            m.baseline = vendor;
+        } else {
+            m.own_figures = own_figures(exec, c, inputs, s.warmup, s.reps);
+        }
+    }
+    m.flops = op.flops();
+    m.bytes = op.bytes();  // after the runs: spgemm knows its output's size only then
+    m.edges = op.edges();
+    m.checksum = op.checksum();
+    if (const auto nnz = op.result_nnz()) m.result_nnz = *nnz;
+    const std::string forward = m.backward ? "; forward " + millis(m.forward_seconds) + " ms, backward / forward " +
+                                                 fixed(median(m.times) / m.forward_seconds, 2) + "x"
+                                           : "";
+    std::fprintf(stderr, "spk bench: %s %s: %s ms%s%s\n", m.config.c_str(), m.matrix.c_str(), millis(median(m.times)).c_str(),
+                 forward.c_str(), m.baseline ? ("; " + m.baseline->all).c_str() : m.own_figures.empty() ? "" : ("; " + m.own_figures).c_str());
+    return m;
+}
+
 // Each width, under each of `variants` (--config values, or one empty: the default choice), on the
-// same inputs; the vendor's baselines are timed once a width and shared by the variants (spgemm's,
-// which also hold ratios of spk's own figures, once a variant).
+// same inputs.
 void bench_op(const Executor& exec, const OpConfig& base, const std::vector<std::string>& variants, const MatrixSource& src,
               const OpInputs& inputs, const Settings& s, std::vector<Measurement>& out) {
     if (base.op == "tc" && inputs.a->rows() != inputs.a->cols()) {
@@ -179,47 +225,8 @@ void bench_op(const Executor& exec, const OpConfig& base, const std::vector<std:
                 c.k = w;
             c.kernel_config = variant == "default" ? "" : variant;  // the selector's (or the op's own) choice
             auto op = make_operation(exec, c, inputs);
-            Measurement m{.op = c.op, .matrix = src.label, .source = src.text, .config = op->describe(), .n = w};
-            if (variants.size() > 1) m.variant = variant;
-            m.backward = c.backward && c.op == "fusedmm";
-            m.edge_terms = m.backward && c.edge_terms;
-            if (inputs.tensor) {
-                m.rows = inputs.tensor->dims[0];
-                m.cols = inputs.tensor->dims[1];
-                m.nnz = inputs.tensor->nnz();
-            } else {
-                m.rows = inputs.a->rows();
-                m.cols = inputs.a->cols();
-                m.nnz = inputs.a->nnz();
-            }
-            if (m.backward) {
-                // The forward pass on the same inputs (the same seeds), for backward over forward.
-                OpConfig f = c;
-                f.backward = false;
-                auto forward = make_operation(exec, f, inputs);
-                std::vector<double> forward_times;
-                std::tie(m.times, forward_times) = alternate_times(exec, *op, *forward, s);
-                m.forward_seconds = median(forward_times);
-            } else {
-                m.times = op_times(exec, *op, s);
-                if (s.vendor) {
-                    // spgemm's baseline also reports ratios of spk's own figures: timed for each variant.
-                    if (!vendor || c.op == "spgemm") vendor = vendor_baseline(exec, c, inputs, s.warmup, s.reps, median(m.times));
-                    m.baseline = vendor;
-                } else
-                    m.own_figures = own_figures(exec, c, inputs, s.warmup, s.reps);
-            }
-            m.flops = op->flops();
-            m.bytes = op->bytes();  // after the runs: spgemm knows its output's size only then
-            m.edges = op->edges();
-            m.checksum = op->checksum();
-            if (const auto nnz = op->result_nnz()) m.result_nnz = *nnz;
-            const std::string forward = m.backward ? "; forward " + millis(m.forward_seconds) + " ms, backward / forward " +
-                                                         fixed(median(m.times) / m.forward_seconds, 2) + "x"
-                                                   : "";
-            std::fprintf(stderr, "spk bench: %s %s: %s ms%s%s\n", m.config.c_str(), m.matrix.c_str(), millis(median(m.times)).c_str(),
-                         forward.c_str(), m.baseline ? ("; " + m.baseline->all).c_str() : m.own_figures.empty() ? "" : ("; " + m.own_figures).c_str());
-            out.push_back(std::move(m));
+            out.push_back(measure(exec, c, w, *op, src, inputs, s, vendor));
+            if (variants.size() > 1) out.back().variant = variant;
         }
     }
 }
