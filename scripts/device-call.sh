@@ -63,7 +63,8 @@ for step in "$@"; do
     bench:*)
       IFS=: read -r _ op suite extra <<<"$step"
       name="bench-$op-$suite"
-      [ -n "$extra" ] && name="$name-$(printf '%s' "$extra" | tr -c 'a-zA-Z0-9' '_')"
+      # EXTRA in the name, cut to fit a file name (a sweep's many --config values), with a checksum of the whole
+      [ -n "$extra" ] && name="$name-$(printf '%s' "$extra" | tr -c 'a-zA-Z0-9' '_' | cut -c1-80)-$(printf '%s' "$extra" | cksum | cut -d' ' -f1)"
       widths="--n ${BENCH_N:-32,128}"
       [[ ",$extra," == *,--n,* ]] && widths=""  # EXTRA gives its own
       # shellcheck disable=SC2086
