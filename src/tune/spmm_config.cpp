@@ -304,6 +304,16 @@ bool wide_small_split(const SpmmFeatures& f) {
     return f.n >= kWideSkewedFrom && f.n < kWideSkewedBelow && few_nonzeros(f) && f.split_allowed;
 }
 
+// A matrix that fills the device at n = 128 in f32 (32 column lanes of four floats, one tile) whose
+// rows are even runs best in two column tiles of 16 lanes. Measured on the H200 (stop 31,
+// raw-h200/f3072bb-spmm-band.json, rb.g16.r1.v4 over rb.g32.r1.v4 in one process): Laplace 128^3
+// 1.230 / 1.301 ms, Laplace 100^3 0.589 / 0.604, brick 100^3 1.001 / 1.016, elasticity 40 0.460 /
+// 0.459, luxembourg_osm 0.0587 / 0.0601; uniform 1M x 16 took 1.865 ms in 8-lane tiles against
+// 2.013 in one (stop 30's oracle). Not measured at other n or in other types.
+bool two_tiles_at_128(const SpmmFeatures& f, int column_lanes, bool skewed) {
+    return column_lanes == 32 && f.n == 128 && f.value_bytes == 4 && !skewed;
+}
+
 }  // namespace
 
 index_t long_row_threshold(const SpmmFeatures& f) { return wide_small_split(f) ? kWideSkewedThreshold : even_rows_threshold(f); }
@@ -340,7 +350,7 @@ SpmmConfig select_spmm_config(const SpmmFeatures& f) {
     if (column_lanes >= 8 && (!fills || (busy_rows < kSmallMatrixRows && mean < kSmallMatrixMeanRow))) {
         shape = small_matrix_shape(column_lanes, vec);
     } else if (fills) {
-        shape = best_shape(column_lanes, vec, want_r);
+        shape = best_shape(two_tiles_at_128(f, column_lanes, skewed) ? column_lanes / 2 : column_lanes, vec, want_r);
     } else {
         const auto longest_short_row = static_cast<double>(std::min(f.max_row, threshold));
         if (longest_short_row >= kNarrowSpreadFrom) {

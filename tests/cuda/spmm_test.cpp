@@ -800,11 +800,12 @@ TEST(SpmmConfig, SelectorGivesSmallMatricesSixteenLaneGroups) {
     EXPECT_EQ(shape_at(one_long_row(472, 5, 41, 512)), (detail::RbShape{16, 1, 4}));
     // At n = 4, rows of at most 7 stay on one lane (minnesota's shape: 2642 rows of up to 5).
     EXPECT_EQ(shape_at(one_long_row(2642, 2, 5, 4)), (detail::RbShape{1, 1, 4}));
-    // 20000 rows of 8 fill the device with 32-lane groups but stay small; 100000 do not.
-    EXPECT_EQ(shape_at(one_long_row(20000, 8, 12, 128)), (detail::RbShape{16, 1, 4}));
-    EXPECT_EQ(shape_at(one_long_row(100000, 8, 12, 128)), (detail::RbShape{32, 1, 4}));
+    // 20000 rows of 8 fill the device with 32-lane groups but stay small; 100000 do not (at n = 512:
+    // at n = 128 large matrices of even rows take 16 lanes too, SelectorGivesLargeEvenMatricesTwoTilesAt128).
+    EXPECT_EQ(shape_at(one_long_row(20000, 8, 12, 512)), (detail::RbShape{16, 1, 4}));
+    EXPECT_EQ(shape_at(one_long_row(100000, 8, 12, 512)), (detail::RbShape{32, 1, 4}));
     // A million rows of 42 fill the device.
-    EXPECT_EQ(shape_at(one_long_row(1000000, 42, 95, 128)), (detail::RbShape{32, 1, 4}));
+    EXPECT_EQ(shape_at(one_long_row(1000000, 42, 95, 512)), (detail::RbShape{32, 1, 4}));
 
     // Long rows still split in the short rows' launch, on the same column tile (chameleon's
     // shape: 2277 rows, 16 a row, rows past 64 split).
@@ -836,6 +837,22 @@ TEST(SpmmConfig, SelectorSplitsSkewedSmallMatricesPast32AtWideN) {
     EXPECT_FALSE(detail::select_spmm_config(one_long_row(8738, 67, 141, 128)).long_shape);
     const auto large = detail::select_spmm_config(one_long_row(1000000, 16, 2500, 128));
     EXPECT_EQ(large.long_threshold, 256) << detail::to_string(large);
+}
+
+// A matrix that fills the device at n = 128 in f32 with even rows (Laplace 128^3's shape: 2.1M
+// rows of 7) takes two column tiles of 16 lanes; skewed rows (R-MAT's), other widths and f64 keep
+// one tile of 32.
+TEST(SpmmConfig, SelectorGivesLargeEvenMatricesTwoTilesAt128) {
+    const auto laplace = one_long_row(2097152, 7, 7, 128);
+    EXPECT_EQ(detail::select_spmm_config(laplace).shape, (detail::RbShape{16, 1, 4})) << detail::to_string(detail::select_spmm_config(laplace));
+    EXPECT_FALSE(detail::select_spmm_config(laplace).long_shape);
+    EXPECT_EQ(detail::select_spmm_config(one_long_row(192000, 77, 81, 128)).shape, (detail::RbShape{16, 1, 4}));  // elasticity 40
+    const auto rmat = detail::select_spmm_config(one_long_row(1048576, 16, 60000, 128));
+    EXPECT_EQ(rmat.shape, (detail::RbShape{32, 1, 4})) << detail::to_string(rmat);
+    EXPECT_EQ(detail::select_spmm_config(one_long_row(2097152, 7, 7, 256)).shape, (detail::RbShape{32, 1, 4}));
+    EXPECT_EQ(detail::select_spmm_config(one_long_row(2097152, 7, 7, 64)).shape, (detail::RbShape{16, 1, 4}));  // 16 column lanes cover n
+    const auto f64 = detail::select_spmm_config(one_long_row(2097152, 7, 7, 128, 8));
+    EXPECT_EQ(f64.shape.column_lanes(), 32) << detail::to_string(f64);
 }
 
 // Whatever the selector picks, for any n from 1 to 1024 and every value size, is a configuration
