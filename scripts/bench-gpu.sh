@@ -1,8 +1,7 @@
 #!/usr/bin/env bash
 # The GPU benchmark suites of the CUDA issues, against cuSPARSE in the same process:
 #   scripts/bench-gpu.sh [PART ...]     PART: spmm sddmm fusedmm spgemm spgemm-f64 amg amg-large tc sweep gnn (default: all),
-#                                       or small (SpMM, SDDMM and one-head FusedMM on bench/suites/gpu-small.txt),
-#                                       or band (the selector's SpMM against band windows on bench/suites/gpu-spmm-band.txt)
+#                                       or small (SpMM, SDDMM and one-head FusedMM on bench/suites/gpu-small.txt)
 # Each part fits one 10-minute device call. Results: $OUT/<part>.json and .txt (OUT defaults to
 # bench/results/raw), a markdown table per JSON by scripts/bench-table.py.
 # Environment: SPK_BUILD_DIR (default build-gpu), SPK_MATRICES (shared matrices folder), SPK_BENCH_PACK=1: results go
@@ -67,11 +66,6 @@ for part in $parts; do
       bench spmm-deterministic --op spmm --suite bench/suites/gpu-quick.txt --n 32,128 --deterministic --warmup 5 --reps 30
       bench spmm-measured --op spmm --suite bench/suites/gpu-quick.txt --n 32,128 --tune measure --warmup 5 --reps 30 ;;
     sddmm) bench sddmm --op sddmm --suite bench/suites/gpu-spmm.txt --n 32,128 --warmup 3 --reps 20 ;;
-    band)  # band windows (explicit configurations) beside the selector's choice, on the same inputs in one process
-      bench spmm-band --op spmm --suite bench/suites/gpu-spmm-band.txt --n 32,128 --warmup 5 --reps 20 --config default \
-        --config band.g8.v4.p256.h128 --config band.g8.v4.p512.h128 --config band.g8.v4.p512.h128.all \
-        --config band.g16.v4.p256.h128 --config band.g16.v4.p256.h128.all --config band.g8.v4.p1024.h128.all \
-        --config band.g32.v4.p64.h128 ;;
     small)  # the cases spk trails on: a quick check of a change to the small-matrix paths
       bench small-spmm --op spmm --suite bench/suites/gpu-small.txt --n 4,32,128 --warmup 5 --reps 20
       bench small-sddmm --op sddmm --suite bench/suites/gpu-small.txt --n 32,128 --warmup 5 --reps 20
@@ -109,7 +103,7 @@ for part in $parts; do
       cmake --install "$build" --prefix "$build/prefix" >/dev/null 2>&1 && export SPK_PREFIX=$(realpath "$build/prefix")
       scripts/gpu-python.sh "$OUT" || status=1
       pack ;;
-    *) echo "unknown part '$part' (spmm sddmm fusedmm spgemm spgemm-f64 amg amg-large tc sweep gnn small band)"; status=2 ;;
+    *) echo "unknown part '$part' (spmm sddmm fusedmm spgemm spgemm-f64 amg amg-large tc sweep gnn small)"; status=2 ;;
   esac
 done
 pack

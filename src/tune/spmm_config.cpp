@@ -32,21 +32,6 @@ const std::vector<RbShape>& compiled_eb_shapes() {
     return shapes;
 }
 
-const std::vector<RbShape>& compiled_band_shapes() {
-    static const std::vector<RbShape> shapes = [] {
-        std::vector<RbShape> s;
-#define SPK_SHAPE(G, VEC) s.push_back(RbShape{G, 1, VEC});
-        SPK_SPMM_BAND_SHAPES(SPK_SHAPE)
-#undef SPK_SHAPE
-        return s;
-    }();
-    return shapes;
-}
-
-std::size_t band_window_bytes(const SpmmConfig& c, int value_bytes) {
-    return static_cast<std::size_t>(c.panel + 2 * c.halo) * static_cast<std::size_t>(c.shape.tile()) * static_cast<std::size_t>(value_bytes);
-}
-
 bool is_compiled(const RbShape& s) {
     const auto& all = compiled_rb_shapes();
     return std::find(all.begin(), all.end(), s) != all.end();
@@ -60,9 +45,6 @@ std::string eb_shape_name(const RbShape& s) {
 }
 
 std::string to_string(const SpmmConfig& c) {
-    if (c.band)
-        return "band.g" + std::to_string(c.shape.g) + ".v" + std::to_string(c.shape.vec) + ".p" + std::to_string(c.panel) + ".h" +
-               std::to_string(c.halo) + (c.band_all_tiles ? ".all" : "");
     if (c.edge_based) return eb_shape_name(c.shape) + "@" + std::to_string(c.chunk);
     std::string out = to_string(c.shape);
     if (c.long_shape) out += "+" + to_string(*c.long_shape) + "@" + std::to_string(c.long_threshold) + (c.split_long ? ":split" : "");
@@ -80,7 +62,7 @@ namespace {
 [[noreturn]] void bad_config(std::string_view text, const std::string& why) {
     invalid_argument("config '" + std::string(text) + "': " + why +
                      " (expected rb.g<G>.r<R>.v<VEC>, optionally +rb.g<G>.r<R>.v<VEC>@<row length> for long rows, or"
-                     " eb.g<G>.v<VEC>@<chunk>, or band.g<G>.v<VEC>.p<panel rows>.h<halo rows>[.all])");
+                     " eb.g<G>.v<VEC>@<chunk>)");
 }
 
 // "a.b.c" -> {"a", "b", "c"}
@@ -206,34 +188,10 @@ SpmmConfig parse_edge_based(std::string_view text) {
     return c;
 }
 
-// "band.g<G>.v<VEC>.p<panel rows>.h<halo rows>", optionally ".all"
-SpmmConfig parse_band(std::string_view text) {
-    const std::vector<std::string_view> parts = dot_parts(text);
-    if ((parts.size() != 5 && parts.size() != 6) || (parts.size() == 6 && parts[5] != "all"))
-        bad_config(text, "a band window needs band.g<G>.v<VEC>.p<panel rows>.h<halo rows>[.all]");
-    SpmmConfig c;
-    c.band = true;
-    c.shape = RbShape{parse_field(text, parts[1], 'g'), 1, parse_field(text, parts[2], 'v')};
-    const auto& all = compiled_band_shapes();
-    if (std::find(all.begin(), all.end(), c.shape) == all.end()) {
-        std::string list;
-        for (const auto& s : all) list += (list.empty() ? "" : ", ") + ("band.g" + std::to_string(s.g) + ".v" + std::to_string(s.vec));
-        bad_config(text, "band shape g" + std::to_string(c.shape.g) + ".v" + std::to_string(c.shape.vec) + " is not compiled; compiled: " + list);
-    }
-    if (parts[3].size() < 2 || parts[3][0] != 'p') bad_config(text, "expected 'p<panel rows>' at '" + std::string(parts[3]) + "'");
-    if (parts[4].size() < 2 || parts[4][0] != 'h') bad_config(text, "expected 'h<halo rows>' at '" + std::string(parts[4]) + "'");
-    c.panel = parse_count(text, parts[3].substr(1), "panel rows");
-    const std::string_view halo = parts[4].substr(1);
-    c.halo = halo == "0" ? 0 : parse_count(text, halo, "halo rows");
-    c.band_all_tiles = parts.size() == 6;
-    return c;
-}
-
 }  // namespace
 
 SpmmConfig parse_spmm_config(std::string_view text) {
     if (text.starts_with("eb.")) return parse_edge_based(text);
-    if (text.starts_with("band.")) return parse_band(text);
     SpmmConfig c;
     const std::size_t plus = text.find('+');
     c.shape = parse_shape(text, text.substr(0, plus));

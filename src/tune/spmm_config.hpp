@@ -4,9 +4,7 @@
 // "rb.g8.r1.v4+rb.g32.r32.v4@256": rows with more than 256 non-zeros (the long-row bin) run the
 // second kernel; "...@256:split" cuts those rows into chunks of 256 non-zeros (sum and mean in
 // f32/f64), in the short rows' launch or in a launch of their own (one_launch_long_shape).
-// Edge-based kernels: "eb.g<G>.v<VEC>@<chunk>"; band windows: "band.g<G>.v<VEC>.p<P>.h<H>".
 #include <array>
-#include <cstddef>
 #include <cstdint>
 #include <optional>
 #include <string>
@@ -37,15 +35,6 @@ struct SpmmConfig {
     // (sum and mean in f32/f64; no long-row bin).
     bool edge_based = false;
     index_t chunk = 0;
-    // Band window: "band.g<G>.v<VEC>.p<P>.h<H>" gives a block of the row kernel's groups (shape
-    // {G, 1, VEC}) a panel of P consecutive rows; the block first copies rows [first - H, last + H]
-    // of B (its column tile) to shared memory, and non-zeros whose columns fall there read them
-    // from it (sum and mean in f32/f64; no long-row bin). For matrices whose non-zeros lie near
-    // the diagonal (meshes, stencils): each row of B is then read from L2 once a panel, not once
-    // a non-zero. A ".all" suffix has a block walk every column tile of its panel in turn.
-    bool band = false;
-    index_t panel = 0, halo = 0;
-    bool band_all_tiles = false;
     friend bool operator==(const SpmmConfig&, const SpmmConfig&) = default;
 };
 
@@ -55,10 +44,6 @@ bool is_compiled(const RbShape& s);
 // The edge-based shapes, as RbShape{G, R, VEC} (R: 1 or G), and their names ("eb.g8.v4", "eb.g32.r32.v4").
 const std::vector<RbShape>& compiled_eb_shapes();
 std::string eb_shape_name(const RbShape& s);
-// The band-window shapes, as RbShape{G, 1, VEC}.
-const std::vector<RbShape>& compiled_band_shapes();
-// Shared memory a band-window block stages: P + 2H rows of the column tile.
-std::size_t band_window_bytes(const SpmmConfig& c, int value_bytes);
 
 std::string to_string(const RbShape& s);
 std::string to_string(const SpmmConfig& c);

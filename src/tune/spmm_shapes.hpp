@@ -17,7 +17,3 @@
 #define SPK_SPMM_EB_SHAPES(X)                                                                                 \
     X(1, 1, 4) X(2, 1, 4) X(4, 1, 4) X(8, 1, 4) X(16, 1, 4) X(32, 1, 4) X(8, 1, 1) X(32, 1, 1) /* EB+PR */ \
         X(8, 8, 1) X(8, 8, 4) X(32, 32, 1) X(32, 32, 4)
-
-// The band-window shapes, as X(G, VEC): groups of G lanes split a column tile of G * VEC columns
-// (R = 1); a block stages the rows of B near its panel of rows in shared memory (spmm_band_kernel).
-#define SPK_SPMM_BAND_SHAPES(X) X(8, 4) X(16, 4) X(32, 4)

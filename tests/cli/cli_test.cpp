@@ -167,9 +167,9 @@ TEST_F(Cli, InfoOnADirectedGraphWithEmptyRows) {
     EXPECT_NE(r.out.find("pattern no"), std::string::npos) << r.out;
 }
 
-// The distances from the diagonal, for choosing a band window's halo: a 3D Laplacian of 5 x 4 x 3
-// has its entries at distances 0 (60), 1 (x neighbours: 2 x 4 x 3 x 4 = 96), 5 (y: 2 x 5 x 3 x 3 =
-// 90) and 20 (z: 2 x 5 x 4 x 2 = 80), out of 326.
+// The distances from the diagonal (how far apart a row and the rows of B it gathers lie): a 3D
+// Laplacian of 5 x 4 x 3 has its entries at distances 0 (60), 1 (x neighbours: 2 x 4 x 3 x 4 = 96),
+// 5 (y: 2 x 5 x 3 x 3 = 90) and 20 (z: 2 x 5 x 4 x 2 = 80), out of 326.
 TEST_F(Cli, InfoCountsDistancesFromTheDiagonal) {
     const Result r = spk("info laplace3d:nx=5,ny=4,nz=3");
     ASSERT_EQ(r.code, 0) << r.err;
@@ -315,13 +315,13 @@ TEST_F(Cli, BenchWithoutVendorBaselines) {
 TEST_F(Cli, BenchComparesSeveralConfigurations) {
     const std::string json = (dir_ / "bench.json").string();
     const Result r = spk("bench --op spmm --matrix banded:n=200,half_width=3 --n 4,8 --config default --config rb.g8.r1.v4 "
-                         "--config band.g8.v4.p64.h8 --warmup 0 --reps 1 --threads 1 --json '" + json + "'");
+                         "--config rb.g16.r1.v4 --warmup 0 --reps 1 --threads 1 --json '" + json + "'");
     ASSERT_EQ(r.code, 0) << r.err;
-    for (const char* line : {"spmm [default]", "spmm [rb.g8.r1.v4]", "spmm [band.g8.v4.p64.h8]", "geomean spmm n=4 [default]:",
-                             "geomean spmm n=4 [rb.g8.r1.v4]:", "geomean spmm n=8 [band.g8.v4.p64.h8]:"})
+    for (const char* line : {"spmm [default]", "spmm [rb.g8.r1.v4]", "spmm [rb.g16.r1.v4]", "geomean spmm n=4 [default]:",
+                             "geomean spmm n=4 [rb.g8.r1.v4]:", "geomean spmm n=8 [rb.g16.r1.v4]:"})
         EXPECT_NE(r.out.find(line), std::string::npos) << line << " in\n" << r.out;
     const std::string j = read_file(json);
-    EXPECT_NE(j.find("\"variant\": \"band.g8.v4.p64.h8\""), std::string::npos) << j;
+    EXPECT_NE(j.find("\"variant\": \"rb.g16.r1.v4\""), std::string::npos) << j;
     const Result run = spk("run spmm banded:n=50,half_width=2 --config rb.g8.r1.v4 --config rb.g16.r1.v4");
     EXPECT_EQ(run.code, 2);
     EXPECT_NE(run.err.find("--config: one configuration here"), std::string::npos) << run.err;

@@ -17,7 +17,7 @@ struct MatrixStats {
     index_t lower_bandwidth = 0;  // max i - j over entries (0 if none below)
     index_t upper_bandwidth = 0;  // max j - i over entries
     // distance[0]: entries on the diagonal; distance[b] for b >= 1: entries with |j - i| in
-    // [2^(b-1), 2^b). How far a band window (the CUDA SpMM's band.g<G>.v<VEC>.p<P>.h<H>) must reach.
+    // [2^(b-1), 2^b): how far from a row the rows of B that it gathers lie (a mesh's neighbours).
     std::vector<index_t> distance;
     bool square = false;
     bool pattern_symmetric = false;  // square and pattern(A) == pattern(Aᵀ)

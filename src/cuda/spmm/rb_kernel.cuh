@@ -86,12 +86,9 @@ using fold_t = std::conditional_t<F != Fold::sum && std::is_same_v<T, float>, do
 // shuffle takes the full mask. A divergent walk costs the warp the same issue slots (it runs until
 // its last lane is done) and each shuffle over a per-group mask 5 more instructions, a convergence
 // check, where the work of a non-zero is about 9 (SASS of the f32 kernel, stop 27).
-//
-// Rows: where B's rows are, b.row(j) the lane's first value of row j: a Gather of B, or a
-// BandRows (band_kernel.cuh) that reads rows staged in shared memory from there.
-template <class T, class I, int G, int R, int VEC, Fold F, bool FullVector, bool ReadOnly, int LoadRegisters, class Rows>
-__device__ __forceinline__ void rb_fold(const SpmmKernelArgs<T, I>& p, long long begin, long long end, int g, int valid_cols, const Rows& b,
-                                        fold_t<T, F> (&acc)[VEC], I (&win)[VEC]) {
+template <class T, class I, int G, int R, int VEC, Fold F, bool FullVector, bool ReadOnly, int LoadRegisters>
+__device__ __forceinline__ void rb_fold(const SpmmKernelArgs<T, I>& p, long long begin, long long end, int g, int valid_cols,
+                                        const Gather<T>& b, fold_t<T, F> (&acc)[VEC], I (&win)[VEC]) {
     static_assert(G >= 1 && G <= 32 && (G & (G - 1)) == 0 && R >= 1 && R <= G && G % R == 0, "bad group shape");
     using A = accum_t<T>;
     using Fa = fold_t<T, F>;
@@ -146,7 +143,7 @@ __device__ __forceinline__ void rb_fold(const SpmmKernelArgs<T, I>& p, long long
                 a[u] = strided_shfl<G, R>(my_a, s0 + u);
                 live[u] = (s0 + u) * R < count_here;
                 if constexpr (FullVector) {
-                    if constexpr (!ReadOnly) {
+                    if (!ReadOnly) {
                         if (live[u]) load_vec<T, VEC>(b.row(j[u]), bv[u]);
                     } else if (live[u]) {
                         const vec_storage<T, VEC> raw = b.template load_readonly_row<VEC>(j[u]);
@@ -218,45 +215,6 @@ __device__ __forceinline__ void rb_fold_columns(const SpmmKernelArgs<T, I>& p, l
         rb_fold<T, I, G, R, VEC, F, false, ReadOnly, LoadRegisters>(p, begin, end, g, valid_cols, b, acc, win);
 }
 
-// A row's result as C takes it: 0 for an empty row, divided by the length for a mean, times alpha.
-template <class T, class I, int VEC, Fold F>
-__device__ __forceinline__ void rb_scale_result(const SpmmKernelArgs<T, I>& p, long long len, const fold_t<T, F> (&acc)[VEC],
-                                                accum_t<T> (&out_v)[VEC]) {
-    using A = accum_t<T>;
-#pragma unroll
-    for (int q = 0; q < VEC; ++q) {
-        out_v[q] = len == 0 ? A(0) : static_cast<A>(acc[q]);
-        if (p.mean && len > 0) out_v[q] /= static_cast<A>(len);
-        out_v[q] *= p.alpha;
-    }
-}
-
-// C's columns col0 .. col0 + VEC - 1 of one row (out: its first) = out_v + beta C, those within n.
-// One 16-byte store where the row of C allows it (the common case), else element by element.
-template <class T, class I, int VEC>
-__device__ __forceinline__ void rb_store_row(const SpmmKernelArgs<T, I>& p, T* out, long long col0, bool full_vector,
-                                             accum_t<T> (&out_v)[VEC]) {
-    using A = accum_t<T>;
-    const bool vector_store = full_vector && (reinterpret_cast<unsigned long long>(out) % (sizeof(T) * VEC)) == 0;
-    if (vector_store) {
-        if (p.beta != A(0)) {
-            A old[VEC];
-            load_vec<T, VEC>(out, old);
-#pragma unroll
-            for (int q = 0; q < VEC; ++q) out_v[q] += p.beta * old[q];
-        }
-        store_vec<T, VEC>(out, out_v);
-    } else {
-#pragma unroll
-        for (int q = 0; q < VEC; ++q) {
-            if (col0 + q >= p.n) break;
-            A v = out_v[q];
-            if (p.beta != A(0)) v += p.beta * to_accum(out[q]);
-            out[q] = from_accum<T>(v);
-        }
-    }
-}
-
 // The rows (or, when split, the row chunks) of block `block` of a row-based launch: a group of G
 // lanes a work item, written to C (or, when split, added to it or to the partial sums).
 template <class T, class I, int G, int R, int VEC, Fold F, bool Split, bool ReadOnly, int LoadRegisters>
@@ -296,7 +254,12 @@ __device__ __forceinline__ void rb_rows(const SpmmKernelArgs<T, I>& p, long long
     if (r != 0 || col0 >= p.n) return;
     const long long len = row_end - row_begin;
     A out_v[VEC];
-    rb_scale_result<T, I, VEC, F>(p, len, acc, out_v);
+#pragma unroll
+    for (int q = 0; q < VEC; ++q) {
+        out_v[q] = len == 0 ? A(0) : static_cast<A>(acc[q]);
+        if (p.mean && len > 0) out_v[q] /= static_cast<A>(len);
+        out_v[q] *= p.alpha;
+    }
     T* out = p.c + row * p.ldc + col0;
     if constexpr (Split) {
         A* part = p.partial ? p.partial + group * p.n + col0 : nullptr;
@@ -310,7 +273,25 @@ __device__ __forceinline__ void rb_rows(const SpmmKernelArgs<T, I>& p, long long
         }
         return;
     }
-    rb_store_row<T, I, VEC>(p, out, col0, full_vector, out_v);
+    // One 16-byte store where the row of C allows it (the common case), else element by element.
+    const bool vector_store = full_vector && (reinterpret_cast<unsigned long long>(out) % (sizeof(T) * VEC)) == 0;
+    if (vector_store) {
+        if (p.beta != A(0)) {
+            A old[VEC];
+            load_vec<T, VEC>(out, old);
+#pragma unroll
+            for (int q = 0; q < VEC; ++q) out_v[q] += p.beta * old[q];
+        }
+        store_vec<T, VEC>(out, out_v);
+    } else {
+#pragma unroll
+        for (int q = 0; q < VEC; ++q) {
+            if (col0 + q >= p.n) break;
+            A v = out_v[q];
+            if (p.beta != A(0)) v += p.beta * to_accum(out[q]);
+            out[q] = from_accum<T>(v);
+        }
+    }
     if constexpr (extremum) {
         if (p.arg) {
 #pragma unroll

@@ -18,7 +18,6 @@
 #include "cuda/common/transpose.cuh"
 #include "cuda/common/workspace.hpp"
 #include "cuda/spmm/analysis.cuh"
-#include "cuda/spmm/band_kernel.cuh"
 #include "cuda/spmm/rb_fused_kernel.cuh"
 #include "cuda/spmm/rb_kernel.cuh"
 #include "cuda/spmm/state.hpp"
@@ -33,8 +32,6 @@ template <class T, class I>
 void launch_rb_fused(const RbShape& s, const SpmmKernelArgs<T, I>& args, const RbPieces<T, I>& pieces, cudaStream_t stream);
 template <class T, class I>
 void launch_eb(const RbShape& s, const SpmmKernelArgs<T, I>& args, long long rows, long long nnz, cudaStream_t stream);
-template <class T, class I>
-void launch_band(const RbShape& s, const SpmmKernelArgs<T, I>& args, const BandArgs& band, cudaStream_t stream);
 
 namespace {
 
@@ -220,15 +217,6 @@ std::shared_ptr<const SpmmState> spmm_analyse(const Executor& exec, CsrView<cons
         if (state->config.edge_based && (!f.split_allowed || options.deterministic))
             invalid_argument("spmm config '" + options.config +
                              "': edge-based kernels add rows across chunks atomically: they need sum or mean in f32 or f64, and deterministic = false");
-        if (state->config.band) {
-            if (!f.split_allowed) invalid_argument("spmm config '" + options.config + "': band windows take sum or mean in f32 or f64");
-            const std::size_t bytes = band_window_bytes(state->config, f.value_bytes);
-            const std::size_t most = device_properties(exec.device()).shared_per_block_optin;
-            if (bytes > most)
-                invalid_argument("spmm config '" + options.config + "': the window (panel + 2 x halo rows of " +
-                                 std::to_string(state->config.shape.tile()) + " columns) takes " + std::to_string(bytes) +
-                                 " bytes of shared memory; a block of this device may have " + std::to_string(most));
-        }
     }
     const bool selects = options.config.empty();
     const index_t threshold = !selects && state->config.long_shape ? state->config.long_threshold : long_row_threshold(f);
@@ -336,16 +324,6 @@ void spmm(const Executor& exec, const SpmmState& plan, const SpmmArgs<V, I>& arg
             kargs.chunk = state.config.chunk;
             kargs.num_rows = (args.a.nnz + kargs.chunk - 1) / kargs.chunk;
             launch_eb<T, I>(eb, kargs, rows, args.a.nnz, stream);
-            return finish();
-        }
-    }
-    if constexpr (sizeof(T) >= 4) {
-        if (state.config.band) {
-            if (vector_ok)
-                launch_band<T, I>(state.config.shape, kargs, BandArgs{state.config.panel, state.config.halo, k, state.config.band_all_tiles},
-                                  stream);
-            else  // the window's rows are whole vectors: misaligned B takes the row kernel without vector loads
-                launch_rb<T, I>(scalar_shape(state.config.shape), fold, kargs, stream);
             return finish();
         }
     }
