@@ -127,13 +127,21 @@ const SpmmState& ready(const SpmmState& state) {
 }
 
 // Sum launches of at most this many warps take the wide kernels (rb_kernel.cuh): those that fit
-// the device at once. SPK_SPMM_WIDE_WARPS overrides it (0: never), for A/B runs of the rule.
-long long wide_warp_limit(const Executor& exec) {
+// the device at once, and at n = 128 to 511 four times as many. Measured on the H200 at n = 128
+// (stop 31, limits interleaved A/B/A/B/A/B, the fastest of three runs; 16896 warps over 4224):
+// p2p-Gnutella08 0.82, ca-GrQc 0.84, rajat01 0.86, bcsstk33 0.86, chameleon 0.88, ca-HepTh 0.88,
+// web-spam 0.95, bcsstk16 1.15, cora 1.14, geomean 0.96 over 18 small and mid-size matrices whose
+// launches it moves or could (three tiny ones, wide either way, left out). At n = 32 no net gain
+// (geomean 1.00: pubmed 0.92, wiki-Vote 0.90, ca-HepPh 0.92; squirrel 1.11, Slashdot 1.04);
+// n = 256 and 512 not measured. SPK_SPMM_WIDE_WARPS overrides it (0: never), for A/B runs of the rule.
+long long wide_warp_limit(const Executor& exec, index_t n) {
     static const long long forced = [] {
         const char* v = std::getenv("SPK_SPMM_WIDE_WARPS");
         return v ? std::atoll(v) : -1LL;
     }();
-    return forced >= 0 ? forced : static_cast<long long>(device_properties(exec.device()).sm_count) * rb_wide_resident_warps;
+    if (forced >= 0) return forced;
+    const long long fit = static_cast<long long>(device_properties(exec.device()).sm_count) * rb_wide_resident_warps;
+    return n >= 128 && n < 512 ? 4 * fit : fit;
 }
 
 bool aligned_for(const void* p, index_t ld, int vec, std::size_t elem) {
@@ -311,7 +319,7 @@ void spmm(const Executor& exec, const SpmmState& plan, const SpmmArgs<V, I>& arg
                                static_cast<A>(args.beta),
                                args.reduce == Reduce::mean,
                                nullptr,
-                               wide_warp_limit(exec)};
+                               wide_warp_limit(exec, n)};
     const Fold fold = args.reduce == Reduce::max ? Fold::max : args.reduce == Reduce::min ? Fold::min : Fold::sum;
     const bool vector_ok = aligned_for(b, ldb, state.config.shape.vec, sizeof(T)) &&
                            (!state.config.long_shape || aligned_for(b, ldb, state.config.long_shape->vec, sizeof(T)));
