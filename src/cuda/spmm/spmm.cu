@@ -132,8 +132,8 @@ const SpmmState& ready(const SpmmState& state) {
 // p2p-Gnutella08 0.82, ca-GrQc 0.84, rajat01 0.86, bcsstk33 0.86, chameleon 0.88, ca-HepTh 0.88,
 // web-spam 0.95, bcsstk16 1.15, cora 1.14, geomean 0.96 over 18 small and mid-size matrices whose
 // launches it moves or could (three tiny ones, wide either way, left out). At n = 32 no net gain
-// (geomean 1.00: pubmed 0.92, wiki-Vote 0.90, ca-HepPh 0.92; squirrel 1.11, Slashdot 1.04);
-// n = 256 and 512 not measured. SPK_SPMM_WIDE_WARPS overrides it (0: never), for A/B runs of the rule.
+// (geomean 1.00: pubmed 0.92, wiki-Vote 0.90, ca-HepPh 0.92; squirrel 1.11, Slashdot 1.04). At
+// n = 256 geomean 0.98 (cora 0.85, p2p-Gnutella08 0.91, ca-GrQc 0.92; bcsstk16 1.05); n = 512 not measured. SPK_SPMM_WIDE_WARPS overrides it (0: never), for A/B runs of the rule.
 long long wide_warp_limit(const Executor& exec, index_t n) {
     static const long long forced = [] {
         const char* v = std::getenv("SPK_SPMM_WIDE_WARPS");
