@@ -10,7 +10,7 @@ and out of the case's name, so that the variants' rows line up.
 One file of a bench run with several --config values (results with a "variant") gives a column per variant instead,
 the first given as the base:
 
-    scripts/ab-table.py spmm-band.json
+    scripts/ab-table.py spmm-sweep.json
 """
 import argparse
 import json

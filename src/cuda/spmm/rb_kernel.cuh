@@ -65,7 +65,7 @@ constexpr int rb_batch() {
 // with R = 4: 4 -> 2 round trips to memory a chunk of 32 non-zeros). At 4 blocks of 256 an SM
 // (64 registers; 32 load registers at 3 blocks spilled 40-56 bytes in the split kernel) rather
 // than 5, which costs nothing while the launch's warps all fit at once: at most
-// rb_wide_resident_warps an SM (and, measured, at n = 128 up to four times that: spmm.cu's
+// rb_wide_resident_warps an SM (and, measured, at n = 128 to 511 up to four times that: spmm.cu's
 // wide_warp_limit).
 constexpr int rb_wide_load_registers = 16;
 constexpr int rb_min_blocks = 5, rb_wide_min_blocks = 4;
