@@ -311,17 +311,22 @@ TEST_F(Cli, BenchWithoutVendorBaselines) {
 
 // Several --config values: each width timed under each, on the same inputs, with a row and a
 // geomean line of its own ('default': the library's choice; the CPU backend ignores the
-// configuration, so every row runs the same kernel here); run and verify take one.
+// configuration, so every row runs the same kernel here), in turn --rounds times, one result each;
+// run and verify take one.
 TEST_F(Cli, BenchComparesSeveralConfigurations) {
     const std::string json = (dir_ / "bench.json").string();
     const Result r = spk("bench --op spmm --matrix banded:n=200,half_width=3 --n 4,8 --config default --config rb.g8.r1.v4 "
-                         "--config rb.g16.r1.v4 --warmup 0 --reps 1 --threads 1 --json '" + json + "'");
+                         "--config rb.g16.r1.v4 --rounds 2 --warmup 0 --reps 1 --threads 1 --json '" + json + "'");
     ASSERT_EQ(r.code, 0) << r.err;
     for (const char* line : {"spmm [default]", "spmm [rb.g8.r1.v4]", "spmm [rb.g16.r1.v4]", "geomean spmm n=4 [default]:",
                              "geomean spmm n=4 [rb.g8.r1.v4]:", "geomean spmm n=8 [rb.g16.r1.v4]:"})
         EXPECT_NE(r.out.find(line), std::string::npos) << line << " in\n" << r.out;
     const std::string j = read_file(json);
     EXPECT_NE(j.find("\"variant\": \"rb.g16.r1.v4\""), std::string::npos) << j;
+    EXPECT_NE(j.find("\"rounds\": 2"), std::string::npos) << j;
+    std::size_t rows = 0;  // one result a variant and width, the fastest of its two rounds
+    for (std::size_t at = j.find("\"variant\""); at != std::string::npos; at = j.find("\"variant\"", at + 1)) ++rows;
+    EXPECT_EQ(rows, 6u) << j;
     const Result run = spk("run spmm banded:n=50,half_width=2 --config rb.g8.r1.v4 --config rb.g16.r1.v4");
     EXPECT_EQ(run.code, 2);
     EXPECT_NE(run.err.find("--config: one configuration here"), std::string::npos) << run.err;

@@ -46,6 +46,11 @@ const CommandSpec& spec() {
                  {.name = "n", .value_name = "LIST", .help = "widths: 32,128 or 32:512:x2 or 32:128:32", .default_value = "32"},
                  {.name = "warmup", .value_name = "W", .help = "untimed runs first", .default_value = "3"},
                  {.name = "reps", .value_name = "R", .help = "timed runs", .default_value = "10"},
+                 {.name = "rounds",
+                  .value_name = "K",
+                  .help = "with several --config: time the configurations K times in turn (A, B, A, B, ...) and keep each one's\n"
+                          "fastest round, so that a drift of the machine's speed over the run does not favour the later ones",
+                  .default_value = "1"},
                  {.name = "backend", .value_name = "B", .help = "cpu, reference or cuda", .default_value = "cpu"},
                  {.name = "timing",
                   .value_name = "HOW",
@@ -109,6 +114,7 @@ double rate(double amount, double seconds) { return seconds > 0 ? amount / secon
 struct Settings {
     std::int64_t warmup, reps;
     std::vector<std::int64_t> widths;
+    std::int64_t rounds = 1;    // the variants timed in turn this many times, each keeping its fastest round
     bool vendor = true;         // time the vendor's baselines too
     bool graph_replay = false;  // --timing graph
 };
@@ -206,7 +212,7 @@ Measurement measure(const Executor& exec, const OpConfig& c, std::int64_t width,
 }
 
 // Each width, under each of `variants` (--config values, or one empty: the default choice), on the
-// same inputs.
+// same inputs; the variants in turn s.rounds times, each keeping the round of its lowest median.
 void bench_op(const Executor& exec, const OpConfig& base, const std::vector<std::string>& variants, const MatrixSource& src,
               const OpInputs& inputs, const Settings& s, std::vector<Measurement>& out) {
     if (base.op == "tc" && inputs.a->rows() != inputs.a->cols()) {
@@ -217,17 +223,21 @@ void bench_op(const Executor& exec, const OpConfig& base, const std::vector<std:
     const std::vector<std::int64_t> widths = has_width ? s.widths : std::vector<std::int64_t>{0};
     for (const std::int64_t w : widths) {
         std::optional<BaselineTime> vendor;
-        for (const std::string& variant : variants) {
-            OpConfig c = base;
-            if (c.op == "spmm")
-                c.n = w;
-            else if (has_width)
-                c.k = w;
-            c.kernel_config = variant == "default" ? "" : variant;  // the selector's (or the op's own) choice
-            auto op = make_operation(exec, c, inputs);
-            out.push_back(measure(exec, c, w, *op, src, inputs, s, vendor));
-            if (variants.size() > 1) out.back().variant = variant;
-        }
+        std::vector<std::optional<Measurement>> fastest(variants.size());
+        for (std::int64_t round = 0; round < (variants.size() > 1 ? s.rounds : 1); ++round)
+            for (std::size_t v = 0; v < variants.size(); ++v) {
+                OpConfig c = base;
+                if (c.op == "spmm")
+                    c.n = w;
+                else if (has_width)
+                    c.k = w;
+                c.kernel_config = variants[v] == "default" ? "" : variants[v];  // the selector's (or the op's own) choice
+                auto op = make_operation(exec, c, inputs);
+                Measurement m = measure(exec, c, w, *op, src, inputs, s, vendor);
+                if (variants.size() > 1) m.variant = variants[v];
+                if (!fastest[v] || median(m.times) < median(fastest[v]->times)) fastest[v] = std::move(m);
+            }
+        for (auto& m : fastest) out.push_back(std::move(*m));
     }
 }
 
@@ -317,6 +327,7 @@ Json to_json(const std::vector<Measurement>& ms, const Executor& exec, const Set
         .set("threads", exec.threads())
         .set("warmup", s.warmup)
         .set("reps", s.reps)
+        .set("rounds", s.rounds)
         .set("timing", s.graph_replay ? "graph" : "stream")
         .set("results", std::move(results))
         .set("geomeans", std::move(geomeans));
@@ -347,8 +358,9 @@ int run_bench(std::span<const std::string> args) {
     const std::string timing = parsed->get("timing", "stream");
     if (timing != "stream" && timing != "graph") throw UsageError("--timing: expected stream or graph, got '" + timing + "'");
     const Settings settings{parsed->get_int("warmup", 3), parsed->get_int("reps", 10), parsed->get_int_list("n", "32"),
-                            !parsed->has("no-vendor"), timing == "graph"};
+                            parsed->get_int("rounds", 1), !parsed->has("no-vendor"), timing == "graph"};
     if (settings.warmup < 0 || settings.reps < 1) throw UsageError("--warmup must be >= 0 and --reps >= 1");
+    if (settings.rounds < 1) throw UsageError("--rounds must be >= 1, got " + std::to_string(settings.rounds));
     for (const auto w : settings.widths)
         if (w < 1) throw UsageError("--n: widths must be >= 1, got " + std::to_string(w));
     const Executor default_exec = make_executor(parsed->get("backend", "cpu"), read_threads(*parsed));
