@@ -6,6 +6,17 @@
 
 namespace spk::cli {
 
+namespace {
+
+// Counts `value` in a log2 histogram: bucket 0 for 0, bucket b for [2^(b-1), 2^b).
+void count_log2(std::vector<index_t>& histogram, index_t value) {
+    const auto bucket = static_cast<std::size_t>(std::bit_width(static_cast<std::uint64_t>(value)));
+    if (histogram.size() <= bucket) histogram.resize(bucket + 1, 0);
+    ++histogram[bucket];
+}
+
+}  // namespace
+
 template <class V, class I>
 MatrixStats compute_stats(CsrView<const V, I> a) {
     MatrixStats s;
@@ -21,17 +32,13 @@ MatrixStats compute_stats(CsrView<const V, I> a) {
         s.max_row = std::max(s.max_row, len);
         s.empty_rows += len == 0;
         sum_sq += static_cast<double>(len) * static_cast<double>(len);
-        const auto bucket = static_cast<std::size_t>(std::bit_width(static_cast<std::uint64_t>(len)));
-        if (s.histogram.size() <= bucket) s.histogram.resize(bucket + 1, 0);
-        ++s.histogram[bucket];
+        count_log2(s.histogram, len);
         for (I p = a.row_ptr[i]; p < a.row_ptr[i + 1]; ++p) {
             const index_t j = a.col_idx[p];
             s.diagonal += j == i;
             s.lower_bandwidth = std::max(s.lower_bandwidth, i - j);
             s.upper_bandwidth = std::max(s.upper_bandwidth, j - i);
-            const auto far = static_cast<std::size_t>(std::bit_width(static_cast<std::uint64_t>(i > j ? i - j : j - i)));
-            if (s.distance.size() <= far) s.distance.resize(far + 1, 0);
-            ++s.distance[far];
+            count_log2(s.distance, i > j ? i - j : j - i);
         }
     }
     if (a.rows > 0) {
