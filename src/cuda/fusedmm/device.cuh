@@ -42,11 +42,6 @@ constexpr int chunks_per_tile = kLaneElements / VEC;
 __host__ __device__ constexpr int forward_lane_elements(int vec) { return vec > 1 ? vec : kLaneElements; }
 template <class T, int VEC, bool MAX>
 constexpr int forward_min_blocks = sizeof(T) == 4 && VEC > 1 && !MAX ? 4 : 1;
-// The forward's look-ahead kernels (forward_work's AHEAD: a batch's Z rows loaded with its Y rows,
-// the next batch's columns before this batch's scores) take 95-100 registers (f32, 16-byte
-// vectors; at 3 blocks an SM they spilled 76-82 bytes): 2 blocks an SM. They serve small launches,
-// whose warps wait on their own chains of loads more than on one another (launch_forward).
-constexpr int forward_ahead_min_blocks = 2;
 
 // The first of this lane's VEC values in chunk c.
 template <int G, int VEC>

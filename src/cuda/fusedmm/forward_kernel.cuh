@@ -299,7 +299,7 @@ __device__ __forceinline__ void merge_team_warps(int size, bool softmax, A& m, A
 // run without teams, cost them spills in the batch loop (H200, one head: with the shared-memory
 // merge, R-MAT 20 at k = 128 3.3 -> 4.2 ms and squirrel 74 -> 85 us; with the shuffle merge,
 // Laplace 128^3 at k = 32 669 -> 740 us and luxembourg_osm 32 -> 36 us).
-template <class T, class I, int G, int VEC, bool MAX, bool TEAMS, bool AHEAD>
+template <class T, class I, int G, int VEC, bool MAX, bool TEAMS>
 __device__ __forceinline__ void forward_work(const ForwardArgs<T, I>& args, long long i, int h, long long begin, long long end, long long k,
                                              int lane, unsigned mask) {
     using A = accum_t<T>;
@@ -346,33 +346,10 @@ __device__ __forceinline__ void forward_work(const ForwardArgs<T, I>& args, long
             acc[c][q] = 0;
             arg[c][q] = I(-1);
         }
-    // AHEAD: the next batch's columns are loaded a batch ahead, and each batch's Z rows before its scores.
-    I j_next[kForwardBatch];
-    bool valid_next[kForwardBatch];
-    if constexpr (AHEAD)
-        if (begin < end) batch_columns(args.col_idx, begin, end, j_next, valid_next);
     for (long long p0 = begin; p0 < end; p0 += kForwardBatch) {
         I j[kForwardBatch];
         bool valid[kForwardBatch];
-        int left;
-        A zv[C][kForwardBatch][VEC];
-        if constexpr (AHEAD) {
-#pragma unroll
-            for (int b = 0; b < kForwardBatch; ++b) {
-                j[b] = j_next[b];
-                valid[b] = valid_next[b];
-            }
-            left = batch_left<kForwardBatch>(p0, end);
-            if (p0 + kForwardBatch < end) batch_columns(args.col_idx, p0 + kForwardBatch, end, j_next, valid_next);
-#pragma unroll
-            for (int c = 0; c < C; ++c) {
-                if (fz0 + c * G * VEC >= r.dz) break;
-#pragma unroll
-                for (int b = 0; b < kForwardBatch; ++b) load_vec<T, VEC>(z.row(j[b]) + c * G * VEC, zv[c][b]);
-            }
-        } else {
-            left = batch_columns(args.col_idx, p0, end, j, valid);
-        }
+        const int left = batch_columns(args.col_idx, p0, end, j, valid);
         A w[kForwardBatch];
         A shrink = 1;
         bool weighed = false;
@@ -406,15 +383,15 @@ __device__ __forceinline__ void forward_work(const ForwardArgs<T, I>& args, long
 #pragma unroll
         for (int c = 0; c < C; ++c) {
             if (fz0 + c * G * VEC >= r.dz) break;
-            if constexpr (!AHEAD)
+            A zv[kForwardBatch][VEC];
 #pragma unroll
-                for (int b = 0; b < kForwardBatch; ++b) load_vec<T, VEC>(z.row(j[b]) + c * G * VEC, zv[c][b]);
+            for (int b = 0; b < kForwardBatch; ++b) load_vec<T, VEC>(z.row(j[b]) + c * G * VEC, zv[b]);
 #pragma unroll
             for (int b = 0; b < kForwardBatch; ++b) {
                 if (!valid[b]) continue;
 #pragma unroll
                 for (int q = 0; q < VEC; ++q) {
-                    const A v = w[b] * zv[c][b][q];
+                    const A v = w[b] * zv[b][q];
                     if constexpr (!MAX) {
                         acc[c][q] += v;
                     } else if (arg[c][q] < 0 || v > acc[c][q] || (v != v && acc[c][q] == acc[c][q])) {
@@ -498,8 +475,8 @@ __device__ __forceinline__ void forward_work(const ForwardArgs<T, I>& args, long
 // dot-product attention's rules, whose batch loop is a third of the machine code of the general one.
 // TEAMS: row blocks of teams (args.team > 1; never under max), launched with team_state_bytes
 // where the groups are whole warps.
-template <class T, class I, int G, int VEC, CompiledRules CR, bool TEAMS, bool AHEAD = false>
-__global__ void __launch_bounds__(kBlockThreads, AHEAD ? forward_ahead_min_blocks : forward_min_blocks<T, VEC, CR == CompiledRules::max>)
+template <class T, class I, int G, int VEC, CompiledRules CR, bool TEAMS>
+__global__ void __launch_bounds__(kBlockThreads, forward_min_blocks<T, VEC, CR == CompiledRules::max>)
     forward_kernel(const ForwardArgs<T, I> args) {
     wait_for_previous_grid();  // launched after the stream's previous kernel (launch_after_previous)
     constexpr bool MAX = CR == CompiledRules::max;
@@ -538,9 +515,9 @@ __global__ void __launch_bounds__(kBlockThreads, AHEAD ? forward_ahead_min_block
     if constexpr (CR == CompiledRules::attention) {
         ForwardArgs<T, I> attention = args;
         attention.rules = attention_rules(args.rules);
-        forward_work<T, I, G, VEC, false, TEAMS, AHEAD>(attention, i, h, begin, end, k, group_lane<G>(), group_mask<G>());
+        forward_work<T, I, G, VEC, false, TEAMS>(attention, i, h, begin, end, k, group_lane<G>(), group_mask<G>());
     } else {
-        forward_work<T, I, G, VEC, MAX, TEAMS, AHEAD>(args, i, h, begin, end, k, group_lane<G>(), group_mask<G>());
+        forward_work<T, I, G, VEC, MAX, TEAMS>(args, i, h, begin, end, k, group_lane<G>(), group_mask<G>());
     }
 }
 

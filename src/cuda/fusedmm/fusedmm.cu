@@ -30,7 +30,6 @@
 #include <array>
 #include <cstddef>
 #include <cstdint>
-#include <cstdlib>
 #include <limits>
 #include <optional>
 #include <string>
@@ -54,7 +53,7 @@ namespace spk::detail::cuda {
 namespace fused {
 
 template <class T, class I>
-void launch_forward(const Shape&, bool, const ForwardKernelArgs<T, I, accum_t<T>>&, long long, long long, cudaStream_t);
+void launch_forward(const Shape&, bool, const ForwardKernelArgs<T, I, accum_t<T>>&, long long, cudaStream_t);
 template <class T, class I>
 void launch_combine_chunks(const ForwardKernelArgs<T, I, accum_t<T>>&, long long, cudaStream_t);
 template <class T, class I>
@@ -200,17 +199,6 @@ private:
     bool ok_ = true;
 };
 
-// Forward launches of at most this many blocks take the look-ahead kernels (device.cuh): up to
-// four times the blocks the device holds of them at once. SPK_FUSED_AHEAD_BLOCKS overrides it (0:
-// never), for A/B runs of the rule.
-long long ahead_block_limit(const DeviceProperties& device) {
-    static const long long forced = [] {
-        const char* v = std::getenv("SPK_FUSED_AHEAD_BLOCKS");
-        return v ? std::atoll(v) : -1LL;
-    }();
-    return forced >= 0 ? forced : 4LL * device.sm_count * fused::forward_ahead_min_blocks;
-}
-
 // The workspaces of a split forward pass; freed on the stream after the kernels that use them.
 struct SplitWorkspace {
     SearchWorkspace search;        // the counters and the long rows' and chunks' lists
@@ -309,7 +297,7 @@ void fusedmm_forward(const Executor& exec, const FusedForwardArgs<V, I>& args, c
     const DeviceProperties& device = device_properties(exec.device());
     const long long resident_lanes = static_cast<long long>(device.sm_count) * device.max_threads_per_sm / 2;
     k.team = o.aggregate == Aggregate::max ? 1 : fused_team::choose(a.rows, a.nnz, o.heads, tiles, shape.g, resident_lanes, requested_team);
-    fused::launch_forward<T, I>(shape, o.aggregate == Aggregate::max, k, tiles, ahead_block_limit(device), stream);
+    fused::launch_forward<T, I>(shape, o.aggregate == Aggregate::max, k, tiles, stream);
     if (split.combine_blocks > 0) fused::launch_combine_chunks<T, I>(k, split.combine_blocks, stream);
     e.write_back(stream);
     // Workspaces are freed on return: wait for the kernels that read them.

@@ -66,11 +66,8 @@ void with_path(BackwardPath p, const BackwardArgs<T, I>& args, F&& f) {
 // The forward grid: first the chunk blocks, enough for every (chunk, head) item the split's
 // workspaces allow (the chunks' number is known on the device only; the blocks without an item
 // leave at once), then one block per row block (groups / team rows) and head; tiles along y.
-// Sum and mean without teams in f32 with vector loads: launches of at most `ahead_blocks` blocks
-// (over the tiles too) take the look-ahead kernels.
 template <class T, class I>
-void launch_forward(const Shape& s, bool max_aggregate, const ForwardArgs<T, I>& args, long long tiles, long long ahead_blocks,
-                    cudaStream_t stream) {
+void launch_forward(const Shape& s, bool max_aggregate, const ForwardArgs<T, I>& args, long long tiles, cudaStream_t stream) {
     with_shape<T>(s, [&]<int G, int VEC>() {
         constexpr long long groups = kBlockThreads / G;
         ForwardArgs<T, I> a = args;
@@ -89,13 +86,6 @@ void launch_forward(const Shape& s, bool max_aggregate, const ForwardArgs<T, I>&
                 launch_after_previous(forward_kernel<T, I, G, VEC, CompiledRules::runtime, true>, grid, kBlockThreads, bytes, stream, a);
         } else if (max_aggregate) {
             launch_after_previous(forward_kernel<T, I, G, VEC, CompiledRules::max, false>, grid, kBlockThreads, 0, stream, a);
-        } else if (std::is_same_v<T, float> && VEC > 1 && blocks * tiles <= ahead_blocks) {
-            if constexpr (std::is_same_v<T, float> && VEC > 1) {
-                if (attention_rules_hold(a.rules))
-                    launch_after_previous(forward_kernel<T, I, G, VEC, CompiledRules::attention, false, true>, grid, kBlockThreads, 0, stream, a);
-                else
-                    launch_after_previous(forward_kernel<T, I, G, VEC, CompiledRules::runtime, false, true>, grid, kBlockThreads, 0, stream, a);
-            }
         } else if (attention_rules_hold(a.rules)) {
             launch_after_previous(forward_kernel<T, I, G, VEC, CompiledRules::attention, false>, grid, kBlockThreads, 0, stream, a);
         } else {
@@ -157,7 +147,7 @@ void launch_backward_columns(const Shape& s, const BackwardArgs<T, I>& args, lon
 
 // Explicit instantiations of the launches for one value type T.
 #define SPK_FUSED_LAUNCHES(T, I)                                                                                      \
-    template void launch_forward<T, I>(const Shape&, bool, const ForwardArgs<T, I>&, long long, long long, cudaStream_t); \
+    template void launch_forward<T, I>(const Shape&, bool, const ForwardArgs<T, I>&, long long, cudaStream_t);        \
     template void launch_combine_chunks<T, I>(const ForwardArgs<T, I>&, long long, cudaStream_t);                     \
     template void launch_backward_rows<T, I>(const Shape&, const BackwardArgs<T, I>&, bool, long long, BackwardPath, cudaStream_t); \
     template void launch_backward_columns<T, I>(const Shape&, const BackwardArgs<T, I>&, long long, BackwardPath, cudaStream_t);
