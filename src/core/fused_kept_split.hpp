@@ -21,7 +21,8 @@ struct KeptSplit {
     // Python binding's are, allocates and frees them without a device-wide wait).
     cuda::Workspace<unsigned long long> counts;         // find_long_rows' packed count of long rows and chunks
     cuda::Workspace<std::byte> lists;                   // the long rows' and chunks' lists
-    std::array<std::size_t, 4> offsets{};               // of long_rows, chunk_first, chunk_row, chunk_part in lists
+    std::array<std::size_t, 5> offsets{};               // of long_rows, chunk_first, chunk_row, chunk_part, team_rows in lists
+    long long team_threshold = 0, team_count = 0;       // the forward's team rows (team_count == 0: none)
 };
 
 // Kept searches by the bytes of a chunk's state (heads x values a head), which the threshold
@@ -30,7 +31,7 @@ struct KeptSplit {
 // pass on another thread may still read one.
 struct FusedSplitCache {
     std::mutex mutex;
-    std::map<long long, KeptSplit> forward;
+    std::map<std::pair<long long, long long>, KeptSplit> forward;  // by (state bytes, team rows wanted from)
     std::map<std::pair<long long, long long>, std::array<KeptSplit, 2>> backward;
 };
 

@@ -28,14 +28,43 @@ constexpr long long kMinMeanRow = 8;
 // head: 6.2 -> 4.4 us at k = 32 with teams of 4, 6.1 -> 4.9 us at k = 128 with teams of 8).
 constexpr long long kIdleShare = 8;
 
-// The forward's configuration string: "auto" (0: the rule below decides) or "team<P>" with P in
-// {1, 2, 4, 8} (capped where groups narrower than a warp would not fit one).
-inline int parse_forward_config(const std::string& config) {
-    if (config == "auto") return 0;
-    for (int p = 1; p <= kMaxTeam; p *= 2)
-        if (config == "team" + std::to_string(p)) return p;
-    invalid_argument("FusedOptions.config '" + config +
-                     "': expected 'auto' or team1, team2, team4, team8 (groups of lanes that share a row)");
+// The forward's configuration: the row teams' size (0: the rule below decides) and where team rows
+// begin (fused::ChunkList::team_threshold; -1: the rule decides, 0: none).
+struct ForwardConfig {
+    int team = 0;
+    long long rows_from = -1;
+};
+
+// The forward's configuration string: "auto", or "team<P>" with P in {1, 2, 4, 8} (capped where
+// groups narrower than a warp would not fit one), "rows<T>" (rows longer than about T entries walked
+// by a block each; rows0: none), or both as "team<P>.rows<T>".
+inline ForwardConfig parse_forward_config(const std::string& config) {
+    const auto bad = [&]() {
+        invalid_argument("FusedOptions.config '" + config +
+                         "': expected 'auto', team1, team2, team4 or team8 (groups of lanes that share a row), rows<T> (rows longer"
+                         " than T entries walked by a block each; rows0: none), or team<P>.rows<T>");
+    };
+    ForwardConfig c;
+    if (config == "auto") return c;
+    if (config.empty()) bad();
+    std::string rest = config;
+    if (rest.rfind("team", 0) == 0) {
+        const std::size_t dot = rest.find('.');
+        const std::string team = rest.substr(0, dot);
+        for (int p = 1; p <= kMaxTeam; p *= 2)
+            if (team == "team" + std::to_string(p)) c.team = p;
+        if (c.team == 0) bad();
+        rest = dot == std::string::npos ? std::string() : rest.substr(dot + 1);
+        if (dot != std::string::npos && rest.empty()) bad();
+    }
+    if (rest.empty()) return c;
+    if (rest.rfind("rows", 0) != 0 || rest.size() == 4 || rest.size() > 13) bad();
+    c.rows_from = 0;
+    for (std::size_t i = 4; i < rest.size(); ++i) {
+        if (rest[i] < '0' || rest[i] > '9') bad();
+        c.rows_from = c.rows_from * 10 + (rest[i] - '0');
+    }
+    return c;
 }
 
 // The team size for `rows` rows of mean length nnz / rows, `heads` heads and `tiles` tiles, in

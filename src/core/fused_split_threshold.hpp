@@ -137,6 +137,27 @@ inline Choice choose_threshold(const fused::Candidates& candidates, const unsign
     return coarsest;
 }
 
+// The forward's team rows (fused::ChunkList::team_threshold): rows longer than the smallest
+// candidate of at least `wanted` entries and not cut into chunks (at most `chunked` entries, the
+// chosen threshold, which `chunked_segments` rows exceed; 0: none is cut). Their count comes from
+// the same counts (counts[2k] rows exceed candidate k). None where no candidate lies below the chunk
+// threshold or no row between.
+struct TeamRows {
+    long long threshold = 0, count = 0;
+};
+inline TeamRows team_rows(const fused::Candidates& candidates, const unsigned long long* counts, long long wanted, long long chunked,
+                          long long chunked_segments) {
+    if (wanted <= 0) return {};
+    for (int k = 0; k < candidates.count; ++k) {
+        const long long t = candidates.threshold[k];
+        if (t < wanted) continue;
+        if (chunked > 0 && t >= chunked) return {};
+        const long long count = static_cast<long long>(counts[2 * k]) - chunked_segments;
+        return count > 0 ? TeamRows{t, count} : TeamRows{};
+    }
+    return {};
+}
+
 }  // namespace fused_search
 
 }  // namespace spk::detail::cuda

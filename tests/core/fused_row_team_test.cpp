@@ -17,12 +17,21 @@ int team(long long rows, long long nnz, int lanes, int heads = 1, long long tile
 }
 
 TEST(FusedRowTeam, ConfigStrings) {
-    EXPECT_EQ(parse_forward_config("auto"), 0);
-    EXPECT_EQ(parse_forward_config("team1"), 1);
-    EXPECT_EQ(parse_forward_config("team2"), 2);
-    EXPECT_EQ(parse_forward_config("team4"), 4);
-    EXPECT_EQ(parse_forward_config("team8"), 8);
-    for (const char* bad : {"", "team", "team0", "team3", "team16", "rows", "auto "}) EXPECT_THROW(parse_forward_config(bad), Error) << bad;
+    EXPECT_EQ(parse_forward_config("auto").team, 0);
+    EXPECT_EQ(parse_forward_config("auto").rows_from, -1);
+    EXPECT_EQ(parse_forward_config("team1").team, 1);
+    EXPECT_EQ(parse_forward_config("team2").team, 2);
+    EXPECT_EQ(parse_forward_config("team4").team, 4);
+    EXPECT_EQ(parse_forward_config("team8").team, 8);
+    EXPECT_EQ(parse_forward_config("team8").rows_from, -1);
+    EXPECT_EQ(parse_forward_config("rows64").team, 0);
+    EXPECT_EQ(parse_forward_config("rows64").rows_from, 64);
+    EXPECT_EQ(parse_forward_config("rows0").rows_from, 0);
+    EXPECT_EQ(parse_forward_config("team2.rows32").team, 2);
+    EXPECT_EQ(parse_forward_config("team2.rows32").rows_from, 32);
+    for (const char* bad : {"", "team", "team0", "team3", "team16", "rows", "auto ", "rows-1", "rows1x", "team2.", "team2.team4",
+                            "rows32.team2", "team2rows32", "rows12345678901"})
+        EXPECT_THROW(parse_forward_config(bad), Error) << bad;
 }
 
 TEST(FusedRowTeam, SmallGraphsOfLongRowsShareEachRow) {

@@ -98,5 +98,25 @@ TEST(FusedSplitThreshold, BudgetsAndFallback) {
     EXPECT_EQ(choose_threshold(c, counts.data(), 1000, 128, 100, {bytes, bytes}, 4).found.segments, 0);
 }
 
+// Team rows: from the smallest candidate of at least the wanted length up to the chunk threshold,
+// counted from the same counts.
+TEST(FusedSplitThreshold, TeamRowsLieBetweenTheirThresholdAndTheChunks) {
+    const fused::Candidates c = candidates(16, 128, 100000);  // 16, 32, 64, 128, 256, ...
+    const auto counts = counts_of({900, 300, 120, 40, 10, 0});
+    // Wanted 20: from 32 (300 rows), 40 of them cut into chunks at 128.
+    TeamRows t = team_rows(c, counts.data(), 20, 128, 40);
+    EXPECT_EQ(t.threshold, 32);
+    EXPECT_EQ(t.count, 260);
+    // Nothing cut: every row past the team threshold.
+    t = team_rows(c, counts.data(), 64, 0, 0);
+    EXPECT_EQ(t.threshold, 64);
+    EXPECT_EQ(t.count, 120);
+    // No candidate below the chunk threshold, none wanted, or no row between: none.
+    EXPECT_EQ(team_rows(c, counts.data(), 128, 128, 40).count, 0);
+    EXPECT_EQ(team_rows(c, counts.data(), 0, 128, 40).count, 0);
+    EXPECT_EQ(team_rows(c, counts.data(), 64, 128, 120).count, 0);
+    EXPECT_EQ(team_rows(c, counts.data(), 1 << 20, 0, 0).count, 0);
+}
+
 }  // namespace
 }  // namespace spk::detail::cuda::fused_search

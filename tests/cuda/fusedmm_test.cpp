@@ -586,6 +586,61 @@ TEST_F(CudaFusedmm, PlanReusesItsLongRowSearch) {
     }
 }
 
+// Team rows (fused::ChunkList::team_threshold): rows longer than the requested threshold and not
+// cut into chunks are walked by a block each, every group a span, and every chunk by a block too;
+// the spans (some empty: rows of 17 entries under 32 groups of 8 lanes) merge in shared memory.
+// Every group width (4, 8 and 32 lanes, vectors or not), one and three heads, softmax or none, the
+// runtime rules (GAT) and dot attention's, with and without row teams; f32, f64 and int64; each
+// plan run twice (the second restores its kept search, team list included).
+TEST_F(CudaFusedmm, TeamRowsMatchTheReference) {
+    const auto s = seed("cuda_fusedmm_team_rows");
+    const std::vector<std::pair<index_t, index_t>> long_rows{{3, 2999}, {40, 17}, {41, 40}, {42, 100}, {43, 33},
+                                                             {150, 1000}, {151, 250}, {152, 70}, {299, 2000}};
+    const index_t widths[][2] = {{16, 128}, {32, 32}, {8, 8}, {16, 37}};
+    const FusedOptions patterns[] = {pattern(Score::dot, Edge::scale(0.5f), Normalize::softmax, Aggregate::sum, 1),
+                                     pattern(Score::dot, Edge::identity(), Normalize::none, Aggregate::mean, 3),
+                                     pattern(Score::add, Edge::leaky_relu(0.2f), Normalize::softmax, Aggregate::sum, 3)};
+    std::uint64_t k = 0;
+    for (const char* config : {"rows16", "rows64", "team2.rows32"})
+        for (const auto& [d, dz] : widths)
+            for (FusedOptions o : patterns) {
+                k += 5;
+                o.config = config;
+                const index_t score_width = o.score == Score::add ? 1 : d;
+                SCOPED_TRACE(std::string(config) + " d=" + std::to_string(score_width) + " dz=" + std::to_string(dz));
+                if (k % 3 == 0) {
+                    auto p = fused::random_problem<double, std::int64_t>(300, 3000, 1.0, score_width, dz, o, s + k);
+                    p.a = with_long_rows<double, std::int64_t>(300, 3000, long_rows, s + k + 1);
+                    expect_matches_reference(p, s + k + 2);
+                } else {
+                    auto p = fused::random_problem<float, std::int32_t>(300, 3000, 1.0, score_width, dz, o, s + k);
+                    p.a = with_long_rows<float, std::int32_t>(300, 3000, long_rows, s + k + 1);
+                    expect_matches_reference(p, s + k + 2);
+                }
+            }
+    // One plan, two passes: the second reads the team list the plan kept.
+    const Executor gpu = Executor::cuda(0);
+    FusedOptions o = pattern(Score::dot, Edge::scale(0.5f), Normalize::softmax, Aggregate::sum, 2);
+    o.config = "rows16";
+    const auto a = with_long_rows<float, std::int32_t>(300, 3000, long_rows, s + 1000);
+    const auto da = a.to(gpu);
+    const FusedPlan<float, std::int32_t> plan(gpu, da.view(), o);
+    const FusedPlan<float, std::int32_t> reference(Executor::reference(), a.view(), o);
+    for (int call = 0; call < 2; ++call) {
+        SCOPED_TRACE("call " + std::to_string(call));
+        const auto x = random_dense<float>(a.rows(), 64, s + 1001 + call), y = random_dense<float>(a.cols(), 64, s + 1003 + call);
+        const auto z = random_dense<float>(a.cols(), 256, s + 1005 + call);
+        Dense<float> want(Executor::reference(), a.rows(), 256), got(gpu, a.rows(), 256);
+        const auto want_saved = reference.forward(x.view(), y.view(), z.view(), want.view());
+        const auto gx = x.to(gpu), gy = y.to(gpu), gz = z.to(gpu);
+        const auto got_saved = plan.forward(gx.view(), gy.view(), gz.view(), got.view());
+        const Tolerance f = forward_tolerance<float>();
+        EXPECT_TRUE(all_close(to_doubles(got), to_doubles(want), f.rtol, f.atol, 256)) << "E";
+        EXPECT_TRUE(all_close(as_doubles(got_saved.row_max), as_doubles(want_saved.row_max), f.rtol, f.atol)) << "row_max";
+        EXPECT_TRUE(all_close(as_doubles(got_saved.row_sum), as_doubles(want_saved.row_sum), f.rtol, f.atol)) << "row_sum";
+    }
+}
+
 // One row of 100 000 entries (hundreds of chunks, merged by one block a head) among short rows.
 // In the first case (4 heads of 32) the states at the first thresholds (on the H200 55 entries, the
 // share of the work a resident warp, 110, then the preferred 128) exceed the chunk budget (half an

@@ -301,7 +301,7 @@ __device__ __forceinline__ void merge_team_warps(int size, bool softmax, A& m, A
 // Laplace 128^3 at k = 32 669 -> 740 us and luxembourg_osm 32 -> 36 us).
 template <class T, class I, int G, int VEC, bool MAX, bool TEAMS>
 __device__ __forceinline__ void forward_work(const ForwardArgs<T, I>& args, long long i, int h, long long begin, long long end, long long k,
-                                             int lane, unsigned mask) {
+                                             int team, int lane, unsigned mask) {
     using A = accum_t<T>;
     constexpr int C = forward_lane_elements(VEC) / VEC;
     const Rules& r = args.rules;
@@ -406,17 +406,20 @@ __device__ __forceinline__ void forward_work(const ForwardArgs<T, I>& args, long
 
     if constexpr (G >= kForwardBatch)
         if (by_slot) l = slot_total<G>(l, mask);
-    const int team = !TEAMS || k >= 0 ? 1 : args.team;
     if constexpr (TEAMS) {
         if (team > 1) {
-            if constexpr (G == 32)
-                merge_team_warps<C, VEC>(team, r.softmax, m, l, acc);  // groups of whole warps
-            else
+            if (G == 32 || team * G > 32) {  // teams of whole warps: first each warp's groups, then the warps
+                if constexpr (G < 32) merge_team<G>(32 / G, r.softmax, m, l, acc);
+                merge_team_warps<C, VEC>(team * G / 32, r.softmax, m, l, acc);
+            } else {
                 merge_team<G>(team, r.softmax, m, l, acc);
+            }
         }
     }
+    const bool writer = static_cast<int>(threadIdx.x) / G % team == 0;
 
     if (!MAX && k >= 0) {  // a chunk: its state, unnormalised, for combine_chunks
+        if (!writer) return;
         const long long state = k * r.heads + h;
 #pragma unroll
         for (int c = 0; c < C; ++c) {
@@ -432,7 +435,6 @@ __device__ __forceinline__ void forward_work(const ForwardArgs<T, I>& args, long
     }
 
     const long long len = static_cast<long long>(args.row_ptr[i + 1]) - static_cast<long long>(args.row_ptr[i]);
-    const bool writer = static_cast<int>(threadIdx.x) / G % team == 0;
     A factor = 0;  // an empty row gives E_i = 0
     if (len > 0) {
         factor = r.softmax && !final_weights ? A(1) / l : A(1);
@@ -485,39 +487,51 @@ __global__ void __launch_bounds__(kBlockThreads, forward_min_blocks<T, VEC, CR =
     const SplitArgs<I, accum_t<T>>& split = args.split;
     const int slot = static_cast<int>(threadIdx.x) / G;
     long long i, begin, end, k = -1;
-    int h;
+    int h, team = 1;
+    // A walk of `team` groups over entries from..to-1, this group member `member` of them.
+    const auto span = [&](long long from, long long to, int member) {
+        begin = from + chunk_offset(member, to - from, team);
+        end = from + chunk_offset(member + 1, to - from, team);
+    };
+    const bool block_items = TEAMS && split.block_items;
     if (!MAX && blockIdx.x < split.blocks) {
-        // A chunk block: a group a (chunk, head) item. The blocks cover every item the workspaces
-        // allow; those past the chunks find_long_rows made leave at once.
-        const long long item = static_cast<long long>(blockIdx.x) * kGroups + slot;
-        if (item >= static_cast<long long>(*split.counts & 0xffffffffull) * r.heads) return;  // whole groups leave together
+        // A chunk block: a group a (chunk, head) item, or with block items a block. The blocks
+        // cover every item the workspaces allow; those past the chunks find_long_rows made leave
+        // at once.
+        const long long item = block_items ? static_cast<long long>(blockIdx.x) : static_cast<long long>(blockIdx.x) * kGroups + slot;
+        if (item >= static_cast<long long>(*split.counts & 0xffffffffull) * r.heads) return;  // whole groups (blocks) leave together
         k = item / r.heads;
         h = static_cast<int>(item % r.heads);
         i = split.chunk_row[k];
         const long long row_begin = args.row_ptr[i], len = static_cast<long long>(args.row_ptr[i + 1]) - row_begin;
         const long long count = chunk_count(len, split.threshold), c = split.chunk_part[k];
-        begin = row_begin + chunk_offset(c, len, count);
-        end = row_begin + chunk_offset(c + 1, len, count);
+        team = block_items ? kGroups : 1;
+        span(row_begin + chunk_offset(c, len, count), row_begin + chunk_offset(c + 1, len, count), block_items ? slot : 0);
+    } else if (block_items && blockIdx.x < split.blocks + split.team_blocks) {
+        // A team row's block: a (row, head), each group an equal span.
+        const long long item = static_cast<long long>(blockIdx.x) - split.blocks;
+        i = split.team_rows[item / r.heads];
+        h = static_cast<int>(item % r.heads);
+        team = kGroups;
+        span(args.row_ptr[i], args.row_ptr[i + 1], slot);
     } else {
         // A row block: kGroups / team consecutive rows of one head, a team of groups a row, each
         // member an equal span of it.
-        const int size = TEAMS ? args.team : 1;
-        const long long block = static_cast<long long>(blockIdx.x) - split.blocks;
+        team = TEAMS ? args.team : 1;
+        const long long block = static_cast<long long>(blockIdx.x) - split.blocks - (block_items ? split.team_blocks : 0);
         h = static_cast<int>(block % r.heads);
-        i = block / r.heads * (kGroups / size) + slot / size;
+        i = block / r.heads * (kGroups / team) + slot / team;
         if (i >= args.rows) return;  // whole teams leave together
         const long long row_begin = args.row_ptr[i], len = static_cast<long long>(args.row_ptr[i + 1]) - row_begin;
-        if (len > split.threshold) return;  // a long row: the chunk blocks walk it
-        const int member = slot % size;
-        begin = row_begin + chunk_offset(member, len, size);
-        end = row_begin + chunk_offset(member + 1, len, size);
+        if (len > (block_items ? split.team_threshold : split.threshold)) return;  // a long row: chunk or team-row blocks walk it
+        span(row_begin, row_begin + len, slot % team);
     }
     if constexpr (CR == CompiledRules::attention) {
         ForwardArgs<T, I> attention = args;
         attention.rules = attention_rules(args.rules);
-        forward_work<T, I, G, VEC, false, TEAMS>(attention, i, h, begin, end, k, group_lane<G>(), group_mask<G>());
+        forward_work<T, I, G, VEC, false, TEAMS>(attention, i, h, begin, end, k, team, group_lane<G>(), group_mask<G>());
     } else {
-        forward_work<T, I, G, VEC, MAX, TEAMS>(args, i, h, begin, end, k, group_lane<G>(), group_mask<G>());
+        forward_work<T, I, G, VEC, MAX, TEAMS>(args, i, h, begin, end, k, team, group_lane<G>(), group_mask<G>());
     }
 }
 

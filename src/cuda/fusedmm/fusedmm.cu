@@ -212,26 +212,28 @@ struct SplitWorkspace {
 // `split` as it was (nothing split) when no row exceeds the threshold.
 // With `cache` (a plan's), the search runs once for each chunk state size and later calls reuse
 // its result: no launch and no wait.
+// team_from: team rows from the smallest candidate of at least that many entries (0: none).
 template <class I, class S>
 SplitWorkspace prepare_split(const Executor& exec, const I* row_ptr, long long rows, long long nnz, const fused::Rules& r,
-                             fused::SplitArgs<I, S>& split, FusedSplitCache* cache) {
+                             long long team_from, fused::SplitArgs<I, S>& split, FusedSplitCache* cache) {
     SplitWorkspace w;
     const DeviceProperties& device = device_properties(exec.device());
     const long long state_bytes = r.heads * (r.dz + (r.softmax ? 2 : 0)) * static_cast<long long>(sizeof(S));
-    const Segments<I> row_segments{
-        row_ptr, rows, nnz, split_threshold(rows, nnz, r.heads, device), first_split_threshold(nnz, r.heads, device), state_bytes};
+    const Segments<I> row_segments{row_ptr,     rows,       nnz, split_threshold(rows, nnz, r.heads, device), first_split_threshold(nnz, r.heads, device),
+                                   state_bytes, team_from};
     const auto search = [&] { return find_long_segments<I, 1>(exec, {row_segments}, chunk_budget(nnz, sizeof(S)), {&split}, w.search)[0]; };
     Found found;
     if (cache == nullptr) {
         found = search();
     } else {
         const std::lock_guard<std::mutex> lock(cache->mutex);
-        const auto kept = cache->forward.find(state_bytes);
+        const std::pair<long long, long long> key{state_bytes, team_from};
+        const auto kept = cache->forward.find(key);
         if (kept != cache->forward.end()) {
             found = restore_search(kept->second, split);
         } else {
             found = search();
-            found = restore_search(cache->forward.emplace(state_bytes, keep_search(exec, split, found, w.search)).first->second, split);
+            found = restore_search(cache->forward.emplace(key, keep_search(exec, split, found, w.search)).first->second, split);
         }
     }
     if (found.segments == 0) return w;
@@ -264,7 +266,7 @@ void fusedmm_forward(const Executor& exec, const FusedForwardArgs<V, I>& args, c
     const DeviceScope device_scope(exec.device());  // kernels launch on the current device
     using T = device_t<V>;
     using S = accum_t<T>;
-    const int requested_team = fused_team::parse_forward_config(config);
+    const fused_team::ForwardConfig requested = fused_team::parse_forward_config(config);
     const auto& a = args.a;
     const FusedOptions& o = args.options;
     if (a.rows == 0) return;
@@ -291,12 +293,13 @@ void fusedmm_forward(const Executor& exec, const FusedForwardArgs<V, I>& args, c
     // Max aggregation and the saved attention keep whole rows: their winners and α need the row's final state.
     SplitWorkspace split;
     if (o.aggregate != Aggregate::max && args.attention.empty())
-        split = prepare_split<I, S>(exec, a.row_ptr, a.rows, a.nnz, k.rules, k.split, args.kept_split);
+        split = prepare_split<I, S>(exec, a.row_ptr, a.rows, a.nnz, k.rules, requested.rows_from > 0 ? requested.rows_from : 0, k.split,
+                                    args.kept_split);
     const long long tiles = ShapeChooser<T>::tiles(shape, args.dz, fused::forward_lane_elements(shape.vec));
     // Teams fill the lanes a graph of few rows leaves idle: the forward holds about half an SM's threads (64 registers).
     const DeviceProperties& device = device_properties(exec.device());
     const long long resident_lanes = static_cast<long long>(device.sm_count) * device.max_threads_per_sm / 2;
-    k.team = o.aggregate == Aggregate::max ? 1 : fused_team::choose(a.rows, a.nnz, o.heads, tiles, shape.g, resident_lanes, requested_team);
+    k.team = o.aggregate == Aggregate::max ? 1 : fused_team::choose(a.rows, a.nnz, o.heads, tiles, shape.g, resident_lanes, requested.team);
     fused::launch_forward<T, I>(shape, o.aggregate == Aggregate::max, k, tiles, stream);
     if (split.combine_blocks > 0) fused::launch_combine_chunks<T, I>(k, split.combine_blocks, stream);
     e.write_back(stream);

@@ -35,6 +35,16 @@ struct ChunkList {
     long long* chunk_first = nullptr;  // long segment t's chunks are chunk_first[t] .. + chunk_count
     I* chunk_row = nullptr;            // chunk k's segment and its number within the segment
     long long* chunk_part = nullptr;
+    // Forward only, on graphs too small to fill the device (fused_search::team_row_threshold): the
+    // rows longer than team_threshold and not cut into chunks ("team rows", team_count of them, in
+    // no particular order) take a block a (row, head), each group a span, merged in shared memory;
+    // and every (chunk, head) item takes a block too (block_items). The row blocks skip rows
+    // longer than team_threshold.
+    bool block_items = false;
+    long long team_threshold = std::numeric_limits<long long>::max();
+    long long team_count = 0;
+    long long team_blocks = 0;  // team-row blocks after the chunk blocks (set at launch)
+    I* team_rows = nullptr;
 };
 
 // The forward pass's long rows (sum and mean without saved attention): each (chunk, head) item

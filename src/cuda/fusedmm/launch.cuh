@@ -65,21 +65,25 @@ void with_path(BackwardPath p, const BackwardArgs<T, I>& args, F&& f) {
 
 // The forward grid: first the chunk blocks, enough for every (chunk, head) item the split's
 // workspaces allow (the chunks' number is known on the device only; the blocks without an item
-// leave at once), then one block per row block (groups / team rows) and head; tiles along y.
+// leave at once), a group an item or, with block items, a block; then with block items a block a
+// (team row, head); then one block per row block (groups / team rows) and head; tiles along y.
 template <class T, class I>
 void launch_forward(const Shape& s, bool max_aggregate, const ForwardArgs<T, I>& args, long long tiles, cudaStream_t stream) {
     with_shape<T>(s, [&]<int G, int VEC>() {
         constexpr long long groups = kBlockThreads / G;
         ForwardArgs<T, I> a = args;
-        a.split.blocks = (a.split.max_chunks * a.rules.heads + groups - 1) / groups;
+        const bool block_items = a.split.block_items && !max_aggregate;
+        const long long chunk_items = a.split.max_chunks * a.rules.heads;
+        a.split.blocks = block_items ? chunk_items : (chunk_items + groups - 1) / groups;
+        a.split.team_blocks = block_items ? a.split.team_count * a.rules.heads : 0;
         const long long rows_per_block = groups / (max_aggregate ? 1 : a.team);
-        const long long blocks = a.split.blocks + (a.rows + rows_per_block - 1) / rows_per_block * a.rules.heads;
+        const long long blocks = a.split.blocks + a.split.team_blocks + (a.rows + rows_per_block - 1) / rows_per_block * a.rules.heads;
         if (blocks == 0 || tiles == 0) return;
         check_grid(blocks, tiles);
         const dim3 grid(static_cast<unsigned>(blocks), static_cast<unsigned>(tiles));
         // Teams run in kernels of their own (forward_work); teams of whole warps merge through shared memory.
-        if (a.team > 1 && !max_aggregate) {
-            const size_t bytes = G == 32 ? team_state_bytes<accum_t<T>, forward_lane_elements(VEC)> : 0;
+        if ((a.team > 1 || block_items) && !max_aggregate) {
+            const size_t bytes = G == 32 || block_items ? team_state_bytes<accum_t<T>, forward_lane_elements(VEC)> : 0;
             if (attention_rules_hold(a.rules))
                 launch_after_previous(forward_kernel<T, I, G, VEC, CompiledRules::attention, true>, grid, kBlockThreads, bytes, stream, a);
             else

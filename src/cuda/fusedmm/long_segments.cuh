@@ -9,6 +9,7 @@
 #include <algorithm>
 #include <array>
 #include <cstddef>
+#include <limits>
 #include <string>
 
 #include "core/cuda_runtime.hpp"
@@ -50,11 +51,12 @@ struct Segments {
     long long threshold = 0;    // the preferred threshold (split_threshold)
     long long first = 0;        // the first candidate (first_split_threshold; at most `threshold`)
     long long state_bytes = 0;  // one chunk's partial states, every head's
+    long long team_from = 0;    // forward: team rows from the smallest candidate of at least this (0: none; team_rows)
 };
 
 // The counters of a search, per pointer array: count_chunks' pair for each candidate threshold,
-// then find_long_rows' one.
-constexpr std::size_t kCountersPerArray = 2 * fused::kMaxCandidates + 1;
+// then find_long_rows' one and find_team_rows' one.
+constexpr std::size_t kCountersPerArray = 2 * fused::kMaxCandidates + 2;
 
 // The workspaces of a search; freed on the stream after the kernels that read them.
 struct SearchWorkspace {
@@ -102,35 +104,53 @@ std::array<Found, N> find_long_segments(const Executor& exec, const std::array<S
     SPK_CUDA_CHECK(cudaStreamSynchronize(stream));
 
     std::array<long long, N> thresholds{};
+    std::array<TeamRows, N> teams{};
     Carver carver;
-    std::array<std::array<std::size_t, 4>, N> at{};
+    std::array<std::array<std::size_t, 5>, N> at{};
     for (std::size_t n = 0; n < N; ++n) {
         if (candidates[n].count == 0) continue;
-        const Choice choice = choose_threshold(candidates[n], host.data() + n * kCountersPerArray, arrays[n].count, arrays[n].threshold,
-                                               arrays[n].state_bytes, budget, sizeof(I));
+        const unsigned long long* counts = host.data() + n * kCountersPerArray;
+        const Choice choice =
+            choose_threshold(candidates[n], counts, arrays[n].count, arrays[n].threshold, arrays[n].state_bytes, budget, sizeof(I));
+        teams[n] = team_rows(candidates[n], counts, arrays[n].team_from, choice.found.segments > 0 ? choice.threshold : 0,
+                             choice.found.segments);
+        if (teams[n].count > 0) at[n][4] = carver.reserve(teams[n].count, sizeof(I));
         if (choice.found.segments == 0) continue;
         found[n] = choice.found;
         thresholds[n] = choice.threshold;
-        at[n] = {carver.reserve(found[n].segments, sizeof(I)), carver.reserve(found[n].segments, sizeof(long long)),
-                 carver.reserve(found[n].chunks, sizeof(I)), carver.reserve(found[n].chunks, sizeof(long long))};
+        at[n][0] = carver.reserve(found[n].segments, sizeof(I));
+        at[n][1] = carver.reserve(found[n].segments, sizeof(long long));
+        at[n][2] = carver.reserve(found[n].chunks, sizeof(I));
+        at[n][3] = carver.reserve(found[n].chunks, sizeof(long long));
     }
     if (carver.bytes() == 0) return found;
     workspace.lists = Workspace<std::byte>(exec, carver.bytes());
     std::byte* base = workspace.lists.data();
     for (std::size_t n = 0; n < N; ++n) {
-        if (found[n].segments == 0) continue;
         fused::ChunkList<I>& c = *lists[n];
-        c.threshold = thresholds[n];
-        c.max_chunks = found[n].chunks;
-        c.counts = counters + n * kCountersPerArray + 2 * fused::kMaxCandidates;
-        c.long_rows = reinterpret_cast<I*>(base + at[n][0]);
-        c.chunk_first = reinterpret_cast<long long*>(base + at[n][1]);
-        c.chunk_row = reinterpret_cast<I*>(base + at[n][2]);
-        c.chunk_part = reinterpret_cast<long long*>(base + at[n][3]);
         const auto blocks = static_cast<unsigned>((arrays[n].count + fused::kFindThreads - 1) / fused::kFindThreads);
-        fused::find_long_rows<I><<<blocks, fused::kFindThreads, 0, stream>>>(arrays[n].ptr, arrays[n].count, c.threshold, c.counts,
-                                                                             c.long_rows, c.chunk_first, c.chunk_row, c.chunk_part);
-        SPK_CUDA_CHECK_LAUNCH();
+        if (found[n].segments > 0) {
+            c.threshold = thresholds[n];
+            c.max_chunks = found[n].chunks;
+            c.counts = counters + n * kCountersPerArray + 2 * fused::kMaxCandidates;
+            c.long_rows = reinterpret_cast<I*>(base + at[n][0]);
+            c.chunk_first = reinterpret_cast<long long*>(base + at[n][1]);
+            c.chunk_row = reinterpret_cast<I*>(base + at[n][2]);
+            c.chunk_part = reinterpret_cast<long long*>(base + at[n][3]);
+            fused::find_long_rows<I><<<blocks, fused::kFindThreads, 0, stream>>>(arrays[n].ptr, arrays[n].count, c.threshold, c.counts,
+                                                                                 c.long_rows, c.chunk_first, c.chunk_row, c.chunk_part);
+            SPK_CUDA_CHECK_LAUNCH();
+        }
+        if (teams[n].count > 0) {
+            c.block_items = true;
+            c.team_threshold = teams[n].threshold;
+            c.team_count = teams[n].count;
+            c.team_rows = reinterpret_cast<I*>(base + at[n][4]);
+            fused::find_team_rows<I><<<blocks, fused::kFindThreads, 0, stream>>>(
+                arrays[n].ptr, arrays[n].count, c.team_threshold, found[n].segments > 0 ? c.threshold : std::numeric_limits<long long>::max(),
+                counters + n * kCountersPerArray + 2 * fused::kMaxCandidates + 1, c.team_rows);
+            SPK_CUDA_CHECK_LAUNCH();
+        }
     }
     return found;
 }
@@ -142,23 +162,38 @@ KeptSplit keep_search(const Executor& exec, const fused::ChunkList<I>& list, con
     KeptSplit kept;
     kept.segments = found.segments;
     kept.chunks = found.chunks;
-    if (found.segments == 0) return kept;
+    kept.team_count = list.team_count;
+    if (found.segments == 0 && list.team_count == 0) return kept;
     const auto stream = static_cast<cudaStream_t>(exec.stream());
-    kept.threshold = list.threshold;
-    kept.counts = Workspace<unsigned long long>(exec, 1);
-    SPK_CUDA_CHECK(cudaMemcpyAsync(kept.counts.data(), list.counts, sizeof(unsigned long long), cudaMemcpyDeviceToDevice, stream));
     kept.lists = Workspace<std::byte>(exec, search.lists.size());
     SPK_CUDA_CHECK(cudaMemcpyAsync(kept.lists.data(), search.lists.data(), search.lists.size(), cudaMemcpyDeviceToDevice, stream));
     const auto offset = [&](const void* p) { return static_cast<std::size_t>(static_cast<const std::byte*>(p) - search.lists.data()); };
-    kept.offsets = {offset(list.long_rows), offset(list.chunk_first), offset(list.chunk_row), offset(list.chunk_part)};
+    if (list.team_count > 0) {
+        kept.team_threshold = list.team_threshold;
+        kept.offsets[4] = offset(list.team_rows);
+    }
+    if (found.segments == 0) return kept;
+    kept.threshold = list.threshold;
+    kept.counts = Workspace<unsigned long long>(exec, 1);
+    SPK_CUDA_CHECK(cudaMemcpyAsync(kept.counts.data(), list.counts, sizeof(unsigned long long), cudaMemcpyDeviceToDevice, stream));
+    kept.offsets[0] = offset(list.long_rows);
+    kept.offsets[1] = offset(list.chunk_first);
+    kept.offsets[2] = offset(list.chunk_row);
+    kept.offsets[3] = offset(list.chunk_part);
     return kept;
 }
 
 // The search's result from what a plan kept.
 template <class I>
 Found restore_search(const KeptSplit& kept, fused::ChunkList<I>& list) {
-    if (kept.segments == 0) return {};
     std::byte* base = kept.lists.data();
+    if (kept.team_count > 0) {
+        list.block_items = true;
+        list.team_threshold = kept.team_threshold;
+        list.team_count = kept.team_count;
+        list.team_rows = reinterpret_cast<I*>(base + kept.offsets[4]);
+    }
+    if (kept.segments == 0) return {};
     list.threshold = kept.threshold;
     list.max_chunks = kept.chunks;
     list.counts = kept.counts.data();

@@ -8,6 +8,8 @@
 //   find_long_rows   one pass over a pointer array (A's row_ptr, or Aᵀ's col_ptr for A's columns):
 //                    segments longer than the threshold get a place in the list of long segments
 //                    and a run of chunk numbers; each chunk's (segment, number).
+//   find_team_rows   (forward, small graphs) one pass over row_ptr: the rows between the team
+//                    threshold and the chunk threshold, which a block each walks whole.
 // Forward (sum and mean, without saved attention):
 //   forward_kernel   (forward_kernel.cuh) its first blocks take the chunks, a group a (chunk,
 //                    head): the online softmax over the chunk's entries, then its state: the
@@ -101,6 +103,22 @@ __global__ void __launch_bounds__(kFindThreads)
             chunk_part[at + c] = c;
         }
     }
+}
+
+// One thread a row, in whole warps: rows longer than `shorter_from` and at most `longest` entries
+// take places in `team_rows` (the forward's team rows), one atomic add a warp.
+template <class I>
+__global__ void __launch_bounds__(kFindThreads)
+    find_team_rows(const I* ptr, long long segments, long long shorter_from, long long longest, unsigned long long* count, I* team_rows) {
+    const long long i = static_cast<long long>(blockIdx.x) * kFindThreads + threadIdx.x;
+    const int lane = static_cast<int>(threadIdx.x) & 31;
+    const long long len = i < segments ? static_cast<long long>(ptr[i + 1]) - static_cast<long long>(ptr[i]) : 0;
+    const unsigned mine = __ballot_sync(full_mask, len > shorter_from && len <= longest);
+    if (mine == 0) return;  // the same for the whole warp
+    unsigned long long base = 0;
+    if (lane == 0) base = atomicAdd(count, static_cast<unsigned long long>(__popc(mine)));
+    base = __shfl_sync(full_mask, base, 0);
+    if (mine >> lane & 1u) team_rows[base + __popc(mine & ((1u << lane) - 1u))] = static_cast<I>(i);
 }
 
 constexpr int kCombineThreads = 256;
