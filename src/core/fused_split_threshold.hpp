@@ -158,6 +158,34 @@ inline TeamRows team_rows(const fused::Candidates& candidates, const unsigned lo
     return {};
 }
 
+// The forward's own choice of team rows, for groups of whole warps (a block is 8 groups): the
+// smallest candidate that cuts the row blocks' longest walk (`max_row`, or the chunk threshold
+// where rows are cut) at least kTeamWalkCut-fold, where at most half the rows exceed it, on a
+// launch whose chunk items fit the device's resident blocks at once and whose row blocks at most
+// twice. Team rows shorten the critical path of a graph the device finishes in about a wave; past
+// that a team's extra blocks and merges cost more than they save. Measured on the H200 (one head
+// of 128, `rows<T>` against none, 22 small graphs): email-Eu-core 32.0 -> 17.0 us, ca-GrQc 19.9 ->
+// 11.7, squirrel 64.7 -> 42.2, web-spam 37.7 -> 28.7, wiki-Vote 39.4 -> 34.0 (all taken by the rule);
+// bcsstk13 (95% of its rows past 16) 15.3 -> 23.1, zenios (longest row 47) at 32 9.1 -> 11.1,
+// pubmed (2465 row blocks) 41.6 -> 45.9, ca-HepPh (825 chunks) 54.6 -> 67.7 at 112, soc-Slashdot0902
+// 208 -> 268 (none taken). Groups of 8 lanes made teams of 32 groups, too many for rows of tens of
+// entries (one head of 32: chameleon 7.8 -> 10.4 us at 16): no rule for them.
+constexpr long long kTeamWalkCut = 4;
+inline TeamRows auto_team_rows(const fused::Candidates& candidates, const unsigned long long* counts, long long rows, long long max_row,
+                               long long chunked, long long chunked_segments, long long chunk_items, long long row_blocks,
+                               long long resident_blocks) {
+    if (chunk_items > resident_blocks || row_blocks > 2 * resident_blocks) return {};
+    const long long walk = chunked > 0 ? std::min(max_row, chunked) : max_row;
+    for (int k = 0; k < candidates.count; ++k) {
+        const long long t = candidates.threshold[k];
+        if (kTeamWalkCut * t > walk || (chunked > 0 && t >= chunked)) break;
+        const long long count = static_cast<long long>(counts[2 * k]) - chunked_segments;
+        if (count <= 0) break;
+        if (2 * count <= rows) return {t, count};
+    }
+    return {};
+}
+
 }  // namespace fused_search
 
 }  // namespace spk::detail::cuda

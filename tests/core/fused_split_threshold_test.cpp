@@ -118,5 +118,30 @@ TEST(FusedSplitThreshold, TeamRowsLieBetweenTheirThresholdAndTheChunks) {
     EXPECT_EQ(team_rows(c, counts.data(), 1 << 20, 0, 0).count, 0);
 }
 
+// The forward's own team rows: the smallest candidate that cuts the longest walk four-fold with at
+// most half the rows past it, on launches of about a wave (counts of the H200's small graphs).
+TEST(FusedSplitThreshold, AutoTeamRowsOnGraphsOfAboutAWave) {
+    const long long resident = 528;  // 132 multiprocessors x 4 blocks of 256
+    // squirrel, one head of 128: rows past 25, 50, 100, 128 and 256 (28 rows cut into 56 chunks).
+    const fused::Candidates c = candidates(25, 128, 217073);  // 25, 50, 100, 128, 256, ...
+    const auto counts = counts_of({1585, 1153, 1028, 811, 28, 0});
+    TeamRows t = auto_team_rows(c, counts.data(), 5201, 264, 256, 28, 56, 651, resident);
+    EXPECT_EQ(t.threshold, 25);
+    EXPECT_EQ(t.count, 1557);
+    // The same with the chunk items or the row blocks past what the device holds: none.
+    EXPECT_EQ(auto_team_rows(c, counts.data(), 5201, 264, 256, 28, resident + 1, 651, resident).count, 0);
+    EXPECT_EQ(auto_team_rows(c, counts.data(), 5201, 264, 256, 28, 56, 2 * resident + 1, resident).count, 0);
+    // Even rows (bcsstk13: 95% of the rows past 16, the longest 95): past 16 most rows, and 32 does not cut 95 four-fold.
+    const fused::Candidates even = candidates(16, 128, 83883);
+    const auto even_counts = counts_of({1905, 1099, 347, 0});
+    EXPECT_EQ(auto_team_rows(even, even_counts.data(), 2003, 95, 0, 0, 0, 251, resident).count, 0);
+    // A longest row of 47 (zenios): no candidate cuts it four-fold.
+    EXPECT_EQ(auto_team_rows(even, counts_of({682, 149, 0}).data(), 2873, 47, 0, 0, 0, 360, resident).count, 0);
+    // Past the first candidate most rows, past the second few: the second (email-Eu-core with 1005 rows would take 16).
+    t = auto_team_rows(even, counts_of({800, 275, 101, 16, 1, 0}).data(), 1005, 334, 128, 16, 33, 126, resident);
+    EXPECT_EQ(t.threshold, 32);
+    EXPECT_EQ(t.count, 259);
+}
+
 }  // namespace
 }  // namespace spk::detail::cuda::fused_search

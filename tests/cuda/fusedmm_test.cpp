@@ -618,6 +618,19 @@ TEST_F(CudaFusedmm, TeamRowsMatchTheReference) {
                     expect_matches_reference(p, s + k + 2);
                 }
             }
+    // The forward's own rule on the graphs it takes team rows for (one head of 128: groups of 32
+    // lanes; auto_team_rows): ca-GrQc (no chunks) and email-Eu-core (chunks by blocks too).
+    for (const auto& f : shared_matrix_files()) {
+        if (f.find("ca-GrQc") == std::string::npos && f.find("email-Eu-core") == std::string::npos) continue;
+        SCOPED_TRACE(f);
+        const FusedOptions o = pattern(Score::dot, Edge::scale(0.1f), Normalize::softmax, Aggregate::sum, 1);
+        auto p = fused::random_problem<float, std::int32_t>(10, 10, 1.0, 128, 128, o, s + 500);
+        p.a = read_matrix_market<float, std::int32_t>(f);
+        p.x = random_dense<float>(p.a.rows(), 128, s + 501);
+        p.y = random_dense<float>(p.a.cols(), 128, s + 502);
+        p.z = random_dense<float>(p.a.cols(), 128, s + 503);
+        expect_matches_reference(p, s + 504);
+    }
     // One plan, two passes: the second reads the team list the plan kept.
     const Executor gpu = Executor::cuda(0);
     FusedOptions o = pattern(Score::dot, Edge::scale(0.5f), Normalize::softmax, Aggregate::sum, 2);

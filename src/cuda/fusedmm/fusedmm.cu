@@ -212,15 +212,23 @@ struct SplitWorkspace {
 // `split` as it was (nothing split) when no row exceeds the threshold.
 // With `cache` (a plan's), the search runs once for each chunk state size and later calls reuse
 // its result: no launch and no wait.
-// team_from: team rows from the smallest candidate of at least that many entries (0: none).
+// team_from: team rows from the smallest candidate of at least that many entries, -1: where
+// auto_team_rows takes them (groups of whole warps only), 0: none.
 template <class I, class S>
-SplitWorkspace prepare_split(const Executor& exec, const I* row_ptr, long long rows, long long nnz, const fused::Rules& r,
+SplitWorkspace prepare_split(const Executor& exec, const I* row_ptr, long long rows, long long nnz, const fused::Rules& r, int lanes,
                              long long team_from, fused::SplitArgs<I, S>& split, FusedSplitCache* cache) {
     SplitWorkspace w;
     const DeviceProperties& device = device_properties(exec.device());
     const long long state_bytes = r.heads * (r.dz + (r.softmax ? 2 : 0)) * static_cast<long long>(sizeof(S));
-    const Segments<I> row_segments{row_ptr,     rows,       nnz, split_threshold(rows, nnz, r.heads, device), first_split_threshold(nnz, r.heads, device),
-                                   state_bytes, team_from};
+    if (team_from < 0 && lanes != 32) team_from = 0;
+    Segments<I> row_segments{
+        row_ptr, rows, nnz, split_threshold(rows, nnz, r.heads, device), first_split_threshold(nnz, r.heads, device), state_bytes};
+    row_segments.team_from = team_from;
+    const long long groups = fused::kBlockThreads / lanes;
+    row_segments.row_blocks = (rows + groups - 1) / groups * r.heads;
+    // The forward holds about half an SM's threads (64 registers).
+    row_segments.resident_blocks = static_cast<long long>(device.sm_count) * device.max_threads_per_sm / (2 * fused::kBlockThreads);
+    row_segments.heads = r.heads;
     const auto search = [&] { return find_long_segments<I, 1>(exec, {row_segments}, chunk_budget(nnz, sizeof(S)), {&split}, w.search)[0]; };
     Found found;
     if (cache == nullptr) {
@@ -293,8 +301,7 @@ void fusedmm_forward(const Executor& exec, const FusedForwardArgs<V, I>& args, c
     // Max aggregation and the saved attention keep whole rows: their winners and α need the row's final state.
     SplitWorkspace split;
     if (o.aggregate != Aggregate::max && args.attention.empty())
-        split = prepare_split<I, S>(exec, a.row_ptr, a.rows, a.nnz, k.rules, requested.rows_from > 0 ? requested.rows_from : 0, k.split,
-                                    args.kept_split);
+        split = prepare_split<I, S>(exec, a.row_ptr, a.rows, a.nnz, k.rules, shape.g, requested.rows_from, k.split, args.kept_split);
     const long long tiles = ShapeChooser<T>::tiles(shape, args.dz, fused::forward_lane_elements(shape.vec));
     // Teams fill the lanes a graph of few rows leaves idle: the forward holds about half an SM's threads (64 registers).
     const DeviceProperties& device = device_properties(exec.device());

@@ -51,12 +51,19 @@ struct Segments {
     long long threshold = 0;    // the preferred threshold (split_threshold)
     long long first = 0;        // the first candidate (first_split_threshold; at most `threshold`)
     long long state_bytes = 0;  // one chunk's partial states, every head's
-    long long team_from = 0;    // forward: team rows from the smallest candidate of at least this (0: none; team_rows)
+    // Forward: team rows from the smallest candidate of at least `team_from` entries (team_rows),
+    // or, with -1, where auto_team_rows takes them for a launch of `row_blocks` row blocks and
+    // `heads` heads on a device holding `resident_blocks`; 0: none.
+    long long team_from = 0;
+    long long row_blocks = 0, resident_blocks = 0;
+    int heads = 1;
 };
 
 // The counters of a search, per pointer array: count_chunks' pair for each candidate threshold,
-// then find_long_rows' one and find_team_rows' one.
-constexpr std::size_t kCountersPerArray = 2 * fused::kMaxCandidates + 2;
+// find_long_rows' one, find_team_rows' one, and the longest segment.
+constexpr std::size_t kCountersPerArray = 2 * fused::kMaxCandidates + 3;
+constexpr std::size_t kLongRowsCounter = 2 * fused::kMaxCandidates, kTeamRowsCounter = kLongRowsCounter + 1,
+                      kLongestCounter = kLongRowsCounter + 2;
 
 // The workspaces of a search; freed on the stream after the kernels that read them.
 struct SearchWorkspace {
@@ -96,7 +103,8 @@ std::array<Found, N> find_long_segments(const Executor& exec, const std::array<S
         if (candidates[n].count == 0) continue;
         const auto blocks = static_cast<unsigned>((arrays[n].count + fused::kFindThreads - 1) / fused::kFindThreads);
         fused::count_chunks<I><<<blocks, fused::kFindThreads, 0, stream>>>(arrays[n].ptr, arrays[n].count, candidates[n],
-                                                                           counters + n * kCountersPerArray);
+                                                                           counters + n * kCountersPerArray,
+                                                                           counters + n * kCountersPerArray + kLongestCounter);
         SPK_CUDA_CHECK_LAUNCH();
     }
     std::array<unsigned long long, N * kCountersPerArray> host{};
@@ -112,8 +120,12 @@ std::array<Found, N> find_long_segments(const Executor& exec, const std::array<S
         const unsigned long long* counts = host.data() + n * kCountersPerArray;
         const Choice choice =
             choose_threshold(candidates[n], counts, arrays[n].count, arrays[n].threshold, arrays[n].state_bytes, budget, sizeof(I));
-        teams[n] = team_rows(candidates[n], counts, arrays[n].team_from, choice.found.segments > 0 ? choice.threshold : 0,
-                             choice.found.segments);
+        const long long chunked = choice.found.segments > 0 ? choice.threshold : 0;
+        teams[n] = arrays[n].team_from >= 0
+                       ? team_rows(candidates[n], counts, arrays[n].team_from, chunked, choice.found.segments)
+                       : auto_team_rows(candidates[n], counts, arrays[n].count, static_cast<long long>(counts[kLongestCounter]), chunked,
+                                        choice.found.segments, choice.found.chunks * arrays[n].heads, arrays[n].row_blocks,
+                                        arrays[n].resident_blocks);
         if (teams[n].count > 0) at[n][4] = carver.reserve(teams[n].count, sizeof(I));
         if (choice.found.segments == 0) continue;
         found[n] = choice.found;
@@ -132,7 +144,7 @@ std::array<Found, N> find_long_segments(const Executor& exec, const std::array<S
         if (found[n].segments > 0) {
             c.threshold = thresholds[n];
             c.max_chunks = found[n].chunks;
-            c.counts = counters + n * kCountersPerArray + 2 * fused::kMaxCandidates;
+            c.counts = counters + n * kCountersPerArray + kLongRowsCounter;
             c.long_rows = reinterpret_cast<I*>(base + at[n][0]);
             c.chunk_first = reinterpret_cast<long long*>(base + at[n][1]);
             c.chunk_row = reinterpret_cast<I*>(base + at[n][2]);
@@ -148,7 +160,7 @@ std::array<Found, N> find_long_segments(const Executor& exec, const std::array<S
             c.team_rows = reinterpret_cast<I*>(base + at[n][4]);
             fused::find_team_rows<I><<<blocks, fused::kFindThreads, 0, stream>>>(
                 arrays[n].ptr, arrays[n].count, c.team_threshold, found[n].segments > 0 ? c.threshold : std::numeric_limits<long long>::max(),
-                counters + n * kCountersPerArray + 2 * fused::kMaxCandidates + 1, c.team_rows);
+                counters + n * kCountersPerArray + kTeamRowsCounter, c.team_rows);
             SPK_CUDA_CHECK_LAUNCH();
         }
     }

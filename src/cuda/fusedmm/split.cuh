@@ -46,14 +46,16 @@ constexpr int kFindThreads = 256;
 
 // One thread a segment (segment i: entries ptr[i] .. ptr[i+1]), in whole warps. For candidate k,
 // counts[2k] gathers the long segments and counts[2k + 1] their chunks, with one atomic add each a
-// warp. The thresholds grow with k, so a warp with no segment longer than threshold k stops there
-// (most warps at k = 0).
+// warp; *longest becomes the longest segment's length. The thresholds grow with k, so a warp with
+// no segment longer than threshold k stops there (most warps at k = 0).
 template <class I>
 __global__ void __launch_bounds__(kFindThreads) count_chunks(const I* ptr, long long segments, const Candidates candidates,
-                                                             unsigned long long* counts) {
+                                                             unsigned long long* counts, unsigned long long* longest) {
     const long long i = static_cast<long long>(blockIdx.x) * kFindThreads + threadIdx.x;
     const int lane = static_cast<int>(threadIdx.x) & 31;
     const long long len = i < segments ? static_cast<long long>(ptr[i + 1]) - static_cast<long long>(ptr[i]) : 0;
+    const auto warp_longest = group_reduce<32>(static_cast<unsigned long long>(len), [](unsigned long long a, unsigned long long b) { return a > b ? a : b; });
+    if (lane == 0 && warp_longest > 0) atomicMax(longest, warp_longest);
     for (int k = 0; k < candidates.count; ++k) {
         const long long threshold = candidates.threshold[k];
         const unsigned long_lanes = __ballot_sync(full_mask, len > threshold);
