@@ -588,15 +588,17 @@ TEST_F(CudaFusedmm, PlanReusesItsLongRowSearch) {
 
 // Team rows (fused::ChunkList::team_threshold): rows longer than the requested threshold and not
 // cut into chunks are walked by a block each, every group a span, and every chunk by a block too;
-// the spans (some empty: rows of 17 entries under 32 groups of 8 lanes) merge in shared memory.
-// Every group width (4, 8 and 32 lanes, vectors or not), one and three heads, softmax or none, the
-// runtime rules (GAT) and dot attention's, with and without row teams; f32, f64 and int64; each
-// plan run twice (the second restores its kept search, team list included).
+// the spans (some empty: rows of 17 entries under 8 groups) merge in shared memory. Groups of 32
+// lanes with vectors (one tile, part of a tile, three tiles) and without; one and three heads,
+// softmax or none, the runtime rules (GAT) and dot attention's, with and without row teams; f32,
+// f64 and int64. Narrower groups take no team rows: the request must leave them as they were.
+// Then the rule's own choice on two shared graphs, and a plan run twice (the second pass restores
+// its kept search, team list included).
 TEST_F(CudaFusedmm, TeamRowsMatchTheReference) {
     const auto s = seed("cuda_fusedmm_team_rows");
     const std::vector<std::pair<index_t, index_t>> long_rows{{3, 2999}, {40, 17}, {41, 40}, {42, 100}, {43, 33},
                                                              {150, 1000}, {151, 250}, {152, 70}, {299, 2000}};
-    const index_t widths[][2] = {{16, 128}, {32, 32}, {8, 8}, {16, 37}};
+    const index_t widths[][2] = {{16, 128}, {16, 48}, {8, 37}, {16, 300}, {32, 32}};
     const FusedOptions patterns[] = {pattern(Score::dot, Edge::scale(0.5f), Normalize::softmax, Aggregate::sum, 1),
                                      pattern(Score::dot, Edge::identity(), Normalize::none, Aggregate::mean, 3),
                                      pattern(Score::add, Edge::leaky_relu(0.2f), Normalize::softmax, Aggregate::sum, 3)};

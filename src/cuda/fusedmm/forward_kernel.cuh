@@ -290,6 +290,18 @@ __device__ __forceinline__ void merge_team_warps(int size, bool softmax, A& m, A
     }
 }
 
+// The groups that walk one item together (forward_kernel): a block for a chunk or a team row with
+// block items, args.team for a row block's row, else one.
+template <class T, class I, int G, bool TEAMS>
+__device__ __forceinline__ int forward_team(const ForwardArgs<T, I>& args, long long k) {
+    if constexpr (!TEAMS) return 1;
+    const SplitArgs<I, accum_t<T>>& split = args.split;
+    const bool block_items = G == 32 && split.block_items;  // groups of whole warps only (fusedmm.cu)
+    if (k >= 0) return block_items ? kBlockThreads / G : 1;
+    if (block_items && blockIdx.x < split.blocks + split.team_blocks) return kBlockThreads / G;
+    return args.team;
+}
+
 // Entries begin .. end-1 of row i, head h, this block's tile: a whole row or a team member's span
 // of one (k < 0), whose E row, statistics and attention it writes (the team's first member; each
 // member writes its span's attention), or chunk k of a long row, whose state it writes. What the
@@ -301,7 +313,7 @@ __device__ __forceinline__ void merge_team_warps(int size, bool softmax, A& m, A
 // Laplace 128^3 at k = 32 669 -> 740 us and luxembourg_osm 32 -> 36 us).
 template <class T, class I, int G, int VEC, bool MAX, bool TEAMS>
 __device__ __forceinline__ void forward_work(const ForwardArgs<T, I>& args, long long i, int h, long long begin, long long end, long long k,
-                                             int team, int lane, unsigned mask) {
+                                             int lane, unsigned mask) {
     using A = accum_t<T>;
     constexpr int C = forward_lane_elements(VEC) / VEC;
     const Rules& r = args.rules;
@@ -406,14 +418,14 @@ __device__ __forceinline__ void forward_work(const ForwardArgs<T, I>& args, long
 
     if constexpr (G >= kForwardBatch)
         if (by_slot) l = slot_total<G>(l, mask);
+    // The walk's team, derived again from the block (forward_kernel) rather than kept through the walk.
+    const int team = forward_team<T, I, G, TEAMS>(args, k);
     if constexpr (TEAMS) {
         if (team > 1) {
-            if (G == 32 || team * G > 32) {  // teams of whole warps: first each warp's groups, then the warps
-                if constexpr (G < 32) merge_team<G>(32 / G, r.softmax, m, l, acc);
-                merge_team_warps<C, VEC>(team * G / 32, r.softmax, m, l, acc);
-            } else {
+            if constexpr (G == 32)
+                merge_team_warps<C, VEC>(team, r.softmax, m, l, acc);  // groups of whole warps
+            else
                 merge_team<G>(team, r.softmax, m, l, acc);
-            }
         }
     }
     const bool writer = static_cast<int>(threadIdx.x) / G % team == 0;
@@ -493,7 +505,7 @@ __global__ void __launch_bounds__(kBlockThreads, forward_min_blocks<T, VEC, CR =
         begin = from + chunk_offset(member, to - from, team);
         end = from + chunk_offset(member + 1, to - from, team);
     };
-    const bool block_items = TEAMS && split.block_items;
+    const bool block_items = TEAMS && G == 32 && split.block_items;  // as forward_team
     if (!MAX && blockIdx.x < split.blocks) {
         // A chunk block: a group a (chunk, head) item, or with block items a block. The blocks
         // cover every item the workspaces allow; those past the chunks find_long_rows made leave
@@ -529,9 +541,9 @@ __global__ void __launch_bounds__(kBlockThreads, forward_min_blocks<T, VEC, CR =
     if constexpr (CR == CompiledRules::attention) {
         ForwardArgs<T, I> attention = args;
         attention.rules = attention_rules(args.rules);
-        forward_work<T, I, G, VEC, false, TEAMS>(attention, i, h, begin, end, k, team, group_lane<G>(), group_mask<G>());
+        forward_work<T, I, G, VEC, false, TEAMS>(attention, i, h, begin, end, k, group_lane<G>(), group_mask<G>());
     } else {
-        forward_work<T, I, G, VEC, MAX, TEAMS>(args, i, h, begin, end, k, team, group_lane<G>(), group_mask<G>());
+        forward_work<T, I, G, VEC, MAX, TEAMS>(args, i, h, begin, end, k, group_lane<G>(), group_mask<G>());
     }
 }
 

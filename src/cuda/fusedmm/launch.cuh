@@ -72,7 +72,7 @@ void launch_forward(const Shape& s, bool max_aggregate, const ForwardArgs<T, I>&
     with_shape<T>(s, [&]<int G, int VEC>() {
         constexpr long long groups = kBlockThreads / G;
         ForwardArgs<T, I> a = args;
-        const bool block_items = a.split.block_items && !max_aggregate;
+        const bool block_items = G == 32 && a.split.block_items && !max_aggregate;
         const long long chunk_items = a.split.max_chunks * a.rules.heads;
         a.split.blocks = block_items ? chunk_items : (chunk_items + groups - 1) / groups;
         a.split.team_blocks = block_items ? a.split.team_count * a.rules.heads : 0;
@@ -83,7 +83,7 @@ void launch_forward(const Shape& s, bool max_aggregate, const ForwardArgs<T, I>&
         const dim3 grid(static_cast<unsigned>(blocks), static_cast<unsigned>(tiles));
         // Teams run in kernels of their own (forward_work); teams of whole warps merge through shared memory.
         if ((a.team > 1 || block_items) && !max_aggregate) {
-            const size_t bytes = G == 32 || block_items ? team_state_bytes<accum_t<T>, forward_lane_elements(VEC)> : 0;
+            const size_t bytes = G == 32 ? team_state_bytes<accum_t<T>, forward_lane_elements(VEC)> : 0;
             if (attention_rules_hold(a.rules))
                 launch_after_previous(forward_kernel<T, I, G, VEC, CompiledRules::attention, true>, grid, kBlockThreads, bytes, stream, a);
             else
