@@ -6,6 +6,9 @@
 // and find them in L1. Under sum and mean without saved attention, rows longer than a threshold
 // are cut into chunks (split.cuh): the row blocks skip them, and the first blocks of the grid
 // walk the (chunk, head) items instead, writing each chunk's partial state for combine_chunks.
+// With block items (small graphs, groups of whole warps: fused::ChunkList::team_threshold) each
+// chunk takes a whole block, and so does each team row (longer than the team threshold, not
+// cut), its warps walking spans of it and merging in shared memory as row teams do.
 // Per batch of kForwardBatch entries: the scores (X_i's share in registers, loaded once; Y_j per
 // entry; the batch's sums over the group at once), the edge function, the online softmax
 // (running max m and sum l, the accumulator rescaled by exp(m_old - m_new) when m grows, as in
@@ -307,7 +310,7 @@ __device__ __forceinline__ int forward_team(const ForwardArgs<T, I>& args, long 
 // member writes its span's attention), or chunk k of a long row, whose state it writes. What the
 // team needs after the walk is derived again there, so that nothing of it is live during the walk
 // (kept, it pushed the hot kernels' spills into the batch loop). TEAMS: the kernel forms teams
-// (args.team > 1), a kernel of its own: the merge's code alone, compiled into the kernels that
+// (args.team > 1, or block items), a kernel of its own: the merge's code alone, compiled into the kernels that
 // run without teams, cost them spills in the batch loop (H200, one head: with the shared-memory
 // merge, R-MAT 20 at k = 128 3.3 -> 4.2 ms and squirrel 74 -> 85 us; with the shuffle merge,
 // Laplace 128^3 at k = 32 669 -> 740 us and luxembourg_osm 32 -> 36 us).
@@ -487,8 +490,8 @@ __device__ __forceinline__ void forward_work(const ForwardArgs<T, I>& args, long
 
 // CR: what the kernel knows of the rules when compiled (kernel_args.hpp): max aggregation, or
 // dot-product attention's rules, whose batch loop is a third of the machine code of the general one.
-// TEAMS: row blocks of teams (args.team > 1; never under max), launched with team_state_bytes
-// where the groups are whole warps.
+// TEAMS: row blocks of teams (args.team > 1) or block items (never under max), launched with
+// team_state_bytes where the groups are whole warps.
 template <class T, class I, int G, int VEC, CompiledRules CR, bool TEAMS>
 __global__ void __launch_bounds__(kBlockThreads, forward_min_blocks<T, VEC, CR == CompiledRules::max>)
     forward_kernel(const ForwardArgs<T, I> args) {
