@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """One Markdown table from the `spk bench --json` files of variants of one bench (scripts/gpu-ab.sh): a row per case
 (operation, configuration, matrix, n), a column per variant with its median ms and, after the first (the base), the
-time over the base's. Where the bench timed a forward pass beside a backward one, a last column per variant gives it;
+time over the base's; a last row gives each variant's geometric mean of that ratio. Where the bench timed a forward pass beside a backward one, a last column per variant gives it;
 where the configuration names a plan's time (SpMM on CUDA: "[rb.g8.r1.v4, plan 0.25 ms]"), that goes to its own columns
 and out of the case's name, so that the variants' rows line up.
 
@@ -14,6 +14,7 @@ the first given as the base:
 """
 import argparse
 import json
+import math
 import pathlib
 import re
 
@@ -38,8 +39,9 @@ def cases(path, variant=None):
         config = r.get("config", r.get("op", ""))
         plan = PLAN.search(config)
         config = PLAN.sub("]", config)
-        if variant is not None:
+        if variant is not None:  # SpMM names the configuration in brackets, SDDMM and FusedMM as "config=..."
             config = re.sub(r" \[[^]]*\]$", "", config)
+            config = re.sub(r" config=\S+$", "", config)
         key = (config, r.get("matrix", ""), r.get("n", ""))
         forward = r.get("forward_s")
         yield key, (r["median_s"] * 1e3, forward * 1e3 if forward is not None else None, float(plan.group(1)) if plan else None)
@@ -85,6 +87,14 @@ def main():
             if wanted:
                 cells += [f"{run[key][column]:.4g}" if key in run and run[key][column] is not None else "-" for run in runs]
         print(f"| {config} {matrix} | {n} | " + " | ".join(cells) + " |")
+    # The geometric mean of each variant's time over the base's, over the cases both have.
+    means = ["-"]
+    for run in runs[1:]:
+        ratios = [run[k][0] / runs[0][k][0] for k in keys if k in run and k in runs[0] and runs[0][k][0]]
+        means.append(f"{math.exp(sum(math.log(r) for r in ratios) / len(ratios)):.3f}x ({len(ratios)} case{'s' if len(ratios) > 1 else ''})" if ratios else "-")
+    if len(runs) > 1:
+        filler = ["-"] * (len(header) - 2 - len(means))
+        print("| geomean of the time over the base | | " + " | ".join(means + filler) + " |")
 
 
 if __name__ == "__main__":
