@@ -64,8 +64,10 @@ struct FusedOptions {
     bool backward_edge_terms = false;
     // The CUDA forward kernel's configuration: "auto", or "team<P>" (P = 1, 2, 4 or 8) for P groups
     // of lanes sharing each row, which graphs of few rows use to fill the device (groups narrower
-    // than a warp are capped at a warp; max aggregation always takes 1). Checked on every backend,
-    // used by CUDA only.
+    // than a warp are capped at a warp; max aggregation always takes 1); "rows<T>" for a block on
+    // each row longer than about T entries (team rows, which small power-law graphs take by
+    // themselves where the groups are whole warps; rows0: none); or "team<P>.rows<T>". Checked on
+    // every backend, used by CUDA only.
     std::string config = "auto";
 };
 

@@ -142,8 +142,9 @@ class FusedPlan:
     spk.fusedmm and spk.fusedmm_backward make a plan a call. Options as in fusedmm; save_attention=True
     keeps alpha (nnz x heads) in the forward's FusedSaved for a faster backward; edge_terms=True: the
     backward keeps 2 nnz x heads values of scratch while it runs (FusedOptions::backward_edge_terms).
-    config: the CUDA forward's configuration, "auto" or "team1/2/4/8" (groups of lanes sharing each
-    row; FusedOptions::config), checked everywhere and ignored on the CPU.
+    config: the CUDA forward's configuration, "auto", "team1/2/4/8" (groups of lanes sharing each
+    row), "rows<T>" (a block on each row longer than about T entries; rows0: none) or both as
+    "team2.rows64" (FusedOptions::config), checked everywhere and ignored on the CPU.
     The plan reads A's values when it runs (they may change, not their number) and uses the CUDA
     stream current when it was made."""
 

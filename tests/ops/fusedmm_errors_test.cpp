@@ -65,12 +65,12 @@ TEST(FusedmmErrors, BadOptions) {
     bad_score.score = static_cast<Score>(42);
     expect_error([&] { plan(bad_score); }, ErrorKind::InvalidArgument, "score");
     // The CUDA forward's configuration is checked on every backend.
-    for (const char* config : {"team3", "team16", "", "Team4", "team4 "}) {
+    for (const char* config : {"team3", "team16", "", "Team4", "team4 ", "rows", "rows-8", "team2.", "rows8.team2"}) {
         FusedOptions bad_config;
         bad_config.config = config;
         expect_error([&] { plan(bad_config); }, ErrorKind::InvalidArgument, "FusedOptions.config '" + std::string(config) + "'");
     }
-    for (const char* config : {"auto", "team1", "team2", "team4", "team8"}) {
+    for (const char* config : {"auto", "team1", "team2", "team4", "team8", "rows0", "rows64", "team2.rows32"}) {
         FusedOptions good_config;
         good_config.config = config;
         EXPECT_NO_THROW(plan(good_config)) << config;

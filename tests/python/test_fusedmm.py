@@ -177,7 +177,7 @@ def test_fusedmm_bad_options(rng):
 def test_fusedmm_config_is_checked_and_ignored_on_the_cpu(rng):
     A, a, X, Y, Z, _, opts = softmax_case(rng, "dot", "identity", 2)
     want = spk.fusedmm(a, X, Y, Z, **opts)
-    for config in ("team1", "team4", "team8"):
+    for config in ("team1", "team4", "team8", "rows64", "team2.rows32"):
         np.testing.assert_array_equal(spk.fusedmm(a, X, Y, Z, config=config, **opts), want)
         np.testing.assert_array_equal(spk.FusedPlan(a, config=config, **opts).forward(X, Y, Z), want)
     with pytest.raises(ValueError, match="FusedOptions.config 'team3'"):
