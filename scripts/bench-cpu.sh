@@ -1,8 +1,10 @@
 #!/usr/bin/env bash
-# The CPU benchmark: spk against SciPy (SpMM) and SuiteSparse:GraphBLAS (SpGEMM, triangle
-# counting) on the matrices of a suite, written up in bench/results/cpu.md.
+# The CPU benchmark: spk against SciPy (SpMM), NumPy (SDDMM, attention FusedMM) and
+# SuiteSparse:GraphBLAS (SpGEMM, triangle counting) on the matrices of a suite, written up in
+# bench/results/cpu.md.
 #   scripts/bench-cpu.sh [SUITE [SPGEMM_SUITE]]
-# SUITE (default bench/suites/cpu.txt): SpMM vs SciPy and triangle counting vs GraphBLAS;
+# SUITE (default bench/suites/cpu.txt): SpMM vs SciPy, SDDMM and FusedMM vs NumPy, triangle
+# counting vs GraphBLAS;
 # SPGEMM_SUITE (default bench/suites/cpu-spgemm.txt): SpGEMM vs GraphBLAS.
 # Environment: SPK_BUILD_DIR (default build), SPK_MATRICES (shared matrices folder, default
 # ../shared/matrices), SPK_THREADS (default: all cores), SPK_BENCH_REPS (default 10).
@@ -63,16 +65,19 @@ resolve "$spgemm_suite" "$work/suite-spgemm.txt"
 # --- measurements (OpenBLAS tuning variables unset for the measured processes only) -----------
 clean_env=(env -u OPENBLAS_CORETYPE -u OPENBLAS_L2_SIZE)
 py=$root/.venv/bin/python
-"${clean_env[@]}" "$spk" bench --op spmm,tc --suite "$work/suite.txt" --n 32,128 --warmup 3 --reps "$reps" --threads "$threads" \
-  --json "$work/spk-spmm-tc.json"
-"${clean_env[@]}" "$spk" bench --op spmm --suite "$work/suite.txt" --n 32,128 --warmup 3 --reps "$reps" --threads 1 --json "$work/spk-spmm-1t.json"
+"${clean_env[@]}" "$spk" bench --op spmm,sddmm,fusedmm,tc --preset attention --suite "$work/suite.txt" --n 32,128 --warmup 3 --reps "$reps" \
+  --threads "$threads" --json "$work/spk-spmm-tc.json"
+"${clean_env[@]}" "$spk" bench --op spmm,sddmm,fusedmm --preset attention --suite "$work/suite.txt" --n 32,128 --warmup 3 --reps "$reps" \
+  --threads 1 --json "$work/spk-spmm-1t.json"
 "${clean_env[@]}" "$spk" bench --op spgemm --suite "$work/suite-spgemm.txt" --warmup 1 --reps 3 --threads "$threads" --json "$work/spk-spgemm.json"
 "${clean_env[@]}" "$py" bench/compare/scipy_spmm.py --suite "$work/suite.txt" --n 32,128 --warmup 3 --reps "$reps" --json "$work/scipy.json"
+"${clean_env[@]}" "$py" bench/compare/numpy_fused.py --suite "$work/suite.txt" --n 32,128 --warmup 3 --reps "$reps" --json "$work/numpy.json"
 "${clean_env[@]}" "$py" bench/compare/graphblas_spgemm.py --ops tc --suite "$work/suite.txt" --threads "$threads" --warmup 1 --reps 3 \
   --json "$work/graphblas-tc.json"
 "${clean_env[@]}" "$py" bench/compare/graphblas_spgemm.py --ops spgemm --suite "$work/suite-spgemm.txt" --threads "$threads" --warmup 1 --reps 3 \
   --json "$work/graphblas-spgemm.json"
 "$py" bench/compare/report.py --spk "$work/spk-spmm-tc.json" "$work/spk-spgemm.json" --spk-1t "$work/spk-spmm-1t.json" --scipy "$work/scipy.json" \
+  --numpy "$work/numpy.json" \
   --graphblas "$work/graphblas-tc.json" "$work/graphblas-spgemm.json" --names "$names" \
   --suites "suites $suite and $spgemm_suite" --out bench/results/cpu.md
 echo "bench-cpu: wrote bench/results/cpu.md (raw measurements in $work/)"

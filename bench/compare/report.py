@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Merges spk bench's JSON with the SciPy and GraphBLAS baselines into a Markdown report:
+"""Merges spk bench's JSON with the SciPy, NumPy and GraphBLAS baselines into a Markdown report:
 date, machine, commit, one table per operation (spk time, baseline time, ratio per matrix)
 and closing lines such as `geomean spmm n=32 vs scipy: 1.83x`. A ratio is the baseline's
 median time over spk's: above 1 means spk is faster."""
@@ -69,12 +69,14 @@ def table(lines, header, rows):
     lines.append("")
 
 
-def spmm_section(lines, spk, spk_1t, scipy_docs, names, closing):
-    ours, theirs, single = index(spk, "spmm"), index(scipy_docs, "spmm"), index(spk_1t, "spmm")
+def width_section(lines, op, title, baseline, width_name, spk, spk_1t, base_docs, names, closing):
+    """A table a width of spk's times (all threads and one) against a single-threaded baseline's, for an operation with a
+    dense width (spmm's n, sddmm's and fusedmm's k)."""
+    ours, theirs, single = index(spk, op), index(base_docs, op), index(spk_1t, op)
     keys = [k for k in ours if k in theirs]
     if not keys:
         return
-    lines.append("## SpMM (C = A B, f32, B dense random) vs SciPy `csr_matrix @ ndarray`\n")
+    lines.append(title + "\n")
     widths = sorted({n for _, n in keys})
     threads = spk[0]["threads"]
     for n in widths:
@@ -90,14 +92,15 @@ def spmm_section(lines, spk, spk_1t, scipy_docs, names, closing):
                 ratios_1t.append(b["median_s"] / s["median_s"] if s else 0)
                 row += [ms(s["median_s"]) if s else "", f"{ratios_1t[-1]:.2f}x" if s else ""]
             rows.append(row + [ms(b["median_s"]), f"{ratio:.2f}x"])
-        lines.append(f"n = {n}:\n")
+        lines.append(f"{width_name} = {n}:\n")
         header = ["matrix", "nnz", f"spk ms ({threads} thr)", "spk GFLOP/s"]
         if single:
-            header += ["spk ms (1 thr)", "SciPy / spk (1 thr)"]
-        table(lines, header + ["SciPy ms", f"SciPy / spk ({threads} thr)"], rows)
-        closing.append(f"geomean spmm n={n} vs scipy: {geomean(ratios):.2f}x")
+            header += ["spk ms (1 thr)", f"{baseline} / spk (1 thr)"]
+        table(lines, header + [f"{baseline} ms", f"{baseline} / spk ({threads} thr)"], rows)
+        key = baseline.lower()
+        closing.append(f"geomean {op} {width_name}={n} vs {key}: {geomean(ratios):.2f}x")
         if single:
-            closing.append(f"geomean spmm n={n} vs scipy, both on 1 thread: {geomean(ratios_1t):.2f}x")
+            closing.append(f"geomean {op} {width_name}={n} vs {key}, both on 1 thread: {geomean(ratios_1t):.2f}x")
 
 
 def graphblas_section(lines, op, title, spk, gb_docs, names, closing):
@@ -131,12 +134,14 @@ def main():
     p.add_argument("--spk", nargs="+", required=True, help="spk bench --json outputs")
     p.add_argument("--spk-1t", nargs="*", default=[], help="spk bench --json outputs of single-thread SpMM runs")
     p.add_argument("--scipy", nargs="*", default=[])
+    p.add_argument("--numpy", nargs="*", default=[], help="bench/compare/numpy_fused.py outputs (SDDMM, attention FusedMM)")
     p.add_argument("--graphblas", nargs="*", default=[])
     p.add_argument("--names", help="TSV: matrix label, then the generator spec it came from")
     p.add_argument("--suites", default="suites in bench/suites/", help="the suites measured, for the header")
     p.add_argument("--out", required=True)
     args = p.parse_args()
     spk, spk_1t, scipy_docs, gb_docs = load(args.spk), load(args.spk_1t), load(args.scipy), load(args.graphblas)
+    numpy_docs = load(args.numpy)
     names = {}
     if args.names:
         with open(args.names) as f:
@@ -144,7 +149,7 @@ def main():
                 lab, _, text = line.rstrip("\n").partition("\t")
                 names[lab] = text or lab
 
-    lines = ["# spk on the CPU vs SciPy and GraphBLAS", ""]
+    lines = ["# spk on the CPU vs SciPy, NumPy and GraphBLAS", ""]
     lines.append(f"- date: {datetime.datetime.now(datetime.timezone.utc).strftime('%Y-%m-%d %H:%M UTC')}")
     lines.append(f"- machine: {machine()}")
     lines.append(f"- commit: {commit()}")
@@ -154,14 +159,23 @@ def main():
     lines.append(f"- spk: backend {first['backend']}, warm-up {first['warmup']}, median of {first['reps']} runs")
     for version in sorted({d["version"] for d in scipy_docs}):
         lines.append(f"- SciPy {version}, 1 thread (its sparse-dense product is single-threaded)")
+    for version in sorted({d["version"] for d in numpy_docs}):
+        lines.append(f"- NumPy {version}, 1 thread (SDDMM and attention FusedMM as bench/compare/numpy_fused.py writes them)")
     for version, threads in sorted({(d["version"], d["threads"]) for d in gb_docs}):
         lines.append(f"- python-graphblas {version}, {threads} threads")
-    lines.append("- ratio: baseline median time / spk median time (above 1: spk is faster); SpMM also on 1 thread, like SciPy's")
+    lines.append("- ratio: baseline median time / spk median time (above 1: spk is faster); SpMM, SDDMM and FusedMM also on 1 thread,"
+                 " like SciPy's and NumPy's")
     lines.append(f"- produced by scripts/bench-cpu.sh ({args.suites})")
     lines.append("")
 
     closing = []
-    spmm_section(lines, spk, spk_1t, scipy_docs, names, closing)
+    width_section(lines, "spmm", "## SpMM (C = A B, f32, B dense random) vs SciPy `csr_matrix @ ndarray`", "SciPy", "n", spk, spk_1t,
+                  scipy_docs, names, closing)
+    width_section(lines, "sddmm", "## SDDMM (out = A .* (X Yᵀ) on A's pattern, f32, one head) vs NumPy (einsum over chunks of entries)",
+                  "NumPy", "k", spk, spk_1t, numpy_docs, names, closing)
+    width_section(lines, "fusedmm",
+                  "## FusedMM, dot-product attention (softmax of <X_i, Y_j> / sqrt(k) over each row, E = alpha Z; f32, one head) vs"
+                  " NumPy and SciPy (einsum, reduceat, `csr_matrix @ ndarray`)", "NumPy", "k", spk, spk_1t, numpy_docs, names, closing)
     graphblas_section(lines, "spgemm", "## SpGEMM (C = A·A, A·Aᵀ for rectangular A; f32 plus_times; both phases) vs GraphBLAS `mxm`",
                       spk, gb_docs, names, closing)
     graphblas_section(lines, "tc", "## Triangle counting vs GraphBLAS (masked L·Lᵀ, plus_pair)", spk, gb_docs, names, closing)
