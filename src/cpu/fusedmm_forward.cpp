@@ -1,14 +1,17 @@
-// cpu FusedMM forward: OpenMP over row chunks balanced by non-zeros, one pass over each row
-// with the scores never stored (the first paper's Algorithm 3, a thread per row; one exception
-// below). Per entry, all heads are handled together so that Y_j and Z_j are read once, contiguously.
-// The softmax is online (as in flash attention): a running max m and sum l per head, and the
-// accumulator rescaled by exp(m_old - m_new) whenever the max grows.
-// Max aggregation under softmax is the exception: its winners are decided by comparing α_ij Z_j
-// with α = exp(w - m) / l for the row's final m and l, as the reference does. A running max would
-// compare an early winner rescaled by exp(m_old - m_new) against values computed afresh; the two
-// round differently, and once m grows far enough both underflow to +-0, where the reference's
-// "first in the row wins" must decide, not the order of the rescales. So that case sweeps the row
-// twice: the scores (X and Y only) into a row buffer with m and l, then the final α against Z.
+// cpu FusedMM forward: OpenMP over row chunks balanced by non-zeros, a thread a row (the first
+// paper's Algorithm 3), no array of nnz scores. Per entry, all heads are handled together so that
+// Y_j and Z_j are read once, contiguously. Without softmax each row is one pass. Under softmax a
+// row's weights go to a row buffer (the longest row times the heads, a thread), then each head's
+// max m, then exp(w - m) in place with the sum l, and then they weight the Z_j: one exp an entry
+// and no rescaling, where an online softmax (as in flash attention, and the CUDA kernels, which
+// keep no row buffer) takes a second exp and rescales the accumulator each time the max grows.
+// With the scores' AVX2 dot (fusedmm_vector.hpp), dot attention on one thread of the 2-core dev
+// machine (AMD EPYC): Laplace 60^3 at k = 32 44 -> 29 ms, at k = 128 100 -> 67 ms;
+// soc-Slashdot0902 27 -> 25 and 86 -> 73 ms (bench/results/cpu.md). Max aggregation under softmax compares
+// α_ij Z_j with α = exp(w - m) / l for the row's final m and l, as the reference does (a running
+// max would compare an early winner rescaled by exp(m_old - m_new) against values computed
+// afresh; the two round differently, and once m grows far enough both underflow to +-0, where the
+// reference's "first in the row wins" must decide, not the order of the rescales).
 // Without scores or softmax (GCN: s = a_ij, identity or scale edge, sum or mean), E = c A Z is
 // an SpMM, and runs as one: its register-tile loop beats the per-row accumulator buffer here.
 #include <omp.h>
@@ -45,12 +48,9 @@ public:
           l_(static_cast<std::size_t>(heads_)),
           weights_(static_cast<std::size_t>(keeps_row_weights(args) ? max_row_len * heads_ : 0)) {}
 
-    // Whether a row's weights w are kept until its final m and l: for the saved attention, and for
-    // max aggregation under softmax.
-    static bool keeps_row_weights(const FusedForwardArgs<V, I>& args) {
-        const FusedOptions& o = args.options;
-        return o.normalize == Normalize::softmax && (args.attention.data != nullptr || o.aggregate == Aggregate::max);
-    }
+    // Whether a row's weights are kept until its final m and l: under softmax (a row buffer, at
+    // most the longest row times the heads, a thread).
+    static bool keeps_row_weights(const FusedForwardArgs<V, I>& args) { return args.options.normalize == Normalize::softmax; }
 
     void run(index_t i) {
         const auto& a = args_.a;
@@ -73,8 +73,10 @@ public:
         std::fill(l_.begin(), l_.end(), Acc(0));
         if (softmax && max_agg)
             max_of_final_weights(i, begin, end);
+        else if (softmax)
+            softmax_pass(i, begin, end);
         else
-            online_pass(i, begin, end);
+            plain_pass(i, begin, end);
         const Acc mean = o_.aggregate == Aggregate::mean ? Acc(1) / static_cast<Acc>(end - begin) : Acc(1);
         for (index_t h = 0; h < heads_; ++h) {
             // Under softmax the max aggregation already holds α Z; the others hold exp(w - m) Z.
@@ -83,10 +85,9 @@ public:
             if (!softmax) continue;
             args_.row_max.data[i * args_.row_max.ld + h] = m_[h];
             args_.row_sum.data[i * args_.row_sum.ld + h] = l_[h];
-            if (save && !max_agg)
+            if (save && !max_agg)  // softmax_pass left exp(w - m) in the row buffer
                 for (index_t p = begin; p < end; ++p)
-                    args_.attention.data[p * args_.attention.ld + h] =
-                        store_as<V>(std::exp(weights_[(p - begin) * heads_ + h] - m_[h]) / l_[h]);
+                    args_.attention.data[p * args_.attention.ld + h] = store_as<V>(weights_[(p - begin) * heads_ + h] / l_[h]);
         }
         if (max_agg) std::copy(arg_.begin(), arg_.end(), args_.argmax.data + i * args_.argmax.ld);
     }
@@ -100,26 +101,58 @@ private:
     const V* x_row(index_t i) const { return o_.score == Score::value ? nullptr : args_.x.data + i * args_.x.ld; }
     const V* y_row(I j) const { return o_.score == Score::value ? nullptr : args_.y.data + j * args_.y.ld; }
 
-    // One entry of head h's online softmax: m grows to w (l rescaled), l takes exp(w - m).
-    // Returns exp(w - m); shrink = exp(m_old - m_new), the factor a running aggregate must take
-    // (1 when m stays).
-    Acc online_step(index_t h, Acc w, Acc& shrink) {
-        shrink = Acc(1);
-        if (w > m_[h]) {
-            shrink = std::exp(m_[h] - w);
-            l_[h] *= shrink;
-            m_[h] = w;
+    // The row's weights w (X_i and the Y_j) into the row buffer and each head's max m, then
+    // exp(w - m) in place of w with each head's sum l: the softmax's numerators, as the reference
+    // computes them (one exp an entry; an online softmax took a second one, and a rescale of the
+    // accumulator, each time the max grew).
+    void softmax_numerators(index_t i, index_t begin, index_t end) {
+        const auto& a = args_.a;
+        const V* xi = x_row(i);
+        Acc* w = weights_.data();
+        for (index_t p = begin; p < end; ++p) {
+            if (o_.score != Score::value && p + fused::kPrefetchDistance < a.nnz)
+                fused::prefetch_row(args_.y.data + a.col_idx[p + fused::kPrefetchDistance] * args_.y.ld, args_.y.cols);
+            const V* yj = y_row(a.col_idx[p]);
+            for (index_t h = 0; h < heads_; ++h) w[(p - begin) * heads_ + h] = weight(xi, yj, p, h);
         }
-        const Acc e = std::exp(w - m_[h]);
-        l_[h] += e;
-        return e;
+        // The maxima after the weights, in a loop of their own: kept in m_ through the loop above,
+        // each entry waited on a store and a load of it (one head, soc-Slashdot0902 at k = 32:
+        // about 3 of this pass's 17 ms). NaN weights never win (as std::max).
+        const index_t count = (end - begin) * heads_;
+        if (heads_ == 1) {
+            Acc top = m_[0];
+            for (index_t q = 0; q < count; ++q) top = w[q] > top ? w[q] : top;
+            m_[0] = top;
+        } else {
+            for (index_t q = 0; q < count; ++q)
+                if (w[q] > m_[q % heads_]) m_[q % heads_] = w[q];
+        }
+        for (index_t q = 0; q < count; ++q) {
+            w[q] = std::exp(w[q] - m_[q % heads_]);
+            l_[q % heads_] += w[q];
+        }
     }
 
-    // Sum, mean, and max without softmax: one pass, the softmax (if any) online.
-    void online_pass(index_t i, index_t begin, index_t end) {
+    // Sum and mean under softmax: the numerators, then the Z_j weighted by them.
+    void softmax_pass(index_t i, index_t begin, index_t end) {
         const auto& a = args_.a;
         const index_t dz = args_.dz;
-        const bool softmax = o_.normalize == Normalize::softmax, max_agg = o_.aggregate == Aggregate::max;
+        softmax_numerators(i, begin, end);
+        const Acc* w = weights_.data();
+        std::fill(acc_.begin(), acc_.end(), Acc(0));
+        for (index_t p = begin; p < end; ++p) {
+            if (p + fused::kPrefetchDistance < a.nnz)
+                fused::prefetch_row(args_.z.data + a.col_idx[p + fused::kPrefetchDistance] * args_.z.ld, width_);
+            const V* zj = args_.z.data + a.col_idx[p] * args_.z.ld;
+            for (index_t h = 0; h < heads_; ++h) fused::axpy(w[(p - begin) * heads_ + h], zj + h * dz, acc_.data() + h * dz, dz);
+        }
+    }
+
+    // Sum, mean and max without softmax: one pass, the weights used as they come.
+    void plain_pass(index_t i, index_t begin, index_t end) {
+        const auto& a = args_.a;
+        const index_t dz = args_.dz;
+        const bool max_agg = o_.aggregate == Aggregate::max;
         const bool save = args_.attention.data != nullptr;
         const V* xi = x_row(i);
         std::fill(acc_.begin(), acc_.end(), Acc(0));
@@ -135,43 +168,24 @@ private:
             for (index_t h = 0; h < heads_; ++h) {
                 const Acc w = weight(xi, yj, p, h);
                 Acc* acc = acc_.data() + h * dz;
-                Acc scaled = w;
-                if (softmax) {
-                    Acc shrink;
-                    scaled = online_step(h, w, shrink);
-                    if (shrink != Acc(1) && p != begin) fused::scale(acc, shrink, dz);
-                    if (save) weights_[(p - begin) * heads_ + h] = w;
-                } else if (save) {
-                    args_.attention.data[p * args_.attention.ld + h] = store_as<V>(w);
-                }
+                if (save) args_.attention.data[p * args_.attention.ld + h] = store_as<V>(w);
                 if (!max_agg)
-                    fused::axpy(scaled, zj + h * dz, acc, dz);
+                    fused::axpy(w, zj + h * dz, acc, dz);
                 else if (p == begin)
-                    fused::max_init(scaled, zj + h * dz, acc, arg_.data() + h * dz, j, dz);
+                    fused::max_init(w, zj + h * dz, acc, arg_.data() + h * dz, j, dz);
                 else
-                    fused::max_update(scaled, zj + h * dz, acc, arg_.data() + h * dz, j, dz);
+                    fused::max_update(w, zj + h * dz, acc, arg_.data() + h * dz, j, dz);
             }
         }
     }
 
-    // Max aggregation under softmax: the weights and the final m, l first (X and Y only; m and l
-    // bit-identical to the online pass's), then α = exp(w - m) / l as the reference computes it,
-    // compared in row order (the first maximum wins ties, a NaN takes over and stays).
+    // Max aggregation under softmax: the numerators first (X and Y only), then α = exp(w - m) / l
+    // as the reference computes it, compared in row order (the first maximum wins ties, a NaN takes
+    // over and stays).
     void max_of_final_weights(index_t i, index_t begin, index_t end) {
         const auto& a = args_.a;
         const index_t dz = args_.dz;
-        const V* xi = x_row(i);
-        for (index_t p = begin; p < end; ++p) {
-            if (o_.score != Score::value && p + fused::kPrefetchDistance < a.nnz)
-                fused::prefetch_row(args_.y.data + a.col_idx[p + fused::kPrefetchDistance] * args_.y.ld, args_.y.cols);
-            const V* yj = y_row(a.col_idx[p]);
-            for (index_t h = 0; h < heads_; ++h) {
-                const Acc w = weight(xi, yj, p, h);
-                weights_[(p - begin) * heads_ + h] = w;
-                Acc shrink;
-                online_step(h, w, shrink);  // m and l only: nothing runs to rescale yet
-            }
-        }
+        softmax_numerators(i, begin, end);
         const bool save = args_.attention.data != nullptr;
         for (index_t p = begin; p < end; ++p) {
             if (p + fused::kPrefetchDistance < a.nnz)
@@ -179,7 +193,7 @@ private:
             const I j = a.col_idx[p];
             const V* zj = args_.z.data + j * args_.z.ld;
             for (index_t h = 0; h < heads_; ++h) {
-                const Acc alpha = std::exp(weights_[(p - begin) * heads_ + h] - m_[h]) / l_[h];
+                const Acc alpha = weights_[(p - begin) * heads_ + h] / l_[h];
                 if (save) args_.attention.data[p * args_.attention.ld + h] = store_as<V>(alpha);
                 if (p == begin)
                     fused::max_init(alpha, zj + h * dz, acc_.data() + h * dz, arg_.data() + h * dz, j, dz);
@@ -195,7 +209,7 @@ private:
     std::vector<Acc> acc_;      // heads x dz: the row's running aggregate
     std::vector<I> arg_;        // heads x dz: running winners (max only)
     std::vector<Acc> m_, l_;    // per head: running max and sum (softmax only)
-    std::vector<Acc> weights_;  // row length x heads: w kept until the row's final m, l (see keeps_row_weights)
+    std::vector<Acc> weights_;  // row length x heads: w, then exp(w - m), under softmax (see keeps_row_weights)
 };
 
 // E = c A Z (c: the scale edge's factor, else 1): the weights are A's values, the same for every
