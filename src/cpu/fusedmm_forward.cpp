@@ -5,9 +5,10 @@
 // max m, then exp(w - m) in place with the sum l, and then they weight the Z_j: one exp an entry
 // and no rescaling, where an online softmax (as in flash attention, and the CUDA kernels, which
 // keep no row buffer) takes a second exp and rescales the accumulator each time the max grows.
-// With the scores' AVX2 dot (fusedmm_vector.hpp), dot attention on one thread of the 2-core dev
-// machine (AMD EPYC): Laplace 60^3 at k = 32 44 -> 29 ms, at k = 128 100 -> 67 ms;
-// soc-Slashdot0902 27 -> 25 and 86 -> 73 ms (bench/results/cpu.md). Max aggregation under softmax compares
+// With the scores' AVX2 dot and, for f32, the Z rows summed in register tiles (fusedmm_vector.hpp),
+// dot attention on one thread of the 2-core dev machine (AMD EPYC, other tenants' load moving
+// single runs by 10-40%): Laplace 60^3 at k = 32 44 -> 24 ms, at k = 128 100 -> 71 ms; bcsstk33
+// 15 -> 7 and 31 -> 14 ms (bench/results/cpu.md). Max aggregation under softmax compares
 // α_ij Z_j with α = exp(w - m) / l for the row's final m and l, as the reference does (a running
 // max would compare an early winner rescaled by exp(m_old - m_new) against values computed
 // afresh; the two round differently, and once m grows far enough both underflow to +-0, where the
@@ -19,6 +20,7 @@
 #include <algorithm>
 #include <cmath>
 #include <limits>
+#include <type_traits>
 #include <vector>
 
 #include "core/fusedmm_kernels.hpp"
@@ -139,6 +141,13 @@ private:
         const index_t dz = args_.dz;
         softmax_numerators(i, begin, end);
         const Acc* w = weights_.data();
+        if constexpr (std::is_same_v<V, float>) {
+            for (index_t p = begin; p < std::min(end, begin + fused::kPrefetchDistance); ++p)
+                fused::prefetch_row(args_.z.data + a.col_idx[p] * args_.z.ld, width_);
+            for (index_t h = 0; h < heads_; ++h)
+                fused::weighted_sum(args_.z.data + h * dz, args_.z.ld, a.col_idx + begin, w + h, heads_, end - begin, acc_.data() + h * dz, dz);
+            return;
+        }
         std::fill(acc_.begin(), acc_.end(), Acc(0));
         for (index_t p = begin; p < end; ++p) {
             if (p + fused::kPrefetchDistance < a.nnz)

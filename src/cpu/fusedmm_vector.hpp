@@ -1,7 +1,10 @@
 #pragma once
 // The inner loops of the cpu FusedMM kernels: short loops over one head's features that the
 // compiler vectorizes (omp simd), reading storage type V and accumulating in Acc.
+#include <immintrin.h>
+
 #include <algorithm>
+#include <cmath>
 #include <type_traits>
 
 #include "cpu/sddmm_rows.hpp"
@@ -93,6 +96,37 @@ template <class Acc, class V>
 inline void axpy_difference(Acc w, const V* x, const V* y, Acc* acc, index_t n) noexcept {
 #pragma omp simd
     for (index_t k = 0; k < n; ++k) acc[k] += w * (load_as<Acc>(x[k]) - load_as<Acc>(y[k]));
+}
+
+// acc[k] = Σ_q w[q * w_stride] z_{col[q]}[k] for k < n (z_j: z + col[q] * ldz; f32 rows), R
+// vectors of 8 in registers while a row's entries stream past: kept in memory, each entry's adds
+// waited on the previous entry's stores (the CPU forward's weighted sum of Z rows).
+template <int R, class I>
+inline void weighted_sum_tile(const float* z, index_t ldz, const I* col, const float* w, index_t w_stride, index_t count, float* acc) {
+    __m256 t[R];
+    for (int r = 0; r < R; ++r) t[r] = _mm256_setzero_ps();
+    for (index_t q = 0; q < count; ++q) {
+        const float* zr = z + static_cast<index_t>(col[q]) * ldz;
+        const __m256 wq = _mm256_set1_ps(w[q * w_stride]);
+        for (int r = 0; r < R; ++r) t[r] = _mm256_fmadd_ps(wq, _mm256_loadu_ps(zr + 8 * r), t[r]);
+    }
+    for (int r = 0; r < R; ++r) _mm256_storeu_ps(acc + 8 * r, t[r]);
+}
+
+template <class I>
+inline void weighted_sum(const float* z, index_t ldz, const I* col, const float* w, index_t w_stride, index_t count, float* acc, index_t n) {
+    index_t k = 0;
+    for (; k + 64 <= n; k += 64) weighted_sum_tile<8>(z + k, ldz, col, w, w_stride, count, acc + k);
+    if (k + 32 <= n) {
+        weighted_sum_tile<4>(z + k, ldz, col, w, w_stride, count, acc + k);
+        k += 32;
+    }
+    for (; k + 8 <= n; k += 8) weighted_sum_tile<1>(z + k, ldz, col, w, w_stride, count, acc + k);
+    for (; k < n; ++k) {
+        float s = 0;
+        for (index_t q = 0; q < count; ++q) s = std::fma(w[q * w_stride], z[static_cast<index_t>(col[q]) * ldz + k], s);
+        acc[k] = s;
+    }
 }
 
 template <class Acc>
