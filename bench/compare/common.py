@@ -1,4 +1,5 @@
 """Shared helpers of the comparison scripts: suite reading, matrix loading, timing, JSON."""
+import argparse
 import json
 import os
 import statistics
@@ -7,6 +8,18 @@ import time
 import numpy as np
 import scipy.io
 import scipy.sparse as sp
+
+
+def width_args(description, width_help):
+    """The command line of a baseline over a suite at several dense widths: (arguments, widths)."""
+    p = argparse.ArgumentParser(description=description, formatter_class=argparse.RawDescriptionHelpFormatter)
+    p.add_argument("--suite", required=True, help="resolved suite: one .mtx path a line")
+    p.add_argument("--n", default="32,128", help=width_help)
+    p.add_argument("--warmup", type=int, default=3)
+    p.add_argument("--reps", type=int, default=10)
+    p.add_argument("--json", required=True)
+    args = p.parse_args()
+    return args, [int(v) for v in args.n.split(",")]
 
 
 def label(path):

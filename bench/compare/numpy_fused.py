@@ -8,7 +8,6 @@ of those operations, written as a user of those libraries would, one thread.
 The dot products go through np.einsum over chunks of entries (a chunk's gathered X and Y rows stay in cache; one
 einsum over all nnz entries holds two nnz x k arrays), the row maxima and sums through ufunc.reduceat. The entries' row
 indices are built once per matrix, outside the timing, as spk's plan is. X, Y and Z are uniform in [-1, 1]."""
-import argparse
 import math
 import sys
 
@@ -16,7 +15,7 @@ import numpy as np
 import scipy
 import scipy.sparse as sp
 
-from common import load_csr, read_suite, result, time_runs, write_json
+from common import load_csr, read_suite, result, time_runs, width_args, write_json
 
 CHUNK = 1 << 14  # entries a chunk: two 16Ki x k f32 gathers, 8 MiB at k = 128
 
@@ -45,14 +44,7 @@ def attention(a, rows, starts, x, y, z):
 
 
 def main():
-    p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    p.add_argument("--suite", required=True, help="resolved suite: one .mtx path a line")
-    p.add_argument("--n", default="32,128", help="comma list of feature widths k")
-    p.add_argument("--warmup", type=int, default=3)
-    p.add_argument("--reps", type=int, default=10)
-    p.add_argument("--json", required=True)
-    args = p.parse_args()
-    widths = [int(v) for v in args.n.split(",")]
+    args, widths = width_args(__doc__, "comma list of feature widths k")
     rng = np.random.default_rng(1)
     results = []
     for path in read_suite(args.suite):

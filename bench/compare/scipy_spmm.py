@@ -2,24 +2,16 @@
 """SciPy's CSR @ dense (f32) on the suite's matrices: the CPU SpMM baseline of spk bench.
 
 SciPy's sparse-dense product runs on one thread. B is uniform in [-1, 1], as in spk bench."""
-import argparse
 import sys
 
 import numpy as np
 import scipy
 
-from common import load_csr, read_suite, result, time_runs, write_json
+from common import load_csr, read_suite, result, time_runs, width_args, write_json
 
 
 def main():
-    p = argparse.ArgumentParser(description=__doc__)
-    p.add_argument("--suite", required=True, help="resolved suite: one .mtx path a line")
-    p.add_argument("--n", default="32,128", help="comma list of dense widths")
-    p.add_argument("--warmup", type=int, default=3)
-    p.add_argument("--reps", type=int, default=10)
-    p.add_argument("--json", required=True)
-    args = p.parse_args()
-    widths = [int(x) for x in args.n.split(",")]
+    args, widths = width_args(__doc__, "comma list of dense widths")
     rng = np.random.default_rng(1)
     results = []
     for path in read_suite(args.suite):
