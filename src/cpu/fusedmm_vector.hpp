@@ -1,6 +1,7 @@
 #pragma once
 // The inner loops of the cpu FusedMM kernels: short loops over one head's features that the
-// compiler vectorizes (omp simd), reading storage type V and accumulating in Acc.
+// compiler vectorizes (omp simd), reading storage type V and accumulating in Acc; the f32 and
+// f64 dot products and the f32 weighted sums of rows in AVX2 intrinsics.
 #include <immintrin.h>
 
 #include <algorithm>
