@@ -3,6 +3,7 @@ import argparse
 import json
 import os
 import statistics
+import sys
 import time
 
 import numpy as np
@@ -66,6 +67,19 @@ def result(op, path, times, **extra):
     r = {"op": op, "matrix": label(path), "source": path, "median_s": statistics.median(times), "times_s": times}
     r.update(extra)
     return r
+
+
+def uniform(rng, rows, cols):
+    """A dense f32 operand uniform in [-1, 1], as spk bench makes them."""
+    return rng.uniform(-1.0, 1.0, size=(rows, cols)).astype(np.float32)
+
+
+def measure(tool, op, path, body, args, results, **extra):
+    """Times body (args.warmup untimed calls, then args.reps), appends the result and reports it on stderr."""
+    r = result(op, path, time_runs(body, args.warmup, args.reps), **extra)
+    width = f" n={extra['n']}" if "n" in extra else ""
+    print(f"{tool} {op} {r['matrix']}{width}: {r['median_s'] * 1e3:.3f} ms", file=sys.stderr)
+    results.append(r)
 
 
 def write_json(path, tool, version, results, **extra):

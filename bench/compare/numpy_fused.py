@@ -9,13 +9,11 @@ The dot products go through np.einsum over chunks of entries (a chunk's gathered
 einsum over all nnz entries holds two nnz x k arrays), the row maxima and sums through ufunc.reduceat. The entries' row
 indices are built once per matrix, outside the timing, as spk's plan is. X, Y and Z are uniform in [-1, 1]."""
 import math
-import sys
-
 import numpy as np
 import scipy
 import scipy.sparse as sp
 
-from common import load_csr, read_suite, result, time_runs, width_args, write_json
+from common import load_csr, measure, read_suite, uniform, width_args, write_json
 
 CHUNK = 1 << 14  # entries a chunk: two 16Ki x k f32 gathers, 8 MiB at k = 128
 
@@ -53,14 +51,9 @@ def main():
         rows = np.repeat(np.arange(a.shape[0], dtype=np.int64), lengths)
         starts = a.indptr[:-1][lengths > 0]
         for k in widths:
-            x = rng.uniform(-1.0, 1.0, size=(a.shape[0], k)).astype(np.float32)
-            y = rng.uniform(-1.0, 1.0, size=(a.shape[1], k)).astype(np.float32)
-            z = rng.uniform(-1.0, 1.0, size=(a.shape[1], k)).astype(np.float32)
+            x, y, z = uniform(rng, a.shape[0], k), uniform(rng, a.shape[1], k), uniform(rng, a.shape[1], k)
             for op, body in (("sddmm", lambda: sddmm(a, rows, x, y)), ("fusedmm", lambda: attention(a, rows, starts, x, y, z))):
-                times = time_runs(body, args.warmup, args.reps)
-                r = result(op, path, times, n=k, rows=a.shape[0], nnz=int(a.nnz))
-                print(f"numpy {op} {r['matrix']} k={k}: {r['median_s'] * 1e3:.3f} ms", file=sys.stderr)
-                results.append(r)
+                measure("numpy", op, path, body, args, results, n=k, rows=a.shape[0], nnz=int(a.nnz))
     write_json(args.json, "numpy", f"{np.__version__} (SciPy {scipy.__version__})", results, threads=1)
 
 

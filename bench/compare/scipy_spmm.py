@@ -2,12 +2,10 @@
 """SciPy's CSR @ dense (f32) on the suite's matrices: the CPU SpMM baseline of spk bench.
 
 SciPy's sparse-dense product runs on one thread. B is uniform in [-1, 1], as in spk bench."""
-import sys
-
 import numpy as np
 import scipy
 
-from common import load_csr, read_suite, result, time_runs, width_args, write_json
+from common import load_csr, measure, read_suite, uniform, width_args, write_json
 
 
 def main():
@@ -17,11 +15,8 @@ def main():
     for path in read_suite(args.suite):
         a = load_csr(path)
         for n in widths:
-            b = rng.uniform(-1.0, 1.0, size=(a.shape[1], n)).astype(np.float32)
-            times = time_runs(lambda: a @ b, args.warmup, args.reps)
-            r = result("spmm", path, times, n=n, rows=a.shape[0], nnz=int(a.nnz))
-            print(f"scipy spmm {r['matrix']} n={n}: {r['median_s'] * 1e3:.3f} ms", file=sys.stderr)
-            results.append(r)
+            b = uniform(rng, a.shape[1], n)
+            measure("scipy", "spmm", path, lambda: a @ b, args, results, n=n, rows=a.shape[0], nnz=int(a.nnz))
     write_json(args.json, "scipy", scipy.__version__, results, threads=1)
 
 
