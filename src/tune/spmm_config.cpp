@@ -32,6 +32,17 @@ const std::vector<RbShape>& compiled_eb_shapes() {
     return shapes;
 }
 
+const std::vector<std::pair<int, int>>& compiled_mp_shapes() {
+    static const std::vector<std::pair<int, int>> shapes = [] {
+        std::vector<std::pair<int, int>> s;
+#define SPK_SHAPE(VEC, E) s.emplace_back(VEC, E);
+        SPK_SPMM_MP_SHAPES(SPK_SHAPE)
+#undef SPK_SHAPE
+        return s;
+    }();
+    return shapes;
+}
+
 bool is_compiled(const RbShape& s) {
     const auto& all = compiled_rb_shapes();
     return std::find(all.begin(), all.end(), s) != all.end();
@@ -46,6 +57,7 @@ std::string eb_shape_name(const RbShape& s) {
 
 std::string to_string(const SpmmConfig& c) {
     if (c.edge_based) return eb_shape_name(c.shape) + "@" + std::to_string(c.chunk);
+    if (c.merge_path) return "mp.v" + std::to_string(c.shape.vec) + ".e" + std::to_string(c.chunk);
     std::string out = to_string(c.shape);
     if (c.long_shape) out += "+" + to_string(*c.long_shape) + "@" + std::to_string(c.long_threshold) + (c.split_long ? ":split" : "");
     return out;
@@ -54,7 +66,7 @@ std::string to_string(const SpmmConfig& c) {
 RbShape one_launch_long_shape(const RbShape& s) { return RbShape{32, 32 / s.column_lanes(), s.vec}; }
 
 bool splits_in_one_launch(const SpmmConfig& c) {
-    return !c.edge_based && c.split_long && c.long_shape && *c.long_shape == one_launch_long_shape(c.shape);
+    return !c.edge_based && !c.merge_path && c.split_long && c.long_shape && *c.long_shape == one_launch_long_shape(c.shape);
 }
 
 namespace {
@@ -62,7 +74,7 @@ namespace {
 [[noreturn]] void bad_config(std::string_view text, const std::string& why) {
     invalid_argument("config '" + std::string(text) + "': " + why +
                      " (expected rb.g<G>.r<R>.v<VEC>, optionally +rb.g<G>.r<R>.v<VEC>@<row length> for long rows, or"
-                     " eb.g<G>.v<VEC>@<chunk>)");
+                     " eb.g<G>.v<VEC>@<chunk>, or mp.v<VEC>.e<E>)");
 }
 
 // "a.b.c" -> {"a", "b", "c"}
@@ -188,10 +200,28 @@ SpmmConfig parse_edge_based(std::string_view text) {
     return c;
 }
 
+// "mp.v<VEC>.e<E>"
+SpmmConfig parse_merge_path(std::string_view text) {
+    const std::vector<std::string_view> parts = dot_parts(text);
+    if (parts.size() != 3) bad_config(text, "'" + std::string(text) + "' is not a merge-path shape");
+    SpmmConfig c;
+    c.merge_path = true;
+    c.shape = RbShape{1, 1, parse_field(text, parts[1], 'v')};
+    c.chunk = parse_field(text, parts[2], 'e');
+    const auto& all = compiled_mp_shapes();
+    if (std::find(all.begin(), all.end(), std::pair<int, int>(c.shape.vec, static_cast<int>(c.chunk))) == all.end()) {
+        std::string list;
+        for (const auto& [vec, e] : all) list += (list.empty() ? "" : ", ") + ("mp.v" + std::to_string(vec) + ".e" + std::to_string(e));
+        bad_config(text, "merge-path shape is not compiled; compiled: " + list);
+    }
+    return c;
+}
+
 }  // namespace
 
 SpmmConfig parse_spmm_config(std::string_view text) {
     if (text.starts_with("eb.")) return parse_edge_based(text);
+    if (text.starts_with("mp.")) return parse_merge_path(text);
     SpmmConfig c;
     const std::size_t plus = text.find('+');
     c.shape = parse_shape(text, text.substr(0, plus));

@@ -9,6 +9,7 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <utility>
 #include <vector>
 
 #include "spk/matrix.hpp"
@@ -35,6 +36,10 @@ struct SpmmConfig {
     // (sum and mean in f32/f64; no long-row bin).
     bool edge_based = false;
     index_t chunk = 0;
+    // Or merge-path: "mp.v<VEC>.e<E>" (mp_kernel.cuh) cuts A's row ends and non-zeros, merged, into
+    // runs of E items a lane (chunk = E, shape = {1, 1, VEC}); rows across runs meet in the plan's
+    // slots in a fixed order (sum and mean in f32/f64, deterministic; no long-row bin).
+    bool merge_path = false;
     friend bool operator==(const SpmmConfig&, const SpmmConfig&) = default;
 };
 
@@ -44,6 +49,8 @@ bool is_compiled(const RbShape& s);
 // The edge-based shapes, as RbShape{G, R, VEC} (R: 1 or G), and their names ("eb.g8.v4", "eb.g32.r32.v4").
 const std::vector<RbShape>& compiled_eb_shapes();
 std::string eb_shape_name(const RbShape& s);
+// The merge-path shapes as {VEC, E} pairs.
+const std::vector<std::pair<int, int>>& compiled_mp_shapes();
 
 std::string to_string(const RbShape& s);
 std::string to_string(const SpmmConfig& c);

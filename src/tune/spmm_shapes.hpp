@@ -17,3 +17,7 @@
 #define SPK_SPMM_EB_SHAPES(X)                                                                                 \
     X(1, 1, 4) X(2, 1, 4) X(4, 1, 4) X(8, 1, 4) X(16, 1, 4) X(32, 1, 4) X(8, 1, 1) X(32, 1, 1) /* EB+PR */ \
         X(8, 8, 1) X(8, 8, 4) X(32, 32, 1) X(32, 32, 4)
+
+// The merge-path SpMM shapes (mp_kernel.cuh), as X(VEC, E): VEC columns a lane, E items (row ends
+// and non-zeros) a lane.
+#define SPK_SPMM_MP_SHAPES(X) X(1, 4) X(1, 8) X(2, 4) X(2, 8) X(4, 4) X(4, 8)

@@ -430,6 +430,70 @@ TEST_F(CudaSpmm, EdgeBasedShapesMatchTheReference) {
     }
 }
 
+// One row holding `long_row` non-zeros (it spans many warps of any merge-path shape) among runs of
+// empty rows and short rows, as a power-law graph's.
+template <class V, class I>
+Csr<V, I> rows_across_warps(index_t rows, index_t cols, index_t long_row, std::uint64_t seed) {
+    Coo<V, I> out{rows, cols, {}, {}, {}};
+    std::uint64_t state = seed;
+    const auto next = [&] { return state = state * 6364136223846793005ull + 1442695040888963407ull; };
+    for (index_t i = 0; i < rows; ++i) {
+        const index_t length = i == rows / 2 ? long_row : (i % 7 < 3 ? 0 : static_cast<index_t>(next() >> 60));
+        for (index_t p = 0; p < length; ++p) {
+            out.row_idx.push_back(static_cast<I>(i));
+            out.col_idx.push_back(static_cast<I>(i == rows / 2 ? p % cols : static_cast<index_t>(next() >> 33) % cols));
+            out.values.push_back(value_cast<V>(0.5 + static_cast<double>(next() >> 40) / static_cast<double>(1ull << 24)));
+        }
+    }
+    return coo_to_csr(out, Duplicates::sum);
+}
+
+// Merge-path kernels: runs of items across row boundaries, rows across lanes (the warp's scan) and
+// across warps (slots and arrivals, the last warp writing the row), empty rows, column tiles with a
+// partial last tile, alpha, beta, mean, a second run of the same plan (the arrivals reset), and
+// the same bits every run.
+TEST_F(CudaSpmm, MergePathShapesMatchTheReference) {
+    const std::uint64_t seed = test::seed("cuda_spmm_merge_path");
+    const auto skewed = skewed_matrix<float, std::int32_t>(700, 300, seed);
+    const auto spanning = rows_across_warps<float, std::int32_t>(900, 400, 5000, seed);
+    for (const auto& [vec, e] : detail::compiled_mp_shapes()) {
+        const std::string config = "mp.v" + std::to_string(vec) + ".e" + std::to_string(e);
+        SCOPED_TRACE(config);
+        check(skewed, 4, Case{.alpha = 2.0, .beta = 0.5, .config = config}, seed);
+        check(skewed, 5, Case{.reduce = Reduce::mean, .config = config}, seed + 1);
+        check(spanning, 8, Case{.beta = 1.0, .config = config}, seed + 2);
+        check(spanning, 1, Case{.reduce = Reduce::mean, .alpha = -1.5, .config = config}, seed + 3);
+    }
+    check(convert_values<double>(spanning.view()), 6, Case{.c_layout = Layout::col_major, .config = "mp.v2.e8"}, seed);
+    check(rows_across_warps<double, std::int64_t>(300, 200, 3000, seed), 4, Case{.beta = -1.0, .config = "mp.v4.e4"}, seed);
+    check(skewed_matrix<float, std::int64_t>(300, 200, seed), 3, Case{.b_layout = Layout::col_major, .config = "mp.v4.e8"}, seed);
+    check(test::random_csr<float, std::int32_t>(0, 5, 1.0, seed), 4, Case{.config = "mp.v4.e8"}, seed);
+    check(coo_to_csr(Coo<float, std::int32_t>{50, 40, {}, {}, {}}), 4, Case{.beta = 0.5, .config = "mp.v4.e8"}, seed);  // no non-zeros
+    check(skewed, 4, Case{.transpose_a = true, .config = "mp.v4.e8"}, seed);
+
+    // Runs of one plan: equal bits (the parts meet in a fixed order), also after the arrivals reset.
+    const Executor gpu = Executor::cuda(0);
+    const auto a = spanning.to(gpu);
+    const auto b = test::random_dense<float>(a.cols(), 4, seed).to(gpu);
+    for (bool deterministic : {false, true}) {
+        const SpmmPlan<float, std::int32_t> plan(gpu, a.view(), 4, SpmmOptions{.deterministic = deterministic, .config = "mp.v4.e4"});
+        EXPECT_EQ(plan.config(), "mp.v4.e4");
+        Dense<float> first(gpu, a.rows(), 4), again(gpu, a.rows(), 4);
+        plan.run(b.view(), first.view());
+        for (int run = 0; run < 3; ++run) plan.run(b.view(), again.view());
+        EXPECT_EQ(first.to(Executor::cpu()).values().to_vector(), again.to(Executor::cpu()).values().to_vector());
+    }
+    for (SpmmOptions opt : {SpmmOptions{.reduce = Reduce::max, .config = "mp.v4.e8"}, SpmmOptions{.config = "mp.v4.e5"}}) {
+        try {
+            SpmmPlan<float, std::int32_t> plan(gpu, a.view(), 4, opt);
+            FAIL() << "expected an error";
+        } catch (const Error& e) {
+            EXPECT_EQ(e.kind(), ErrorKind::InvalidArgument);
+            EXPECT_NE(std::string(e.what()).find("merge-path"), std::string::npos) << e.what();
+        }
+    }
+}
+
 TEST_F(CudaSpmm, SplitRowsRefuseWhatTheyCannotSum) {
     const Executor gpu = Executor::cuda(0);
     const auto a = skewed_matrix<float, std::int32_t>(100, 100, 3).to(gpu);
@@ -560,7 +624,18 @@ TEST(SpmmConfig, ParsesPrintsAndRejects) {
         const std::string text = detail::eb_shape_name(s) + "@7";
         EXPECT_EQ(detail::to_string(detail::parse_spmm_config(text)), text);
     }
-    for (const char* bad : {"rb.g8.r1", "rb.g3.r1.v1", "eb.g8.r1.v4", "rb.g8.r1.v4+rb.g32.r8.v4", "rb.g8.r1.v4+rb.g32.r8.v4@x",
+    const auto mp = detail::parse_spmm_config("mp.v4.e8");
+    EXPECT_TRUE(mp.merge_path);
+    EXPECT_FALSE(mp.edge_based);
+    EXPECT_EQ(mp.chunk, 8);
+    EXPECT_EQ(mp.shape.vec, 4);
+    EXPECT_FALSE(detail::splits_in_one_launch(mp));
+    for (const auto& [vec, e] : detail::compiled_mp_shapes()) {
+        const std::string text = "mp.v" + std::to_string(vec) + ".e" + std::to_string(e);
+        EXPECT_EQ(detail::to_string(detail::parse_spmm_config(text)), text);
+    }
+    for (const char* bad : {"mp.v4", "mp.v3.e8", "mp.v4.e5", "mp.e8.v4", "mp.v4.e8.x", "mp.v4.e8@64",
+                            "rb.g8.r1", "rb.g3.r1.v1", "eb.g8.r1.v4", "rb.g8.r1.v4+rb.g32.r8.v4", "rb.g8.r1.v4+rb.g32.r8.v4@x",
                             "rb.g8.r1.v4+rb.g16.r4.v4@64:split", "eb.g8.v4", "eb.g8.v4@0", "eb.g3.v4@64", "eb.g8.v2@64", "eb.g8@64", "eb.g8.r4.v4@64",
                             "eb.g8.r8.v4.x1@64"}) {
         try {

@@ -18,6 +18,7 @@
 #include "cuda/common/transpose.cuh"
 #include "cuda/common/workspace.hpp"
 #include "cuda/spmm/analysis.cuh"
+#include "cuda/spmm/mp_kernel.cuh"
 #include "cuda/spmm/rb_fused_kernel.cuh"
 #include "cuda/spmm/rb_kernel.cuh"
 #include "cuda/spmm/state.hpp"
@@ -32,6 +33,12 @@ template <class T, class I>
 void launch_rb_fused(const RbShape& s, const SpmmKernelArgs<T, I>& args, const RbPieces<T, I>& pieces, cudaStream_t stream);
 template <class T, class I>
 void launch_eb(const RbShape& s, const SpmmKernelArgs<T, I>& args, long long rows, long long nnz, cudaStream_t stream);
+template <class T, class I>
+void launch_merge(int vec, int items, const SpmmKernelArgs<T, I>& args, const MergePathArgs<accum_t<T>>& m, long long rows, long long nnz,
+                  cudaStream_t stream);
+template <class I>
+void launch_merge_warp_rows(const I* row_ptr, long long rows, long long nnz, long long items_per_warp, long long warps, long long* warp_rows,
+                            cudaStream_t stream);
 
 namespace {
 
@@ -155,6 +162,48 @@ RbShape scalar_shape(const RbShape& s) {
     return s.r > 1 ? RbShape{32, 32, 1} : RbShape{32, 1, 1};
 }
 
+// The merge-path arrays in state.merge: warp_rows (warps + 1), then the slots (2 x warps x n
+// accumulators, value_bytes each: merge paths are f32 or f64), then the arrivals (warps x tiles,
+// sized for tiles of one column: unaligned B runs the shape's scalar form).
+struct MergeLayout {
+    std::size_t slots_at, arrivals_at, bytes;
+};
+MergeLayout merge_layout(const SpmmState& s) {
+    const auto warps = static_cast<std::size_t>(s.merge_warps), n = static_cast<std::size_t>(s.features.n);
+    const std::size_t slots_at = sizeof(long long) * (warps + 1);
+    const std::size_t arrivals_at = slots_at + 2 * warps * n * static_cast<std::size_t>(s.features.value_bytes);
+    return {slots_at, arrivals_at, arrivals_at + sizeof(unsigned) * warps * n};
+}
+
+// Queues what a merge-path plan keeps: each warp's first row (a search a warp) and zeroed arrivals.
+template <class I>
+void prepare_merge(const Executor& exec, const I* row_ptr, SpmmState& s) {
+    const auto items_per_warp = 32LL * s.config.chunk;
+    s.merge_warps = (s.features.rows + s.features.nnz + items_per_warp - 1) / items_per_warp;
+    const MergeLayout layout = merge_layout(s);
+    s.merge = Workspace<std::byte>(exec, layout.bytes);
+    const cudaStream_t stream = stream_of(exec);
+    SPK_CUDA_CHECK(cudaMemsetAsync(s.merge.data() + layout.arrivals_at, 0, layout.bytes - layout.arrivals_at, stream));
+    launch_merge_warp_rows<I>(row_ptr, s.features.rows, s.features.nnz, items_per_warp, s.merge_warps,
+                              reinterpret_cast<long long*>(s.merge.data()), stream);
+}
+
+template <class T, class I>
+void run_merge(const Executor& exec, const SpmmState& state, const SpmmKernelArgs<T, I>& kargs, bool vector_ok) {
+    using A = accum_t<T>;
+    const int vec = vector_ok ? state.config.shape.vec : 1;
+    const MergeLayout layout = merge_layout(state);
+    std::byte* base = state.merge.data();  // the run's scratch, owned by the plan
+    const auto warps = static_cast<std::size_t>(state.merge_warps), n = static_cast<std::size_t>(state.features.n);
+    const MergePathArgs<A> m{reinterpret_cast<const long long*>(base),
+                             state.merge_warps,
+                             (kargs.n + vec - 1) / vec,
+                             reinterpret_cast<A*>(base + layout.slots_at),
+                             reinterpret_cast<A*>(base + layout.slots_at) + warps * n,
+                             reinterpret_cast<unsigned*>(base + layout.arrivals_at)};
+    launch_merge<T, I>(vec, static_cast<int>(state.config.chunk), kargs, m, state.features.rows, state.features.nnz, stream_of(exec));
+}
+
 // Long rows cut into chunks: the chunks' parts meet in C through atomic adds after C's long rows
 // are scaled by beta, or, when the plan is deterministic, through partial sums that
 // combine_chunks adds in chunk order.
@@ -225,6 +274,8 @@ std::shared_ptr<const SpmmState> spmm_analyse(const Executor& exec, CsrView<cons
         if (state->config.edge_based && (!f.split_allowed || options.deterministic))
             invalid_argument("spmm config '" + options.config +
                              "': edge-based kernels add rows across chunks atomically: they need sum or mean in f32 or f64, and deterministic = false");
+        if (state->config.merge_path && !f.split_allowed)
+            invalid_argument("spmm config '" + options.config + "': merge-path kernels need sum or mean in f32 or f64");
     }
     const bool selects = options.config.empty();
     const index_t threshold = !selects && state->config.long_shape ? state->config.long_threshold : long_row_threshold(f);
@@ -243,6 +294,7 @@ std::shared_ptr<const SpmmState> spmm_analyse(const Executor& exec, CsrView<cons
             }
         }
         s.one_launch = splits_in_one_launch(s.config);
+        if (s.config.merge_path) prepare_merge<I>(exec, a.row_ptr, s);
         // The one-launch split's partial sums: value_bytes is the accumulator's size, splits being f32 or f64.
         if (s.one_launch && s.num_chunks > s.num_long)
             s.partial = Workspace<std::byte>(exec, static_cast<std::size_t>(s.num_chunks * s.features.n * s.features.value_bytes));
@@ -325,6 +377,10 @@ void spmm(const Executor& exec, const SpmmState& plan, const SpmmArgs<V, I>& arg
                            (!state.config.long_shape || aligned_for(b, ldb, state.config.long_shape->vec, sizeof(T)));
     const auto shape_for = [&](const RbShape& s) { return vector_ok ? s : scalar_shape(s); };
     if constexpr (sizeof(T) >= 4) {
+        if (state.config.merge_path) {
+            run_merge<T, I>(exec, state, kargs, vector_ok);
+            return finish();
+        }
         if (state.config.edge_based) {
             const RbShape& s = state.config.shape;
             // Unaligned B: the scalar shape of the same kind (EB+PR keeps its group; EB+SR one as wide).

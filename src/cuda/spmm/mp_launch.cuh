@@ -1,0 +1,48 @@
+#pragma once
+// Launch of the merge-path SpMM for a runtime shape (a switch over the compiled shapes), and the
+// plan's search of each warp's first row. Instantiated for f32 and f64 (mp_<type>.cu).
+#include <cuda_runtime.h>
+
+#include "cuda/common/check.cuh"
+#include "cuda/spmm/mp_kernel.cuh"
+#include "spk/error.hpp"
+#include "tune/spmm_config.hpp"
+#include "tune/spmm_shapes.hpp"
+
+namespace spk::detail::cuda {
+
+template <class T, class I, int VEC, int E>
+void launch_merge_shape(const SpmmKernelArgs<T, I>& args, const MergePathArgs<accum_t<T>>& m, long long rows, long long nnz,
+                        cudaStream_t stream) {
+    constexpr int threads = 256;
+    const long long blocks = (m.warps * m.tiles * 32 + threads - 1) / threads;
+    if (blocks == 0) return;
+    if (blocks > 0x7fffffffLL) unsupported("spmm: problem too large for one launch (" + std::to_string(blocks) + " blocks)");
+    spmm_merge_kernel<T, I, VEC, E><<<static_cast<unsigned>(blocks), threads, 0, stream>>>(args, m, rows, nnz);
+    SPK_CUDA_CHECK_LAUNCH();
+}
+
+// m.tiles must be n / VEC rounded up, m.warps (rows + nnz) / (32 E) rounded up.
+template <class T, class I>
+void launch_merge(int vec, int items, const SpmmKernelArgs<T, I>& args, const MergePathArgs<accum_t<T>>& m, long long rows, long long nnz,
+                  cudaStream_t stream) {
+#define SPK_MP_CASE(VEC, E)                                            \
+    if (vec == VEC && items == E) {                                    \
+        launch_merge_shape<T, I, VEC, E>(args, m, rows, nnz, stream); \
+        return;                                                        \
+    }
+    SPK_SPMM_MP_SHAPES(SPK_MP_CASE)
+#undef SPK_MP_CASE
+    invalid_argument("spmm: merge-path shape mp.v" + std::to_string(vec) + ".e" + std::to_string(items) + " is not compiled");
+}
+
+// warp_rows[w] for w = 0 .. warps: the row at item w * items_per_warp of the merged order.
+template <class I>
+void launch_merge_warp_rows(const I* row_ptr, long long rows, long long nnz, long long items_per_warp, long long warps, long long* warp_rows,
+                            cudaStream_t stream) {
+    merge_warp_rows<I><<<static_cast<unsigned>((warps + 1 + 255) / 256), 256, 0, stream>>>(row_ptr, rows, nnz, items_per_warp, warps,
+                                                                                            warp_rows);
+    SPK_CUDA_CHECK_LAUNCH();
+}
+
+}  // namespace spk::detail::cuda
