@@ -12,7 +12,7 @@
 namespace spk::detail::cuda {
 
 template <class T, class I, int VEC, int E>
-void launch_merge_shape(const SpmmKernelArgs<T, I>& args, const MergePathArgs<accum_t<T>>& m, long long rows, long long nnz,
+void launch_merge_shape(const SpmmKernelArgs<T, I>& args, const MergePathArgs<accum_t<T>, I>& m, long long rows, long long nnz,
                         cudaStream_t stream) {
     constexpr int threads = 256;
     const long long blocks = (m.warps * m.tiles * 32 + threads - 1) / threads;
@@ -22,9 +22,10 @@ void launch_merge_shape(const SpmmKernelArgs<T, I>& args, const MergePathArgs<ac
     SPK_CUDA_CHECK_LAUNCH();
 }
 
-// m.tiles must be n / VEC rounded up, m.warps (rows + nnz) / (32 E) rounded up.
+// m.tiles must be n / VEC rounded up, m.warps (rows + nnz) / (32 E) rounded up, m.lane_rows the
+// plan's search at E items a lane.
 template <class T, class I>
-void launch_merge(int vec, int items, const SpmmKernelArgs<T, I>& args, const MergePathArgs<accum_t<T>>& m, long long rows, long long nnz,
+void launch_merge(int vec, int items, const SpmmKernelArgs<T, I>& args, const MergePathArgs<accum_t<T>, I>& m, long long rows, long long nnz,
                   cudaStream_t stream) {
 #define SPK_MP_CASE(VEC, E)                                            \
     if (vec == VEC && items == E) {                                    \
@@ -36,12 +37,12 @@ void launch_merge(int vec, int items, const SpmmKernelArgs<T, I>& args, const Me
     invalid_argument("spmm: merge-path shape mp.v" + std::to_string(vec) + ".e" + std::to_string(items) + " is not compiled");
 }
 
-// warp_rows[w] for w = 0 .. warps: the row at item w * items_per_warp of the merged order.
+// lane_rows[l] for l = 0 .. lanes: the row at item l * items_per_lane of the merged order.
 template <class I>
-void launch_merge_warp_rows(const I* row_ptr, long long rows, long long nnz, long long items_per_warp, long long warps, long long* warp_rows,
+void launch_merge_lane_rows(const I* row_ptr, long long rows, long long nnz, long long items_per_lane, long long lanes, I* lane_rows,
                             cudaStream_t stream) {
-    merge_warp_rows<I><<<static_cast<unsigned>((warps + 1 + 255) / 256), 256, 0, stream>>>(row_ptr, rows, nnz, items_per_warp, warps,
-                                                                                            warp_rows);
+    merge_lane_rows<I><<<static_cast<unsigned>((lanes + 1 + 255) / 256), 256, 0, stream>>>(row_ptr, rows, nnz, items_per_lane, lanes,
+                                                                                            lane_rows);
     SPK_CUDA_CHECK_LAUNCH();
 }
 
