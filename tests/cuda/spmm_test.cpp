@@ -430,7 +430,7 @@ TEST_F(CudaSpmm, EdgeBasedShapesMatchTheReference) {
     }
 }
 
-// One row holding `long_row` non-zeros (it spans many warps of any merge-path shape) among runs of
+// One row holding `long_row` non-zeros (it spans several blocks of any merge-path shape) among runs of
 // empty rows and short rows, as a power-law graph's.
 template <class V, class I>
 Csr<V, I> rows_across_warps(index_t rows, index_t cols, index_t long_row, std::uint64_t seed) {
@@ -448,8 +448,8 @@ Csr<V, I> rows_across_warps(index_t rows, index_t cols, index_t long_row, std::u
     return coo_to_csr(out, Duplicates::sum);
 }
 
-// Merge-path kernels: runs of items across row boundaries, rows across lanes (the warp's scan) and
-// across warps (slots and arrivals, the last warp writing the row), empty rows, column tiles with a
+// Merge-path kernels: runs of items across row boundaries, rows across lanes (the warp's scan),
+// warps (shared memory) and blocks (slots and arrivals, the last block writing the row), empty rows, column tiles with a
 // partial last tile, alpha, beta, mean, a second run of the same plan (the arrivals reset), and
 // the same bits every run.
 TEST_F(CudaSpmm, MergePathShapesMatchTheReference) {
@@ -466,6 +466,7 @@ TEST_F(CudaSpmm, MergePathShapesMatchTheReference) {
     }
     check(convert_values<double>(spanning.view()), 6, Case{.c_layout = Layout::col_major, .config = "mp.v2.e8"}, seed);
     check(rows_across_warps<double, std::int64_t>(300, 200, 3000, seed), 4, Case{.beta = -1.0, .config = "mp.v4.e4"}, seed);
+    check(rows_across_warps<float, std::int32_t>(30000, 5000, 40000, seed), 4, Case{.config = "mp.v4.e4"}, seed);  // many blocks
     check(skewed_matrix<float, std::int64_t>(300, 200, seed), 3, Case{.b_layout = Layout::col_major, .config = "mp.v4.e8"}, seed);
     check(test::random_csr<float, std::int32_t>(0, 5, 1.0, seed), 4, Case{.config = "mp.v4.e8"}, seed);
     check(coo_to_csr(Coo<float, std::int32_t>{50, 40, {}, {}, {}}), 4, Case{.beta = 0.5, .config = "mp.v4.e8"}, seed);  // no non-zeros

@@ -11,24 +11,29 @@
 // registers (no loop over memory in between: a few round trips a lane, as a row-based lane has):
 // rows it holds whole are written to C.
 // The rest meet as follows, in an order fixed by the cut (deterministic):
-//   - within a warp, a segmented scan of the lanes' unfinished rows gives the lane that finishes
-//     a row begun in earlier lanes their part;
-//   - across warps, each warp a row spans stores its part (slot_out where the row continues past
-//     the warp, slot_in where the warp finishes it) and counts itself in the row's arrivals; the
-//     last warp to arrive sums the parts in warp order and writes the row.
+//   - within a block (8 warps, 256 * E items), a segmented scan of the lanes' unfinished rows in
+//     each warp, then the warps' unfinished parts in shared memory, give the lane that finishes a
+//     row begun in earlier lanes their part;
+//   - across blocks, each block a row spans stores its part (slot_out where the row continues past
+//     the block, slot_in where the block finishes it) and counts itself in the row's arrivals; the
+//     last block to arrive sums the parts in block order and writes the row. Only rows crossing a
+//     block's end pay for a fence and an atomic.
+#include "cuda/common/programmatic_launch.cuh"
 #include "cuda/spmm/rb_kernel.cuh"
 
 namespace spk::detail::cuda {
+
+constexpr int merge_block_lanes = 256;
 
 // What the plan keeps for the merge-path kernel (state.hpp: SpmmState::merge).
 template <class A, class I>
 struct MergePathArgs {
     const I* lane_rows;  // lanes + 1 entries: the row at each lane's first item (the plan's search)
-    long long warps;     // runs of 32 * E items over the rows + nnz items
-    long long tiles;     // column tiles of VEC columns; a warp a (run, tile)
-    A* slot_out;         // warps x n: a warp's part of the row it leaves unfinished
-    A* slot_in;          // warps x n: a warp's part of the row it finishes, begun in an earlier warp
-    unsigned* arrivals;  // warps x tiles: for each row begun in warp w and crossing its end, the warps done with it
+    long long blocks;    // runs of merge_block_lanes * E items over the rows + nnz items
+    long long tiles;     // column tiles of VEC columns; a block a (run, tile)
+    A* slot_out;         // blocks x n: a block's part of the row it leaves unfinished
+    A* slot_in;          // blocks x n: a block's part of the row it finishes, begun in an earlier block
+    unsigned* arrivals;  // blocks x tiles: for each row begun in block b and crossing its end, the blocks done with it
 };
 
 // The merge-path coordinate of diagonal d: the row ends before it (the least i in [lo, hi] whose
@@ -66,22 +71,22 @@ __device__ __forceinline__ void merge_write_row(const SpmmKernelArgs<T, I>& p, l
         if (col0 + q < p.n) out[q] = from_accum<T>(p.beta == A(0) ? scale * sum[q] : scale * sum[q] + p.beta * to_accum(out[q]));
 }
 
-// The last warp to arrive at a crossing row (non-zeros begin .. end) sums its parts (slot_out of
-// the warps it spans but the last, slot_in of the last) in warp order, lanes taking every 32nd
-// warp, and writes the row.
+// The last block to arrive at a crossing row (non-zeros begin .. end) sums its parts (slot_out of
+// the blocks it spans but the last, slot_in of the last) in block order, lanes of one warp taking
+// every 32nd block, and writes the row.
 template <class T, class I, int VEC>
 __device__ __forceinline__ void merge_combine(const SpmmKernelArgs<T, I>& p, const MergePathArgs<accum_t<T>, I>& m, long long row,
-                                              long long begin, long long end, long long items_per_warp, long long col0, long long tile,
+                                              long long begin, long long end, long long items_per_block, long long col0, long long tile,
                                               int lane) {
     using A = accum_t<T>;
-    const long long first = (begin + row) / items_per_warp, last = (end + row) / items_per_warp;
-    __threadfence();  // the other warps' parts, published before their arrivals
+    const long long first = (begin + row) / items_per_block, last = (end + row) / items_per_block;
+    __threadfence();  // the other blocks' parts, published before their arrivals
     A sum[VEC];
 #pragma unroll
     for (int q = 0; q < VEC; ++q) {
         sum[q] = A(0);
         if (col0 + q < p.n)
-            for (long long w = first + lane; w <= last; w += 32) sum[q] += __ldcg((w < last ? m.slot_out : m.slot_in) + w * p.n + col0 + q);
+            for (long long b = first + lane; b <= last; b += 32) sum[q] += __ldcg((b < last ? m.slot_out : m.slot_in) + b * p.n + col0 + q);
         sum[q] = group_sum<32>(sum[q]);
     }
     if (lane == 0) {
@@ -91,22 +96,22 @@ __device__ __forceinline__ void merge_combine(const SpmmKernelArgs<T, I>& p, con
 }
 
 template <class T, class I, int VEC, int E>
-__global__ void __launch_bounds__(256) spmm_merge_kernel(const SpmmKernelArgs<T, I> p, const MergePathArgs<accum_t<T>, I> m, long long rows,
+__global__ void __launch_bounds__(merge_block_lanes) spmm_merge_kernel(const SpmmKernelArgs<T, I> p, const MergePathArgs<accum_t<T>, I> m, long long rows,
                                                           long long nnz) {
+    wait_for_previous_grid();  // launched after the stream's previous kernel (launch_after_previous)
     using A = accum_t<T>;
-    constexpr long long per_warp = 32LL * E;
-    const int lane = static_cast<int>(threadIdx.x) & 31;
-    const long long gw = (static_cast<long long>(blockIdx.x) * blockDim.x + threadIdx.x) / 32;
-    const long long w = gw / m.tiles, tile = gw % m.tiles;
-    if (w >= m.warps) return;  // whole warps leave together
+    constexpr int warps = merge_block_lanes / 32;
+    constexpr long long per_warp = 32LL * E, per_block = merge_block_lanes * static_cast<long long>(E);
+    const int lane = static_cast<int>(threadIdx.x) & 31, warp = static_cast<int>(threadIdx.x) / 32;
+    const long long block = blockIdx.x / m.tiles, tile = blockIdx.x % m.tiles;
     const long long col0 = tile * VEC;
     const bool full_vector = col0 + VEC <= p.n;
     const long long items = rows + nnz;
-    const long long warp_d = w * per_warp;
+    const long long block_d = block * per_block, warp_d = block_d + warp * per_warp;
 
     // This lane's items run from (i0, k0) to the next lane's start (i1, k1): rows i0 .. i1 - 1
     // end in it, and non-zeros k0 .. k1 - 1 lie in it.
-    const long long global_lane = w * 32 + lane;
+    const long long global_lane = block * merge_block_lanes + threadIdx.x;
     const long long d0 = warp_d + lane * E < items ? warp_d + lane * E : items;
     const long long d1 = d0 + E < items ? d0 + E : items;
     const long long i0 = m.lane_rows[global_lane];
@@ -210,43 +215,68 @@ __global__ void __launch_bounds__(256) spmm_merge_kernel(const SpmmKernelArgs<T,
         first[q] += lane > 0 ? before : A(0);
     }
 
-    // Rows within the warp are written here; rows across warps go through the slots.
+    // The warps' unfinished parts, for the block.
+    __shared__ long long warp_row[warps];
+    __shared__ A warp_part[warps][VEC];
+    if (lane == 31) {
+        warp_row[warp] = i1;
+#pragma unroll
+        for (int q = 0; q < VEC; ++q) warp_part[warp][q] = acc[q];
+    }
+    __syncthreads();
+    // The block's part of a row left unfinished by warp `last` and the warps before it.
+    const auto block_part = [&](long long row, int last, A (&sum)[VEC]) {
+        int from = last;
+        while (from >= 0 && warp_row[from] == row) --from;
+        for (int v = from + 1; v <= last; ++v)
+#pragma unroll
+            for (int q = 0; q < VEC; ++q) sum[q] += warp_part[v][q];
+        return from < 0;  // every warp before held part of it
+    };
+
+    // Rows within the block are written here; rows across blocks go through the slots.
     bool report_in = false;
     if (first_begun_before) {
-        if (first_begin + i0 >= warp_d) {
+        const bool from_block_start = first_begin + i0 < warp_d && block_part(i0, warp - 1, first);
+        if (!(from_block_start && first_begin + i0 < block_d)) {
             merge_write_row<T, I, VEC>(p, i0, row_end[0] - first_begin, col0, first);
         } else {
 #pragma unroll
             for (int q = 0; q < VEC; ++q)
-                if (col0 + q < p.n) m.slot_in[w * p.n + col0 + q] = first[q];
+                if (col0 + q < p.n) m.slot_in[block * p.n + col0 + q] = first[q];
             report_in = true;
         }
     }
-    // Lane 31's unfinished row begins here or earlier (then the warp holds part of it) and goes on.
+    // The last lane's unfinished row begins in the block or earlier (then the block holds part of
+    // it) and goes on past it.
     long long open_start = first_begin;
 #pragma unroll
     for (int t = 0; t < E; ++t)
         if (t + 1 == ending) open_start = row_end[t];
-    const bool report_out = lane == 31 && i1 < rows && open_start + i1 < warp_d + per_warp;
+    const bool report_out = threadIdx.x == merge_block_lanes - 1 && i1 < rows && open_start + i1 < block_d + per_block;
     if (report_out) {
+        A part[VEC];
+#pragma unroll
+        for (int q = 0; q < VEC; ++q) part[q] = A(0);
+        (void)block_part(i1, warps - 1, part);
 #pragma unroll
         for (int q = 0; q < VEC; ++q)
-            if (col0 + q < p.n) m.slot_out[w * p.n + col0 + q] = acc[q];
+            if (col0 + q < p.n) m.slot_out[block * p.n + col0 + q] = part[q];
     }
 
-    // Arrivals: a crossing row's warps count themselves at the warp where it begins; the last sums.
+    // Arrivals: a crossing row's blocks count themselves at the block where it begins; the last sums.
     const auto arrive = [&](bool reporting, long long crossing_row, long long begin, long long end) {
         bool last = false;
         if (reporting) {
-            const long long first_warp = (begin + crossing_row) / per_warp, last_warp = (end + crossing_row) / per_warp;
-            __threadfence();  // this warp's part before its arrival
-            last = atomicAdd(m.arrivals + first_warp * m.tiles + tile, 1u) == static_cast<unsigned>(last_warp - first_warp);
+            const long long first_block = (begin + crossing_row) / per_block, last_block = (end + crossing_row) / per_block;
+            __threadfence();  // this block's part before its arrival
+            last = atomicAdd(m.arrivals + first_block * m.tiles + tile, 1u) == static_cast<unsigned>(last_block - first_block);
         }
         const unsigned ballot = __ballot_sync(full_mask, last);
         if (ballot) {
             const int from = __ffs(ballot) - 1;
             merge_combine<T, I, VEC>(p, m, __shfl_sync(full_mask, crossing_row, from), __shfl_sync(full_mask, begin, from),
-                                     __shfl_sync(full_mask, end, from), per_warp, col0, tile, lane);
+                                     __shfl_sync(full_mask, end, from), per_block, col0, tile, lane);
         }
     };
     arrive(report_in, i0, first_begin, row_end[0]);

@@ -4,6 +4,7 @@
 #include <cuda_runtime.h>
 
 #include "cuda/common/check.cuh"
+#include "cuda/common/programmatic_launch.cuh"
 #include "cuda/spmm/mp_kernel.cuh"
 #include "spk/error.hpp"
 #include "tune/spmm_config.hpp"
@@ -14,15 +15,14 @@ namespace spk::detail::cuda {
 template <class T, class I, int VEC, int E>
 void launch_merge_shape(const SpmmKernelArgs<T, I>& args, const MergePathArgs<accum_t<T>, I>& m, long long rows, long long nnz,
                         cudaStream_t stream) {
-    constexpr int threads = 256;
-    const long long blocks = (m.warps * m.tiles * 32 + threads - 1) / threads;
+    const long long blocks = m.blocks * m.tiles;
     if (blocks == 0) return;
     if (blocks > 0x7fffffffLL) unsupported("spmm: problem too large for one launch (" + std::to_string(blocks) + " blocks)");
-    spmm_merge_kernel<T, I, VEC, E><<<static_cast<unsigned>(blocks), threads, 0, stream>>>(args, m, rows, nnz);
-    SPK_CUDA_CHECK_LAUNCH();
+    launch_after_previous(spmm_merge_kernel<T, I, VEC, E>, dim3(static_cast<unsigned>(blocks)), dim3(merge_block_lanes), 0, stream, args, m,
+                          rows, nnz);
 }
 
-// m.tiles must be n / VEC rounded up, m.warps (rows + nnz) / (32 E) rounded up, m.lane_rows the
+// m.tiles must be n / VEC rounded up, m.blocks (rows + nnz) / (merge_block_lanes E) rounded up, m.lane_rows the
 // plan's search at E items a lane.
 template <class T, class I>
 void launch_merge(int vec, int items, const SpmmKernelArgs<T, I>& args, const MergePathArgs<accum_t<T>, I>& m, long long rows, long long nnz,

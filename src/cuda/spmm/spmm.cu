@@ -162,30 +162,31 @@ RbShape scalar_shape(const RbShape& s) {
     return s.r > 1 ? RbShape{32, 32, 1} : RbShape{32, 1, 1};
 }
 
-// The merge-path arrays in state.merge: lane_rows (32 x warps + 1 of the index type), then the
-// slots (2 x warps x n accumulators, value_bytes each: merge paths are f32 or f64), then the
-// arrivals (warps x tiles, sized for tiles of one column: unaligned B runs the scalar form).
+// The merge-path arrays in state.merge: lane_rows (one a lane of every block, and one more, of
+// the index type), then the slots (2 x blocks x n accumulators, value_bytes each: merge paths are
+// f32 or f64), then the arrivals (blocks x tiles, sized for tiles of one column: unaligned B runs
+// the scalar form).
 struct MergeLayout {
     std::size_t slots_at, arrivals_at, bytes;
 };
 MergeLayout merge_layout(const SpmmState& s, std::size_t index_bytes) {
-    const auto warps = static_cast<std::size_t>(s.merge_warps), n = static_cast<std::size_t>(s.features.n);
-    const std::size_t slots_at = (index_bytes * (32 * warps + 1) + 15) / 16 * 16;
-    const std::size_t arrivals_at = slots_at + 2 * warps * n * static_cast<std::size_t>(s.features.value_bytes);
-    return {slots_at, arrivals_at, arrivals_at + sizeof(unsigned) * warps * n};
+    const auto blocks = static_cast<std::size_t>(s.merge_blocks), n = static_cast<std::size_t>(s.features.n);
+    const std::size_t slots_at = (index_bytes * (merge_block_lanes * blocks + 1) + 15) / 16 * 16;
+    const std::size_t arrivals_at = slots_at + 2 * blocks * n * static_cast<std::size_t>(s.features.value_bytes);
+    return {slots_at, arrivals_at, arrivals_at + sizeof(unsigned) * blocks * n};
 }
 
 // Queues what a merge-path plan keeps: each lane's first row (a search a lane) and zeroed arrivals.
 template <class I>
 void prepare_merge(const Executor& exec, const I* row_ptr, SpmmState& s) {
-    const long long items_per_lane = s.config.chunk, items_per_warp = 32 * items_per_lane;
-    s.merge_warps = (s.features.rows + s.features.nnz + items_per_warp - 1) / items_per_warp;
+    const long long items_per_lane = s.config.chunk, items_per_block = merge_block_lanes * items_per_lane;
+    s.merge_blocks = (s.features.rows + s.features.nnz + items_per_block - 1) / items_per_block;
     const MergeLayout layout = merge_layout(s, sizeof(I));
     s.merge = Workspace<std::byte>(exec, layout.bytes);
     const cudaStream_t stream = stream_of(exec);
     SPK_CUDA_CHECK(cudaMemsetAsync(s.merge.data() + layout.arrivals_at, 0, layout.bytes - layout.arrivals_at, stream));
-    launch_merge_lane_rows<I>(row_ptr, s.features.rows, s.features.nnz, items_per_lane, 32 * s.merge_warps, reinterpret_cast<I*>(s.merge.data()),
-                              stream);
+    launch_merge_lane_rows<I>(row_ptr, s.features.rows, s.features.nnz, items_per_lane, merge_block_lanes * s.merge_blocks,
+                              reinterpret_cast<I*>(s.merge.data()), stream);
 }
 
 template <class T, class I>
@@ -194,12 +195,12 @@ void run_merge(const Executor& exec, const SpmmState& state, const SpmmKernelArg
     const int vec = vector_ok ? state.config.shape.vec : 1;
     const MergeLayout layout = merge_layout(state, sizeof(I));
     std::byte* base = state.merge.data();  // the run's scratch, owned by the plan
-    const auto warps = static_cast<std::size_t>(state.merge_warps), n = static_cast<std::size_t>(state.features.n);
+    const auto blocks = static_cast<std::size_t>(state.merge_blocks), n = static_cast<std::size_t>(state.features.n);
     const MergePathArgs<A, I> m{reinterpret_cast<const I*>(base),
-                                state.merge_warps,
+                                state.merge_blocks,
                                 (kargs.n + vec - 1) / vec,
                                 reinterpret_cast<A*>(base + layout.slots_at),
-                                reinterpret_cast<A*>(base + layout.slots_at) + warps * n,
+                                reinterpret_cast<A*>(base + layout.slots_at) + blocks * n,
                                 reinterpret_cast<unsigned*>(base + layout.arrivals_at)};
     launch_merge<T, I>(vec, static_cast<int>(state.config.chunk), kargs, m, state.features.rows, state.features.nnz, stream_of(exec));
 }

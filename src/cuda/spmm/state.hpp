@@ -48,11 +48,11 @@ struct SpmmState {
     // it), so the runs can share them, and a run queues no allocation and no free (two runtime
     // calls of host time a call). The two-launch deterministic split keeps a workspace a call.
     Workspace<std::byte> partial;
-    // Merge-path configurations: each lane's first row, the crossing rows' arrivals and the warps'
+    // Merge-path configurations: each lane's first row, the crossing rows' arrivals and the blocks'
     // parts of them (mp_kernel.cuh's MergePathArgs), in one allocation. Kept by the plan like
     // `partial`: a run is one launch, which resets the arrivals it counted.
     Workspace<std::byte> merge;
-    long long merge_warps = 0;
+    long long merge_blocks = 0;
     // The analysis's counts on their way to the host, and what completes the state from them.
     CountSlot counts;
     std::function<void(SpmmState&)> complete;
