@@ -302,6 +302,23 @@ bool two_tiles_at_128(const SpmmFeatures& f, int column_lanes, bool skewed) {
     return column_lanes == 32 && f.n == 128 && f.value_bytes == 4 && !skewed;
 }
 
+// A sparse-matrix times vector product (n = 1) over a power-law graph runs the merge path, 4 items
+// a lane: each lane's work is even whatever the rows' lengths, where a row-based lane (one row a
+// lane, rows past the threshold split) waits on its row's length. Measured on the H200 (b429018,
+// the suite, mp.v1.e4 over the selector's row kernels in one process): R-MAT 20 0.78
+// (190 against 242 us), email-Enron 0.80, soc-Slashdot0902 0.84, wiki-Vote 0.89, ca-HepPh 0.95;
+// graphs of long mean rows lose (squirrel, 42 a row, 1.22; facebook_combined 1.45), and so do even
+// rows (uniform 1.34, meshes 1.4-3.7) and small matrices, whose one block waits on the block's
+// chain of loads (1.2-1.9). At n = 4 (mp.v4.e4) the gains shrink and the losses grow (R-MAT 20
+// 0.92, email-Enron 0.88, soc-Slashdot0902 1.06, wiki-Vote 1.30): not taken there.
+constexpr index_t kMergePathMinNonZeros = 100000;
+constexpr double kMergePathMaxMeanRow = 32.0;
+bool merge_path_spmv(const SpmmFeatures& f) {
+    const double mean = f.mean_row();
+    const bool skewed = static_cast<double>(f.max_row) > 4.0 * mean + 16.0;
+    return f.n == 1 && f.split_allowed && skewed && f.nnz >= kMergePathMinNonZeros && mean < kMergePathMaxMeanRow;
+}
+
 }  // namespace
 
 index_t long_row_threshold(const SpmmFeatures& f) { return wide_small_split(f) ? kWideSkewedThreshold : even_rows_threshold(f); }
@@ -313,6 +330,13 @@ index_t long_row_threshold(const SpmmFeatures& f) { return wide_small_split(f) ?
 // spreads its rows over more lanes. Rows far
 // longer than the mean get a bin of their own with a full warp reducing them.
 SpmmConfig select_spmm_config(const SpmmFeatures& f) {
+    if (merge_path_spmv(f)) {
+        SpmmConfig c;
+        c.merge_path = true;
+        c.shape = RbShape{1, 1, 1};
+        c.chunk = 4;
+        return c;
+    }
     const index_t n = std::max<index_t>(f.n, 1);
     int vec = 1;
     for (int v : {4, 2})

@@ -685,7 +685,7 @@ TEST(SpmmConfig, SplitsRunInOneLaunchWhereTheShapesPair) {
     f.log2_histogram[12] = 4;
     f.log2_histogram[8] = 2000;
     f.split_allowed = true;
-    for (index_t n : {1, 4, 32, 33, 128, 512}) {
+    for (index_t n : {4, 32, 33, 128, 512}) {  // n = 1 runs the merge path (SelectorTakesTheMergePathForPowerLawSpmv)
         f.n = n;
         const auto c = detail::select_spmm_config(f);
         EXPECT_TRUE(c.split_long) << detail::to_string(c);
@@ -819,6 +819,21 @@ TEST(SpmmConfig, SelectorGivesSmallMatricesSixteenLaneGroups) {
     const auto c = detail::select_spmm_config(one_long_row(2277, 16, 2000, 128));
     EXPECT_EQ(c.shape, (detail::RbShape{16, 1, 4})) << detail::to_string(c);
     EXPECT_TRUE(detail::splits_in_one_launch(c)) << detail::to_string(c);
+}
+
+// At n = 1 a power-law graph of short mean rows runs the merge path (R-MAT 20's shape: a million
+// rows of 16 on average; email-Enron's: 36692 rows of 10, 1383 at most), even rows and long mean
+// rows (squirrel's 42) the row kernels, as do other widths, f16 and max.
+TEST(SpmmConfig, SelectorTakesTheMergePathForPowerLawSpmv) {
+    EXPECT_EQ(detail::to_string(detail::select_spmm_config(one_long_row(1000000, 16, 40000, 1))), "mp.v1.e4");
+    EXPECT_EQ(detail::to_string(detail::select_spmm_config(one_long_row(36692, 10, 1383, 1))), "mp.v1.e4");
+    EXPECT_EQ(detail::to_string(detail::select_spmm_config(one_long_row(36692, 10, 1383, 1, 8))), "mp.v1.e4");  // f64
+    for (const auto& f : {one_long_row(5201, 42, 1900, 1), one_long_row(1000000, 16, 16, 1), one_long_row(36692, 10, 1383, 4),
+                          one_long_row(36692, 10, 1383, 1, 2), one_long_row(2000, 10, 1383, 1)})
+        EXPECT_FALSE(detail::select_spmm_config(f).merge_path) << detail::to_string(detail::select_spmm_config(f));
+    auto max = one_long_row(36692, 10, 1383, 1);
+    max.split_allowed = false;  // max and min reductions
+    EXPECT_FALSE(detail::select_spmm_config(max).merge_path);
 }
 
 // At n = 128 to 511 a small power-law graph splits rows past 32 non-zeros (squirrel's shape: 5201
