@@ -111,6 +111,18 @@ void check(const Csr<V, I>& a_host, index_t n, const Case& cs, std::uint64_t see
     }
 }
 
+// The call (making a plan, say) must fail with InvalidArgument, its message naming `what`.
+template <class Call>
+void expect_refusal(Call call, const std::string& what) {
+    try {
+        call();
+        FAIL() << "expected an error naming " << what;
+    } catch (const Error& e) {
+        EXPECT_EQ(e.kind(), ErrorKind::InvalidArgument);
+        EXPECT_NE(std::string(e.what()).find(what), std::string::npos) << e.what();
+    }
+}
+
 TEST_F(CudaSpmm, EveryCompiledShapeMatchesTheReference) {
     const std::uint64_t seed = test::seed("cuda_spmm_shapes");
     const auto a = skewed_matrix<float, std::int32_t>(301, 257, seed);
@@ -419,15 +431,8 @@ TEST_F(CudaSpmm, EdgeBasedShapesMatchTheReference) {
     const Executor gpu = Executor::cuda(0);
     const auto a_gpu = a.to(gpu);
     for (SpmmOptions opt : {SpmmOptions{.reduce = Reduce::max, .config = "eb.g8.v4@64"},
-                            SpmmOptions{.deterministic = true, .config = "eb.g8.v4@64"}}) {
-        try {
-            SpmmPlan<float, std::int32_t> plan(gpu, a_gpu.view(), 32, opt);
-            FAIL() << "expected an error";
-        } catch (const Error& e) {
-            EXPECT_EQ(e.kind(), ErrorKind::InvalidArgument);
-            EXPECT_NE(std::string(e.what()).find("edge-based"), std::string::npos) << e.what();
-        }
-    }
+                            SpmmOptions{.deterministic = true, .config = "eb.g8.v4@64"}})
+        expect_refusal([&] { SpmmPlan<float, std::int32_t>(gpu, a_gpu.view(), 32, opt); }, "edge-based");
 }
 
 // One row holding `long_row` non-zeros (it spans several blocks of any merge-path shape) among runs of
@@ -484,33 +489,18 @@ TEST_F(CudaSpmm, MergePathShapesMatchTheReference) {
         for (int run = 0; run < 3; ++run) plan.run(b.view(), again.view());
         EXPECT_EQ(first.to(Executor::cpu()).values().to_vector(), again.to(Executor::cpu()).values().to_vector());
     }
-    for (SpmmOptions opt : {SpmmOptions{.reduce = Reduce::max, .config = "mp.v4.e8"}, SpmmOptions{.config = "mp.v4.e5"}}) {
-        try {
-            SpmmPlan<float, std::int32_t> plan(gpu, a.view(), 4, opt);
-            FAIL() << "expected an error";
-        } catch (const Error& e) {
-            EXPECT_EQ(e.kind(), ErrorKind::InvalidArgument);
-            EXPECT_NE(std::string(e.what()).find("merge-path"), std::string::npos) << e.what();
-        }
-    }
+    for (SpmmOptions opt : {SpmmOptions{.reduce = Reduce::max, .config = "mp.v4.e8"}, SpmmOptions{.config = "mp.v4.e5"}})
+        expect_refusal([&] { SpmmPlan<float, std::int32_t>(gpu, a.view(), 4, opt); }, "merge-path");
 }
 
 TEST_F(CudaSpmm, SplitRowsRefuseWhatTheyCannotSum) {
     const Executor gpu = Executor::cuda(0);
     const auto a = skewed_matrix<float, std::int32_t>(100, 100, 3).to(gpu);
     const auto a16 = skewed_matrix<f16, std::int32_t>(100, 100, 3).to(gpu);
-    const auto expect_refusal = [](auto make_plan) {
-        try {
-            make_plan();
-            FAIL() << "expected an error";
-        } catch (const Error& e) {
-            EXPECT_EQ(e.kind(), ErrorKind::InvalidArgument);
-            EXPECT_NE(std::string(e.what()).find("split long rows"), std::string::npos) << e.what();
-        }
-    };
     const std::string config = "rb.g8.r1.v4+rb.g32.r8.v4@16:split";
-    expect_refusal([&] { SpmmPlan<float, std::int32_t>(gpu, a.view(), 32, SpmmOptions{.reduce = Reduce::max, .config = config}); });
-    expect_refusal([&] { SpmmPlan<f16, std::int32_t>(gpu, a16.view(), 32, SpmmOptions{.config = config}); });
+    expect_refusal([&] { SpmmPlan<float, std::int32_t>(gpu, a.view(), 32, SpmmOptions{.reduce = Reduce::max, .config = config}); },
+                   "split long rows");
+    expect_refusal([&] { SpmmPlan<f16, std::int32_t>(gpu, a16.view(), 32, SpmmOptions{.config = config}); }, "split long rows");
 }
 
 TEST_F(CudaSpmm, SelectorOnEveryReductionAndLayout) {
@@ -562,13 +552,7 @@ TEST_F(CudaSpmm, HostOperandIsAnErrorNamingIt) {
     const auto a = test::random_csr<float, std::int32_t>(10, 10, 2.0, 1).to(gpu);
     Dense<float> b_host = test::random_dense<float>(10, 4, 2);
     Dense<float> c(gpu, 10, 4);
-    try {
-        spmm(gpu, a.view(), b_host.view(), c.view());
-        FAIL() << "expected an error";
-    } catch (const Error& e) {
-        EXPECT_EQ(e.kind(), ErrorKind::InvalidArgument);
-        EXPECT_NE(std::string(e.what()).find("B: lives in host memory"), std::string::npos) << e.what();
-    }
+    expect_refusal([&] { spmm(gpu, a.view(), b_host.view(), c.view()); }, "B: lives in host memory");
 }
 
 // The row kernels gather B's rows by a 32-bit byte stride: a wider one is refused, naming B.

@@ -4,12 +4,12 @@
 // E items a lane and 32 * E a warp, so that every lane does the same work whatever the rows'
 // lengths: a row of 100000 non-zeros takes many warps, a run of empty rows shares a lane. Meant for
 // narrow B (a few columns a lane: VEC), where a row-based group idles on short rows and waits on
-// long ones.
+// long ones; the selector takes it for SpMV over power-law graphs (tune/spmm_config.cpp).
 //
 // The plan finds every lane's first row once (merge_lane_rows). A lane loads its rows' ends and
 // its non-zeros together, then all their B rows at once, and sums its non-zeros by row in
-// registers (no loop over memory in between: a few round trips a lane, as a row-based lane has):
-// rows it holds whole are written to C.
+// registers (three rounds of loads, no loop over memory between them; still a round more than a
+// row-based lane waits on): rows it holds whole are written to C.
 // The rest meet as follows, in an order fixed by the cut (deterministic):
 //   - within a block (8 warps, 256 * E items), a segmented scan of the lanes' unfinished rows in
 //     each warp, then the warps' unfinished parts in shared memory, give the lane that finishes a
@@ -96,8 +96,8 @@ __device__ __forceinline__ void merge_combine(const SpmmKernelArgs<T, I>& p, con
 }
 
 template <class T, class I, int VEC, int E>
-__global__ void __launch_bounds__(merge_block_lanes) spmm_merge_kernel(const SpmmKernelArgs<T, I> p, const MergePathArgs<accum_t<T>, I> m, long long rows,
-                                                          long long nnz) {
+__global__ void __launch_bounds__(merge_block_lanes)
+    spmm_merge_kernel(const SpmmKernelArgs<T, I> p, const MergePathArgs<accum_t<T>, I> m, long long rows, long long nnz) {
     wait_for_previous_grid();  // launched after the stream's previous kernel (launch_after_previous)
     using A = accum_t<T>;
     constexpr int warps = merge_block_lanes / 32;
@@ -132,7 +132,8 @@ __global__ void __launch_bounds__(merge_block_lanes) spmm_merge_kernel(const Spm
         col[s] = live ? p.col_idx[k0 + s] : I(0);
         a[s] = live ? to_accum(p.values[k0 + s]) : A(0);
     }
-    // Lane 31's unfinished row (the next warp's first): its end, for the arrivals below.
+    // The end of lane 31's unfinished row (the next warp's first), for the block's last lane's
+    // arrival below.
     const long long open_end = lane == 31 && i1 < rows ? static_cast<long long>(p.row_ptr[i1 + 1]) : nnz;
 #pragma unroll
     for (int s = 0; s < E; ++s) {
@@ -225,7 +226,7 @@ __global__ void __launch_bounds__(merge_block_lanes) spmm_merge_kernel(const Spm
     }
     __syncthreads();
     // The block's part of a row left unfinished by warp `last` and the warps before it.
-    const auto block_part = [&](long long row, int last, A (&sum)[VEC]) {
+    const auto block_part = [&](long long row, int last, A(&sum)[VEC]) {
         int from = last;
         while (from >= 0 && warp_row[from] == row) --from;
         for (int v = from + 1; v <= last; ++v)

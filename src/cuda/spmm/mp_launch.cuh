@@ -25,12 +25,12 @@ void launch_merge_shape(const SpmmKernelArgs<T, I>& args, const MergePathArgs<ac
 // m.tiles must be n / VEC rounded up, m.blocks (rows + nnz) / (merge_block_lanes E) rounded up, m.lane_rows the
 // plan's search at E items a lane.
 template <class T, class I>
-void launch_merge(int vec, int items, const SpmmKernelArgs<T, I>& args, const MergePathArgs<accum_t<T>, I>& m, long long rows, long long nnz,
-                  cudaStream_t stream) {
-#define SPK_MP_CASE(VEC, E)                                            \
-    if (vec == VEC && items == E) {                                    \
+void launch_merge(int vec, int items, const SpmmKernelArgs<T, I>& args, const MergePathArgs<accum_t<T>, I>& m, long long rows,
+                  long long nnz, cudaStream_t stream) {
+#define SPK_MP_CASE(VEC, E)                                           \
+    if (vec == VEC && items == E) {                                   \
         launch_merge_shape<T, I, VEC, E>(args, m, rows, nnz, stream); \
-        return;                                                        \
+        return;                                                       \
     }
     SPK_SPMM_MP_SHAPES(SPK_MP_CASE)
 #undef SPK_MP_CASE
@@ -41,8 +41,8 @@ void launch_merge(int vec, int items, const SpmmKernelArgs<T, I>& args, const Me
 template <class I>
 void launch_merge_lane_rows(const I* row_ptr, long long rows, long long nnz, long long items_per_lane, long long lanes, I* lane_rows,
                             cudaStream_t stream) {
-    merge_lane_rows<I><<<static_cast<unsigned>((lanes + 1 + 255) / 256), 256, 0, stream>>>(row_ptr, rows, nnz, items_per_lane, lanes,
-                                                                                            lane_rows);
+    merge_lane_rows<I>
+        <<<static_cast<unsigned>((lanes + 1 + 255) / 256), 256, 0, stream>>>(row_ptr, rows, nnz, items_per_lane, lanes, lane_rows);
     SPK_CUDA_CHECK_LAUNCH();
 }
 

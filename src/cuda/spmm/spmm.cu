@@ -34,8 +34,8 @@ void launch_rb_fused(const RbShape& s, const SpmmKernelArgs<T, I>& args, const R
 template <class T, class I>
 void launch_eb(const RbShape& s, const SpmmKernelArgs<T, I>& args, long long rows, long long nnz, cudaStream_t stream);
 template <class T, class I>
-void launch_merge(int vec, int items, const SpmmKernelArgs<T, I>& args, const MergePathArgs<accum_t<T>, I>& m, long long rows, long long nnz,
-                  cudaStream_t stream);
+void launch_merge(int vec, int items, const SpmmKernelArgs<T, I>& args, const MergePathArgs<accum_t<T>, I>& m, long long rows,
+                  long long nnz, cudaStream_t stream);
 template <class I>
 void launch_merge_lane_rows(const I* row_ptr, long long rows, long long nnz, long long items_per_lane, long long lanes, I* lane_rows,
                             cudaStream_t stream);
