@@ -302,6 +302,9 @@ bool two_tiles_at_128(const SpmmFeatures& f, int column_lanes, bool skewed) {
     return column_lanes == 32 && f.n == 128 && f.value_bytes == 4 && !skewed;
 }
 
+// Rows of uneven length: the longest far past the mean (a power-law graph's, not a mesh's).
+bool skewed_rows(const SpmmFeatures& f) { return static_cast<double>(f.max_row) > 4.0 * f.mean_row() + 16.0; }
+
 // A sparse-matrix times vector product (n = 1) over a power-law graph runs the merge path, 4 items
 // a lane: each lane's work is even whatever the rows' lengths, where a row-based lane (one row a
 // lane, rows past the threshold split) waits on its row's length. Measured on the H200 (b429018,
@@ -314,9 +317,7 @@ bool two_tiles_at_128(const SpmmFeatures& f, int column_lanes, bool skewed) {
 constexpr index_t kMergePathMinNonZeros = 100000;
 constexpr double kMergePathMaxMeanRow = 32.0;
 bool merge_path_spmv(const SpmmFeatures& f) {
-    const double mean = f.mean_row();
-    const bool skewed = static_cast<double>(f.max_row) > 4.0 * mean + 16.0;
-    return f.n == 1 && f.split_allowed && skewed && f.nnz >= kMergePathMinNonZeros && mean < kMergePathMaxMeanRow;
+    return f.n == 1 && f.split_allowed && skewed_rows(f) && f.nnz >= kMergePathMinNonZeros && f.mean_row() < kMergePathMaxMeanRow;
 }
 
 }  // namespace
@@ -351,7 +352,7 @@ SpmmConfig select_spmm_config(const SpmmFeatures& f) {
     // (bench/results/h200-spmm.md, --tune measure): once 8 or more lanes cover the columns, rows of
     // even length run best whole on one lane (uniform 16 a row at n = 32: 0.55 ms for r = 1 against
     // 1.12 ms for r = 4; elasticity, 77 a row: 0.21 against 0.32), and only skewed rows gain from r = 2.
-    const bool skewed = static_cast<double>(f.max_row) > 4.0 * mean + 16.0;
+    const bool skewed = skewed_rows(f);
     int want_r = std::min(max_r, pow2_floor(std::max(1.0, mean / 4.0)));
     if (column_lanes >= 8) want_r = skewed ? std::min(want_r, 2) : 1;
     // The analysis binned the rows at long_row_threshold; a pick at another threshold bins them again.
