@@ -3,7 +3,8 @@
 // accumulators that stay in registers, so the loop over the row's non-zeros is a run of FMAs on
 // contiguous pieces of B's rows (row-major B); B rows a few non-zeros ahead are prefetched
 // because they are scattered. Column-major B is read in place, a panel of columns per pass (no
-// transpose, no allocation); column-major C costs strided stores in the epilogue only.
+// transpose, no allocation); column-major C costs strided stores in the epilogue only. Sums at
+// n = 1, 2, 4, 8 and 16 take a leaner loop of their own (run_narrow).
 #include <algorithm>
 #include <cmath>
 
@@ -185,6 +186,53 @@ void for_each_row(const Executor& exec, const Operands<V, I>& o, index_t rows, i
         for (index_t i = bounds[t]; i < bounds[t + 1]; ++i) row(i);
 }
 
+// Narrow n (W = 1, 2, 4, 8 or 16 columns, sum or mean): the tile machinery above (a tile of eight or
+// more accumulators, loops over a runtime width, a prefetch of each B row) costs more than the
+// few multiply-adds a non-zero brings; here a row is W dot products in registers. Two partial
+// sums a column halve the chain of dependent adds (four measured no faster at n = 1; a multiply
+// and an add in place of std::fma 15% slower). B(j, l) lies at b[j * b_row + l] (W > 1 only for
+// row-major B; at W = 1 b_row is its step either way), C(i, l) at c[i * c_row + l * c_col].
+template <int W, Reduce R, class V, class I>
+void run_narrow(const Executor& exec, const Operands<V, I>& o, index_t rows, index_t b_row, index_t c_row, index_t c_col) {
+    using Acc = accum_t<V>;
+    const Acc beta = static_cast<Acc>(o.beta);
+    const I* const col = o.col;
+    const V* const val = o.val;
+    const V* const b = o.b;
+    for_each_row(exec, o, rows, W, [&](index_t i) {
+        const index_t begin = o.row_ptr[i], end = o.row_ptr[i + 1];
+        // Written out: the same loop through a helper lambda taking the sums by reference ran 2x
+        // slower (the sums left registers; an Acc reference may alias A's values or B).
+        Acc sum[2][W] = {};
+        index_t p = begin;
+        for (; p + 2 <= end; p += 2)
+            for (int u = 0; u < 2; ++u) {
+                const Acc a = load_as<Acc>(val[p + u]);
+                const V* brow = b + static_cast<index_t>(col[p + u]) * b_row;
+                for (int l = 0; l < W; ++l) sum[u][l] = std::fma(a, load_as<Acc>(brow[l]), sum[u][l]);
+            }
+        if (p < end) {
+            const Acc a = load_as<Acc>(val[p]);
+            const V* brow = b + static_cast<index_t>(col[p]) * b_row;
+            for (int l = 0; l < W; ++l) sum[0][l] = std::fma(a, load_as<Acc>(brow[l]), sum[0][l]);
+        }
+        const index_t len = end - begin;
+        const Acc scale = static_cast<Acc>(R == Reduce::mean && len > 0 ? o.alpha / static_cast<double>(len) : o.alpha);
+        V* out = o.c + i * c_row;
+        for (int l = 0; l < W; ++l) {
+            const Acc r = (sum[0][l] + sum[1][l]) * scale;
+            out[l * c_col] = store_as<V>(o.beta == 0.0 ? r : r + beta * load_as<Acc>(out[l * c_col]));
+        }
+    });
+}
+
+// The narrow loop where n is one of Widths; false elsewhere.
+template <Reduce R, int... Widths, class V, class I>
+bool run_narrow_if_fits(const Executor& exec, const Operands<V, I>& o, index_t rows, index_t n, index_t b_row) {
+    const index_t c_row = o.c_row_major ? o.ldc : 1, c_col = o.c_row_major ? 1 : o.ldc;
+    return ((n == Widths && (run_narrow<Widths, R>(exec, o, rows, b_row, c_row, c_col), true)) || ...);
+}
+
 // Row-major B: each row produces all n columns, tile after tile.
 // Column-major B: a few columns of B at a time, for all rows, so that the columns being read
 // (scattered by A's column indices) stay in cache; reading them all at once would touch one
@@ -192,6 +240,9 @@ void for_each_row(const Executor& exec, const Operands<V, I>& o, index_t rows, i
 // kColumnPanelBytes.
 template <bool BRow, Reduce R, class V, class I>
 void run_rows(const Executor& exec, const Operands<V, I>& o, index_t rows, index_t n, index_t b_rows) {
+    // Narrow widths first; a column-major B's single column has its rows 1 apart.
+    if constexpr (R == Reduce::sum || R == Reduce::mean)
+        if ((BRow || n == 1) && run_narrow_if_fits<R, 1, 2, 4, 8, 16>(exec, o, rows, n, BRow ? o.ldb : 1)) return;
     if constexpr (BRow) {
         for_each_row(exec, o, rows, n, [&](index_t i) { compute_row<true, R>(o, i, n); });
     } else {
@@ -227,34 +278,6 @@ void dispatch_reduce(const Executor& exec, const Operands<V, I>& o, Reduce reduc
     }
 }
 
-// n = 1 (a sparse matrix times a vector): a row is one dot product, so the tile machinery above
-// (a tile of accumulators, a loop over its width, a prefetch of each B row) costs more than the
-// product. Two partial sums halve the chain of dependent adds (four measured no faster; a multiply
-// and an add in place of std::fma 15% slower). `stride`: B's step between elements (its ld when
-// row-major, 1 when column-major), likewise `c_stride` for C.
-template <Reduce R, class V, class I>
-void run_spmv(const Executor& exec, const Operands<V, I>& o, index_t rows, index_t stride, index_t c_stride) {
-    using Acc = accum_t<V>;
-    const Acc beta = static_cast<Acc>(o.beta);
-    const I* const col = o.col;
-    const V* const val = o.val;
-    const V* const b = o.b;
-    for_each_row(exec, o, rows, 1, [&](index_t i) {
-        const index_t begin = o.row_ptr[i], end = o.row_ptr[i + 1];
-        Acc sum[2] = {Acc(0), Acc(0)};
-        index_t p = begin;
-        for (; p + 2 <= end; p += 2)
-            for (int u = 0; u < 2; ++u)
-                sum[u] = std::fma(load_as<Acc>(val[p + u]), load_as<Acc>(b[static_cast<index_t>(col[p + u]) * stride]), sum[u]);
-        if (p < end) sum[0] = std::fma(load_as<Acc>(val[p]), load_as<Acc>(b[static_cast<index_t>(col[p]) * stride]), sum[0]);
-        const index_t len = end - begin;
-        const Acc scale = static_cast<Acc>(R == Reduce::mean && len > 0 ? o.alpha / static_cast<double>(len) : o.alpha);
-        const Acc r = (sum[0] + sum[1]) * scale;
-        V& out = o.c[i * c_stride];
-        out = store_as<V>(o.beta == 0.0 ? r : r + beta * load_as<Acc>(out));
-    });
-}
-
 // B (rows x cols, column-major, leading dimension ld) copied to row-major, in 64 x 64 blocks so
 // that both sides of the copy move whole cache lines.
 template <class V>
@@ -283,14 +306,7 @@ void spmm(const Executor& exec, const SpmmArgs<V, I>& args) {
                            args.c.data,    args.c.ld,      args.c.layout == Layout::row_major,
                            args.arg.data,  args.arg.ld,    args.arg.layout == Layout::row_major,
                            args.alpha,     args.beta};
-    if (n == 1 && (args.reduce == Reduce::sum || args.reduce == Reduce::mean)) {
-        const index_t stride = args.b.layout == Layout::row_major ? args.b.ld : 1;
-        const index_t c_stride = args.c.layout == Layout::row_major ? args.c.ld : 1;
-        if (args.reduce == Reduce::sum)
-            run_spmv<Reduce::sum>(exec, o, rows, stride, c_stride);
-        else
-            run_spmv<Reduce::mean>(exec, o, rows, stride, c_stride);
-    } else if (args.b.layout == Layout::row_major) {
+    if (args.b.layout == Layout::row_major) {
         dispatch_reduce<true>(exec, o, args.reduce, rows, n, args.b.rows);
     } else if (args.b.rows * n * index_t(sizeof(V)) <= kColumnPanelBytes) {
         dispatch_reduce<false>(exec, o, args.reduce, rows, n, args.b.rows);  // B fits in cache: read it in place

@@ -100,7 +100,7 @@ TYPED_TEST(SpmmBackend, RandomSmallEveryWidthAndLayout) {
     using I = typename TypeParam::index;
     const std::uint64_t seed = test::seed("spmm_backend_small");
     const auto a = test::random_csr<V, I>(60, 45, 5.0, seed);
-    for (const index_t n : {1, 3, 17, 33, 129})
+    for (const index_t n : {1, 2, 3, 4, 8, 16, 17, 33, 129})
         for (const Layout b_layout : {Layout::row_major, Layout::col_major}) {
             const auto b = test::random_strided<V>(a.cols(), n, b_layout, 0, seed + static_cast<std::uint64_t>(n));
             for (const Layout c_layout : {Layout::row_major, Layout::col_major})
@@ -114,7 +114,7 @@ TYPED_TEST(SpmmBackend, RandomThreaded) {
     using I = typename TypeParam::index;
     const std::uint64_t seed = test::seed("spmm_backend_threaded");
     const auto a = test::random_csr<V, I>(700, 500, 10.0, seed);
-    for (const index_t n : {1, 33, 129})
+    for (const index_t n : {1, 4, 16, 33, 129})
         for (const Layout layout : {Layout::row_major, Layout::col_major}) {
             const auto b = test::random_strided<V>(a.cols(), n, layout, 3, seed + 1);
             for (const Reduce reduce : kAllReduces) test::expect_spmm_matches_reference(a, b, options(reduce), layout, 5);
@@ -126,7 +126,7 @@ TYPED_TEST(SpmmBackend, AlphaBetaAndPaddedLeadingDimensions) {
     using I = typename TypeParam::index;
     const std::uint64_t seed = test::seed("spmm_backend_alpha_beta");
     const auto a = test::random_csr<V, I>(300, 200, 8.0, seed);
-    for (const index_t n : {40, 1}) {  // n = 1: the cpu backend's matrix-vector loop, B's elements ld apart
+    for (const index_t n : {40, 8, 1}) {  // 8, 1: the cpu backend's narrow loop, B's rows ld apart
         const auto b = test::random_strided<V>(a.cols(), n, Layout::row_major, 7, seed + 1);
         for (const Reduce reduce : kAllReduces)
             for (const auto& [alpha, beta] : std::vector<std::pair<double, double>>{{2.0, 0.0}, {1.0, 1.0}, {-0.5, 0.25}}) {
