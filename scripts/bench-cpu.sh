@@ -69,19 +69,19 @@ py=$root/.venv/bin/python
   --threads "$threads" --json "$work/spk-spmm-tc.json"
 "${clean_env[@]}" "$spk" bench --op spmm,sddmm,fusedmm --preset attention --suite "$work/suite.txt" --n 32,128 --warmup 3 --reps "$reps" \
   --threads 1 --json "$work/spk-spmm-1t.json"
-# SpMV (SpMM at n = 1) on its own: the other operations have no use for a width of one.
-"${clean_env[@]}" "$spk" bench --op spmm --suite "$work/suite.txt" --n 1 --warmup 3 --reps "$reps" --threads "$threads" \
-  --json "$work/spk-spmv.json"
-"${clean_env[@]}" "$spk" bench --op spmm --suite "$work/suite.txt" --n 1 --warmup 3 --reps "$reps" --threads 1 --json "$work/spk-spmv-1t.json"
+# Narrow SpMM (SpMV and n = 4) on its own: the other operations have no use for such widths.
+"${clean_env[@]}" "$spk" bench --op spmm --suite "$work/suite.txt" --n 1,4 --warmup 3 --reps "$reps" --threads "$threads" \
+  --json "$work/spk-narrow.json"
+"${clean_env[@]}" "$spk" bench --op spmm --suite "$work/suite.txt" --n 1,4 --warmup 3 --reps "$reps" --threads 1 --json "$work/spk-narrow-1t.json"
 "${clean_env[@]}" "$spk" bench --op spgemm --suite "$work/suite-spgemm.txt" --warmup 1 --reps 3 --threads "$threads" --json "$work/spk-spgemm.json"
-"${clean_env[@]}" "$py" bench/compare/scipy_spmm.py --suite "$work/suite.txt" --n 1,32,128 --warmup 3 --reps "$reps" --json "$work/scipy.json"
+"${clean_env[@]}" "$py" bench/compare/scipy_spmm.py --suite "$work/suite.txt" --n 1,4,32,128 --warmup 3 --reps "$reps" --json "$work/scipy.json"
 "${clean_env[@]}" "$py" bench/compare/numpy_fused.py --suite "$work/suite.txt" --n 32,128 --warmup 3 --reps "$reps" --json "$work/numpy.json"
 "${clean_env[@]}" "$py" bench/compare/graphblas_spgemm.py --ops tc --suite "$work/suite.txt" --threads "$threads" --warmup 1 --reps 3 \
   --json "$work/graphblas-tc.json"
 "${clean_env[@]}" "$py" bench/compare/graphblas_spgemm.py --ops spgemm --suite "$work/suite-spgemm.txt" --threads "$threads" --warmup 1 --reps 3 \
   --json "$work/graphblas-spgemm.json"
-"$py" bench/compare/report.py --spk "$work/spk-spmm-tc.json" "$work/spk-spmv.json" "$work/spk-spgemm.json" \
-  --spk-1t "$work/spk-spmm-1t.json" "$work/spk-spmv-1t.json" --scipy "$work/scipy.json" \
+"$py" bench/compare/report.py --spk "$work/spk-spmm-tc.json" "$work/spk-narrow.json" "$work/spk-spgemm.json" \
+  --spk-1t "$work/spk-spmm-1t.json" "$work/spk-narrow-1t.json" --scipy "$work/scipy.json" \
   --numpy "$work/numpy.json" \
   --graphblas "$work/graphblas-tc.json" "$work/graphblas-spgemm.json" --names "$names" \
   --suites "suites $suite and $spgemm_suite" --out bench/results/cpu.md
