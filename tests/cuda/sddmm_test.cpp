@@ -143,6 +143,26 @@ TEST_F(CudaSddmm, ManyWarpSlices) {
     check(convert_values<double>(a.view()), Problem{.d = 16}, seed);
 }
 
+// Row lengths 0 to 36 in turn: tiles that lie within one row (each lane loads X's row once)
+// next to tiles that cross rows, starting and ending anywhere in a tile, for every tile size the
+// slices mode takes (16 entries at d = 32, 4 at d = 128; 129 runs several passes).
+TEST_F(CudaSddmm, TilesWithinAndAcrossRows) {
+    const std::uint64_t seed = test::seed("cuda_sddmm_one_row_tiles");
+    std::mt19937_64 rng(seed);
+    const index_t rows = 3000, cols = 700;
+    std::vector<std::int32_t> ptr{0}, col;
+    for (index_t i = 0; i < rows; ++i) {
+        const index_t first = static_cast<index_t>(rng() % static_cast<std::uint64_t>(cols - 40));
+        for (index_t k = 0; k < i % 37; ++k) col.push_back(static_cast<std::int32_t>(first + k));
+        ptr.push_back(static_cast<std::int32_t>(col.size()));
+    }
+    std::vector<float> val;
+    for (std::size_t p = 0; p < col.size(); ++p) val.push_back(0.5f + static_cast<float>(rng() % 64) / 32.0f);
+    const Csr<float, std::int32_t> a(Executor::cpu(), rows, cols, ptr, col, val);
+    for (const index_t d : {4, 32, 128, 129})
+        for (const int heads : {1, 3}) check(a, Problem{.d = d, .heads = heads, .config = "slices"}, seed);
+}
+
 TEST_F(CudaSddmm, HeadsAndScaling) {
     const std::uint64_t seed = test::seed("cuda_sddmm_heads");
     const auto a = skewed_matrix<float, std::int32_t>(400, 300, seed);

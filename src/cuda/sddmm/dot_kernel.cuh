@@ -8,9 +8,9 @@
 // entries: entry base + u*P + s goes to sub-group s, so each lane has U independent Y loads in
 // flight and the index loads and output stores of one u touch P consecutive entries. A lane
 // covers VEC consecutive features (16-byte loads when d allows); a head's d features take `steps`
-// passes of G*VEC. X's row is loaded per entry: sub-groups on the same row read the same bytes in
-// the same instruction, so after the row's first tile it is an L1 hit, and nothing has to be
-// carried across tiles. Lane partials are combined by log2(G) xor shuffles, then lane u % G of
+// passes of G*VEC. A tile within one row loads X's row once a lane; a tile across rows loads it
+// per entry (sub-groups on the same row read the same bytes in the same instruction, an L1 hit
+// after the row's first tile), so nothing has to be carried across tiles. Lane partials are combined by log2(G) xor shuffles, then lane u % G of
 // each sub-group writes its entry u.
 #include <type_traits>
 
@@ -78,14 +78,13 @@ __global__ void __launch_bounds__(sddmm_block_threads, ONE_PASS ? sddmm_dot_min_
     };
     int row_end = end_of(row);
 
-    // A tile's column indices; past the slice's end they repeat its last entry, so that every
-    // load is valid and no branch separates the loads (those results are never written).
+    // A tile's column indices, from one pointer (immediate offsets for its U loads); past the
+    // slice's end column 0 (a valid row of Y: the kernel runs only when nnz > 0), whose products
+    // are never written.
     const auto load_columns = [&](int base, I(&col)[U]) {
+        const I* const cols = col_idx + (base + sub);
 #pragma unroll
-        for (int u = 0; u < U; ++u) {
-            const int e = base + u * P + sub;
-            col[u] = __ldg(col_idx + (e < n ? e : n - 1));
-        }
+        for (int u = 0; u < U; ++u) col[u] = base + u * P + sub < n ? __ldg(cols + u * P) : I(0);
     };
     // Entry e's dot product for head h: written, or with weights added to its total over heads,
     // written after the last head (a lane writes the same entries of a tile for every head).
@@ -107,52 +106,69 @@ __global__ void __launch_bounds__(sddmm_block_threads, ONE_PASS ? sddmm_dot_min_
         for (int u = 0; u < U; ++u) col[u] = next[u];
         load_columns(base + tile, next);  // on their way while this tile computes
 
-        // Rows of the tile's entries: positions only grow, so the walk only moves forward.
-        Off xrow[U];  // X's row of each entry, as an offset
-#pragma unroll
-        for (int u = 0; u < U; ++u) {
-            const int e = base + u * P + sub < n ? base + u * P + sub : n - 1;
-            while (row_end <= e) row_end = end_of(++row);
-            xrow[u] = off(row) * off(p.ldx);
-        }
-
-        // With weights, the sums over heads so far of the entries this lane writes: one (total[0])
-        // where the sums are transposed, entry u's in total[u] otherwise.
-        A total[U] = {};
+        // The tile's dot products, written. ONE_ROW: every entry of the tile lies in the current
+        // row, so each lane loads its features of X's row once instead of once per entry (rows of
+        // more than a tile, a power-law graph's hubs and a mesh's rows, take this path).
+        const auto compute = [&](auto one_row, const Off(&xrow)[U]) {
+            constexpr bool ONE_ROW = decltype(one_row)::value;
+            // With weights, the sums over heads so far of the entries this lane writes: one
+            // (total[0]) where the sums are transposed, entry u's in total[u] otherwise.
+            A total[U] = {};
 #pragma unroll 1
-        for (long long h = 0; h < heads; ++h) {
-            A acc[U] = {};
+            for (long long h = 0; h < heads; ++h) {
+                A acc[U] = {};
 #pragma unroll 1
-            for (long long t = 0; t < steps; ++t) {
-                const long long in_head = t * (G * VEC) + lane * VEC;
-                if (in_head >= p.d) continue;  // lanes past d add nothing
-                const Off offset = off(h * p.d + in_head);
-                vec_storage<T, VEC> y[U], x[U];
+                for (long long t = 0; t < steps; ++t) {
+                    const long long in_head = t * (G * VEC) + lane * VEC;
+                    if (in_head >= p.d) continue;  // lanes past d add nothing
+                    const Off offset = off(h * p.d + in_head);
+                    vec_storage<T, VEC> y[U], x[U];
 #pragma unroll
-                for (int u = 0; u < U; ++u) y[u] = load_readonly<T, VEC>(p.y + (off(col[u]) * off(p.ldy) + offset));
+                    for (int u = 0; u < U; ++u) y[u] = load_readonly<T, VEC>(p.y + (off(col[u]) * off(p.ldy) + offset));
 #pragma unroll
-                for (int u = 0; u < U; ++u) x[u] = load_readonly<T, VEC>(p.x + (xrow[u] + offset));
+                    for (int u = 0; u < U; ++u) x[u] = ONE_ROW && u > 0 ? x[0] : load_readonly<T, VEC>(p.x + (xrow[u] + offset));
 #pragma unroll
-                for (int u = 0; u < U; ++u)
+                    for (int u = 0; u < U; ++u)
 #pragma unroll
-                    for (int q = 0; q < VEC; ++q) acc[u] += to_accum(x[u].v[q]) * to_accum(y[u].v[q]);
-            }
-            // The U sums at once where a sub-group has a lane for each (G >= U): entry u's sum
-            // ends in lanes u*(G/U) .., the first of which writes it. Narrower sub-groups sum
-            // each entry in turn, and lane u % G writes entry u.
-            if constexpr (G >= U) {
-                const A mine = group_transpose_sum<G, U>(acc);
-                const int u = lane / (G / U);
-                const int e = base + u * P + sub;
-                if (lane % (G / U) == 0 && e < n) write_entry(e, h, mine, total[0]);
-            } else {
-#pragma unroll
-                for (int u = 0; u < U; ++u) {
-                    const A sum = group_sum<G>(acc[u]);
+                        for (int q = 0; q < VEC; ++q) acc[u] += to_accum(x[u].v[q]) * to_accum(y[u].v[q]);
+                }
+                // The U sums at once where a sub-group has a lane for each (G >= U): entry u's
+                // sum ends in lanes u*(G/U) .., the first of which writes it. Narrower sub-groups
+                // sum each entry in turn, and lane u % G writes entry u.
+                if constexpr (G >= U) {
+                    const A mine = group_transpose_sum<G, U>(acc);
+                    const int u = lane / (G / U);
                     const int e = base + u * P + sub;
-                    if (u % G == lane && e < n) write_entry(e, h, sum, total[u]);
+                    if (lane % (G / U) == 0 && e < n) write_entry(e, h, mine, total[0]);
+                } else {
+#pragma unroll
+                    for (int u = 0; u < U; ++u) {
+                        const A sum = group_sum<G>(acc[u]);
+                        const int e = base + u * P + sub;
+                        if (u % G == lane && e < n) write_entry(e, h, sum, total[u]);
+                    }
                 }
             }
+        };
+
+        // Rows of the tile's entries (X's row of each, as an offset): positions only grow, so the
+        // walk only moves forward. Sub-groups may end a walk on different rows; the one-row test
+        // is taken by the whole warp (compute's shuffles need every lane), and where it passes
+        // every lane's row holds the whole tile.
+        Off xrow[U];
+        const int tile_end = base + tile < n ? base + tile : n;
+        if (__all_sync(full_mask, row_end >= tile_end)) {
+#pragma unroll
+            for (int u = 0; u < U; ++u) xrow[u] = off(row) * off(p.ldx);
+            compute(std::true_type{}, xrow);
+        } else {
+#pragma unroll
+            for (int u = 0; u < U; ++u) {
+                const int e = base + u * P + sub < n ? base + u * P + sub : n - 1;
+                while (row_end <= e) row_end = end_of(++row);
+                xrow[u] = off(row) * off(p.ldx);
+            }
+            compute(std::false_type{}, xrow);
         }
     }
 }

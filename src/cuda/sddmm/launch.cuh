@@ -35,7 +35,9 @@ void launch_rows_shape(const DotArgs<T, I>& args, cudaStream_t stream) {
     const long long blocks = (warps * 32 + sddmm_block_threads - 1) / sddmm_block_threads;
     if (blocks == 0) return;
     if (blocks > 0x7fffffffLL) unsupported("sddmm: problem too large for one launch (" + std::to_string(blocks) + " blocks)");
-    launch_after_previous(sddmm_rows_kernel<T, I, G, VEC, HELD>, static_cast<unsigned>(blocks), sddmm_block_threads, 0, stream, args);
+    const bool full = args.d == static_cast<long long>(HELD) * G * VEC;
+    launch_after_previous(full ? sddmm_rows_kernel<T, I, G, VEC, HELD, true> : sddmm_rows_kernel<T, I, G, VEC, HELD, false>,
+                          static_cast<unsigned>(blocks), sddmm_block_threads, 0, stream, args);
 }
 
 template <class T, class I, int G, int VEC>

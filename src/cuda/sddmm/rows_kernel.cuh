@@ -29,7 +29,9 @@
 
 namespace spk::detail::cuda {
 
-template <class T, class I, int G, int VEC, int HELD>
+// FULL: every step's features lie within d (d = HELD*G*VEC, as d = 32 and 128 are with the wide
+// shapes), so that no lane tests its features against d; the others test every step's.
+template <class T, class I, int G, int VEC, int HELD, bool FULL>
 __global__ void __launch_bounds__(sddmm_block_threads, sddmm_dot_min_blocks) sddmm_rows_kernel(const DotArgs<T, I> p) {
     wait_for_previous_grid();  // launched after the stream's previous kernel (launch_after_previous)
     using A = accum_t<T>;
@@ -54,66 +56,69 @@ __global__ void __launch_bounds__(sddmm_block_threads, sddmm_dot_min_blocks) sdd
     const int first = static_cast<int>(warp % p.split) * span;
     if (first >= warp_len) return;  // warp-uniform, as above
     const int last = first + span < warp_len ? first + span : warp_len;
-    const I* const col_idx = p.col_idx + begin;
-    const T* const scale = p.scale ? p.scale + begin : nullptr;
-    // Positions past the row's end read no index; their column (0) is never used.
-    const auto column = [&](int k) { return k < len ? __ldg(col_idx + k) : I(0); };
+    // Offsets into Y and from out in 32 bits (run_dot runs this kernel only where Y and the
+    // output span fewer than 2^31 elements). A round's addresses come from pointers that advance
+    // by a round (immediate offsets for its U entries) and one wide multiply-add per Y row: with
+    // an index into the row and 64-bit sums per load, address arithmetic took half of the loop.
+    const unsigned ldy_bytes = static_cast<unsigned>(p.ldy) * static_cast<unsigned>(sizeof(T));
+    const unsigned out_step = static_cast<unsigned>(p.out.rs);
+    const unsigned d = static_cast<unsigned>(p.d);
 
 #pragma unroll 1
     for (long long h = 0; h < p.heads; ++h) {
-        const long long head = h * p.d;
+        const unsigned head = static_cast<unsigned>(h) * d;
         // This lane's features of the head: step t covers [t*G*VEC + lane*VEC, + VEC).
-        bool in_d[HELD];
+        const unsigned lane_feature = static_cast<unsigned>(lane * VEC);
+        const auto in_d = [&](int t) { return FULL || lane_feature + static_cast<unsigned>(t * G * VEC) < d; };
         Vec x[HELD];
 #pragma unroll
-        for (int t = 0; t < HELD; ++t) {
-            const long long f = static_cast<long long>(t) * (G * VEC) + lane * VEC;
-            in_d[t] = f < p.d;
-            x[t] = has_row && in_d[t] ? load_readonly<T, VEC>(p.x + row * p.ldx + head + f) : Vec{};
-        }
-        T* const out = &p.out(begin, h);  // entry begin + k at out[k * rs]
-        // Offsets into Y and from out in 32 bits (run_dot runs this kernel only where Y and the
-        // output span fewer than 2^31 elements): with 64-bit ones the round loop spent three
-        // multiplies a load on the offset and recomputed the head's base (h * d, 64-bit) for
-        // every load, the compiler being short of registers to keep it.
-        const unsigned ldy = static_cast<unsigned>(p.ldy), out_rs = static_cast<unsigned>(p.out.rs);
-        const unsigned y_lane = static_cast<unsigned>(head) + static_cast<unsigned>(lane * VEC);  // this lane's first feature
+        for (int t = 0; t < HELD; ++t)
+            x[t] = has_row && in_d(t) ? load_readonly<T, VEC>(p.x + row * p.ldx + head + lane_feature + t * (G * VEC)) : Vec{};
+        const char* const y_lane = reinterpret_cast<const char*>(p.y + (head + lane_feature));  // this lane's features of Y's row 0
+        // Positions past the row's end read no index; their column (0) is never used.
+        const I* cols = p.col_idx + begin + first;  // position k's index at cols[k - first]
+        const T* scale = p.scale ? p.scale + begin + first : nullptr;
+        T* out = &p.out(begin + first, h);  // position k's output at out[(k - first) * out_step]
 
         I next[U];
 #pragma unroll
-        for (int u = 0; u < U; ++u) next[u] = column(first + u);
+        for (int u = 0; u < U; ++u) next[u] = first + u < len ? __ldg(cols + u) : I(0);
 #pragma unroll 1
-        for (int k = first; k < last; k += U) {
+        for (int k = first; k < last; k += U, cols += U, out += U * out_step) {
             I col[U];
 #pragma unroll
             for (int u = 0; u < U; ++u) {
                 col[u] = next[u];
-                next[u] = column(k + U + u);  // on their way while this round computes
+                next[u] = k + U + u < len ? __ldg(cols + U + u) : I(0);  // on their way while this round computes
             }
+            // Entries past the row's end load nothing and leave their vectors unset: their sums
+            // are never written, and no other entry's sum reads them (a sub-group shares one row).
             Vec y[U][HELD];
 #pragma unroll
-            for (int u = 0; u < U; ++u)
+            for (int u = 0; u < U; ++u) {
+                const T* const y_row = reinterpret_cast<const T*>(
+                    y_lane + static_cast<unsigned long long>(static_cast<unsigned>(col[u])) * ldy_bytes);
 #pragma unroll
                 for (int t = 0; t < HELD; ++t)
-                    y[u][t] = k + u < len && in_d[t]
-                                  ? load_readonly<T, VEC>(p.y + (static_cast<unsigned>(col[u]) * ldy + y_lane + t * (G * VEC)))
-                                  : Vec{};
+                    if (k + u < len && in_d(t)) y[u][t] = load_readonly<T, VEC>(y_row + t * (G * VEC));
+            }
             A acc[U];
 #pragma unroll
             for (int u = 0; u < U; ++u) {
                 acc[u] = A(0);
 #pragma unroll
                 for (int t = 0; t < HELD; ++t)
+                    if (in_d(t))
 #pragma unroll
-                    for (int q = 0; q < VEC; ++q) acc[u] += to_accum(x[t].v[q]) * to_accum(y[u][t].v[q]);
+                        for (int q = 0; q < VEC; ++q) acc[u] += to_accum(x[t].v[q]) * to_accum(y[u][t].v[q]);
             }
             // The U sums at once: lanes u*(G/U) .. of a sub-group end with entry k + u's, and the
             // first of them writes it (one store a round).
             const A mine = group_transpose_sum<G, U>(acc);
             const int u = lane / (G / U);
             if (lane % (G / U) == 0 && k + u < len) {
-                const A s = scale ? to_accum(__ldg(scale + k + u)) : A(1);
-                out[static_cast<unsigned>(k + u) * out_rs] = from_accum<T>(s * mine);
+                const A s = scale ? to_accum(__ldg(scale + (k - first) + u)) : A(1);
+                out[static_cast<unsigned>(u) * out_step] = from_accum<T>(s * mine);
             }
         }
     }
