@@ -143,9 +143,10 @@ TEST_F(CudaSddmm, ManyWarpSlices) {
     check(convert_values<double>(a.view()), Problem{.d = 16}, seed);
 }
 
-// Row lengths 0 to 36 in turn: tiles that lie within one row (each lane loads X's row once)
-// next to tiles that cross rows, starting and ending anywhere in a tile, for every tile size the
-// slices mode takes (16 entries at d = 32, 4 at d = 128; 129 runs several passes).
+// Runs of ten empty rows, then rows of 1 to 40 entries: tiles that lie within one row (each lane
+// loads X's row once) next to tiles that cross rows and runs of empty rows (walked four row ends
+// at a time), starting and ending anywhere in a tile, for every tile size the slices mode takes
+// (16 entries at d = 32, 4 at d = 128; 129 runs several passes).
 TEST_F(CudaSddmm, TilesWithinAndAcrossRows) {
     const std::uint64_t seed = test::seed("cuda_sddmm_one_row_tiles");
     std::mt19937_64 rng(seed);
@@ -153,7 +154,7 @@ TEST_F(CudaSddmm, TilesWithinAndAcrossRows) {
     std::vector<std::int32_t> ptr{0}, col;
     for (index_t i = 0; i < rows; ++i) {
         const index_t first = static_cast<index_t>(rng() % static_cast<std::uint64_t>(cols - 40));
-        for (index_t k = 0; k < i % 37; ++k) col.push_back(static_cast<std::int32_t>(first + k));
+        for (index_t k = 0; k < std::max<index_t>(i % 50 - 9, 0); ++k) col.push_back(static_cast<std::int32_t>(first + k));
         ptr.push_back(static_cast<std::int32_t>(col.size()));
     }
     std::vector<float> val;
