@@ -144,9 +144,9 @@ TEST_F(CudaSddmm, ManyWarpSlices) {
 }
 
 // Runs of ten empty rows, then rows of 1 to 40 entries: tiles that lie within one row (each lane
-// loads X's row once) next to tiles that cross rows and runs of empty rows (walked four row ends
-// at a time), starting and ending anywhere in a tile, for every tile size the slices mode takes
-// (16 entries at d = 32, 4 at d = 128; 129 runs several passes).
+// loads X's row once) next to tiles that cross rows and runs of empty rows, starting and ending
+// anywhere in a tile, for every tile size the slices mode takes (16 entries at d = 32, 4 at
+// d = 128; 129 runs several passes).
 TEST_F(CudaSddmm, TilesWithinAndAcrossRows) {
     const std::uint64_t seed = test::seed("cuda_sddmm_one_row_tiles");
     std::mt19937_64 rng(seed);

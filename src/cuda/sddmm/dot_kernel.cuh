@@ -77,29 +77,6 @@ __global__ void __launch_bounds__(sddmm_block_threads, ONE_PASS ? sddmm_dot_min_
         return end < n ? static_cast<int>(end) : n;
     };
     int row_end = end_of(row);
-    // Moves this lane's row forward to the one holding position e (< n), reading the next four
-    // row ends at once: a run of empty rows (61% of p2p-Gnutella08's rows, spread among the
-    // others) costs a round trip per four rows instead of one per row. Past the last row the
-    // index stays at the last, whose end (n) holds every position.
-    const auto advance_to = [&](int e) {
-        while (row_end <= e) {
-            const auto clamp = [&](long long r) { return r < p.rows ? r : p.rows - 1; };
-            int ends[4];
-#pragma unroll
-            for (int k = 0; k < 4; ++k) ends[k] = end_of(clamp(row + 1 + k));
-            // The first of the four rows whose end passes e (row ends never decrease), else the fourth.
-            long long next = row + 4;
-            int next_end = ends[3];
-#pragma unroll
-            for (int k = 2; k >= 0; --k)
-                if (ends[k] > e) {
-                    next = row + 1 + k;
-                    next_end = ends[k];
-                }
-            row = clamp(next);
-            row_end = next_end;
-        }
-    };
 
     // A tile's column indices, from one pointer (immediate offsets for its U loads); past the
     // slice's end column 0 (a valid row of Y: the kernel runs only when nnz > 0), whose products
@@ -188,7 +165,7 @@ __global__ void __launch_bounds__(sddmm_block_threads, ONE_PASS ? sddmm_dot_min_
 #pragma unroll
             for (int u = 0; u < U; ++u) {
                 const int e = base + u * P + sub < n ? base + u * P + sub : n - 1;
-                advance_to(e);
+                while (row_end <= e) row_end = end_of(++row);
                 xrow[u] = off(row) * off(p.ldx);
             }
             compute(std::false_type{}, xrow);
