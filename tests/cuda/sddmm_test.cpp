@@ -471,6 +471,9 @@ TEST_F(CudaSddmm, AutomaticModeChoice) {
         EXPECT_EQ(choice.mode, SddmmDotMode::rows) << d;
         EXPECT_EQ(choice.shape.g, 8) << d;
         EXPECT_GT(choice.split, 1) << d;
+        if (d == 128) {
+            EXPECT_EQ(choice.split, 8);  // one entry a round: 8 warps a group
+        }
         check(small, Problem{.d = d}, seed);
     }
     const auto forced = sddmm_dot_choice(gpu, small_dev.view(), 32, true, "rows.g8.s3");

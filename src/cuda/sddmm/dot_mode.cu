@@ -233,6 +233,12 @@ ParsedConfig parse_config(std::string_view config) {
 // device's warps (`warp_slots` at once): enough for two waves, but no warp's span under two
 // rounds of the mean row (a warp's fixed cost, its row bounds and X's row, is then paid for).
 long long rows_split(long long groups, long long warp_slots, double mean_row, int round) {
+    // With one entry a round (X's row held in several steps: 128 floats) a warp's fixed cost, its
+    // row bounds and X's row, weighs more, and spans of two or three positions lost to spans of
+    // several: 8 warps a group measured best on the small meshes (H200, d = 128, us: bcsstk13 7.8
+    // against 8.8 at the rule below's 17, fidapex6 5.4 against 6.7 at 15, bcsstk33 31.4 against
+    // 34.3 at 4; bcsstk16 16.0 against 15.3 at 7). Fewer than 8 where rows average fewer entries.
+    if (round == 1) return std::clamp(static_cast<long long>(mean_row), 1LL, 8LL);
     const long long fill = (2 * warp_slots + groups - 1) / std::max(groups, 1LL);
     const long long most = std::max(1LL, static_cast<long long>(mean_row / (2.0 * round)));
     return std::clamp(fill, 1LL, most);
