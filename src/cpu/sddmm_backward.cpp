@@ -13,6 +13,7 @@
 // all of A, and keeping it would hold O(nnz) memory after the call.
 #include "core/instantiate.hpp"
 #include "core/sddmm_kernels.hpp"
+#include "cpu/prefetch.hpp"
 #include "cpu/row_partition.hpp"
 #include "cpu/sddmm_rows.hpp"
 #include "cpu/transposed_pattern.hpp"
@@ -35,8 +36,9 @@ Acc entry_scale(const SddmmBackwardArgs<V, I>& args, index_t p) {
     return args.scale_by_a ? load_as<Acc>(args.a.values[p]) : Acc(1);
 }
 
-// dX and dA over A's rows.
-template <class V, class I>
+// dX and dA over A's rows; PREFETCH: Y's rows a few entries ahead are fetched first (one
+// parallel region per setting, as in sddmm.cpp: no test an entry where nothing is prefetched).
+template <bool Prefetch, class V, class I>
 void rows_pass(const Executor& exec, const SddmmBackwardArgs<V, I>& args) {
     using Acc = accum_t<V>;
     const auto& a = args.a;
@@ -55,7 +57,8 @@ void rows_pass(const Executor& exec, const SddmmBackwardArgs<V, I>& args) {
                 const Acc* xi = want_da ? x_rows(i) : nullptr;
                 std::fill(acc.begin(), acc.end(), Acc(0));
                 for (index_t p = a.row_ptr[i]; p < a.row_ptr[i + 1]; ++p) {
-                    if (p + kPrefetchDistance < a.nnz) y_rows.prefetch(a.col_idx[p + kPrefetchDistance]);
+                    if constexpr (Prefetch)
+                        if (p + kPrefetchDistance < a.nnz) y_rows.prefetch(a.col_idx[p + kPrefetchDistance]);
                     const Acc* yj = y_rows(a.col_idx[p]);
                     const Acc scale = want_dx ? entry_scale<Acc>(args, p) : Acc(0);
                     Acc da = 0;
@@ -71,8 +74,8 @@ void rows_pass(const Executor& exec, const SddmmBackwardArgs<V, I>& args) {
     }
 }
 
-// dY over Aᵀ's rows.
-template <class V, class I>
+// dY over Aᵀ's rows; PREFETCH: X's rows a few entries ahead are fetched first.
+template <bool Prefetch, class V, class I>
 void columns_pass(const Executor& exec, const SddmmBackwardArgs<V, I>& args) {
     using Acc = accum_t<V>;
     const index_t d = args.x.cols / args.heads, cols = args.a.cols;
@@ -89,7 +92,8 @@ void columns_pass(const Executor& exec, const SddmmBackwardArgs<V, I>& args) {
             for (index_t j = bounds[t]; j < bounds[t + 1]; ++j) {
                 std::fill(acc.begin(), acc.end(), Acc(0));
                 for (index_t q = at.col_ptr[j]; q < at.col_ptr[j + 1]; ++q) {
-                    if (q + kPrefetchDistance < args.a.nnz) x_rows.prefetch(at.row_idx[q + kPrefetchDistance]);
+                    if constexpr (Prefetch)
+                        if (q + kPrefetchDistance < args.a.nnz) x_rows.prefetch(at.row_idx[q + kPrefetchDistance]);
                     const index_t p = at.entry[q];
                     const Acc* xi = x_rows(at.row_idx[q]);
                     const Acc scale = entry_scale<Acc>(args, p);
@@ -105,8 +109,20 @@ void columns_pass(const Executor& exec, const SddmmBackwardArgs<V, I>& args) {
 
 template <class V, class I>
 void sddmm_backward(const Executor& exec, const SddmmBackwardArgs<V, I>& args) {
-    if (args.dx.data != nullptr || args.da.data != nullptr) rows_pass(exec, args);
-    if (args.dy.data != nullptr) columns_pass(exec, args);
+    // Aᵀ's columns (A's rows) lie as far from their rows as A's columns from theirs.
+    const bool scattered = scattered_columns(args.a, cached_rows(static_cast<double>(args.x.cols) * sizeof(V)));
+    if (args.dx.data != nullptr || args.da.data != nullptr) {
+        if (scattered)
+            rows_pass<true>(exec, args);
+        else
+            rows_pass<false>(exec, args);
+    }
+    if (args.dy.data != nullptr) {
+        if (scattered)
+            columns_pass<true>(exec, args);
+        else
+            columns_pass<false>(exec, args);
+    }
 }
 
 #define SPK_INSTANTIATE(V, I) template void sddmm_backward(const Executor&, const SddmmBackwardArgs<V, I>&);

@@ -6,6 +6,7 @@
 #include <type_traits>
 #include <vector>
 
+#include "cpu/prefetch.hpp"
 #include "cpu/value_load.hpp"
 #include "spk/matrix.hpp"
 
@@ -32,13 +33,12 @@ public:
         return scratch_.data();
     }
 
-    // Starts loading row r's memory (row-major views; the first 512 bytes) ahead of its use:
-    // rows are visited in the sparse matrix's column order, which is scattered.
+    // Starts loading row r's memory (row-major views; the first 512 bytes) ahead of its use, for
+    // rows visited in a scattered order (scattered_columns in cpu/prefetch.hpp says when).
     void prefetch(index_t r) const {
         if (view_.layout != Layout::row_major) return;
-        const char* p = reinterpret_cast<const char*>(view_.data + r * view_.ld);
         const index_t bytes = std::min<index_t>(view_.cols * index_t(sizeof(V)), 512);
-        for (index_t q = 0; q < bytes; q += 64) __builtin_prefetch(p + q);
+        prefetch_bytes(view_.data + r * view_.ld, static_cast<std::size_t>(bytes));
     }
 
 private:

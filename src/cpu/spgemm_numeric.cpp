@@ -9,6 +9,7 @@
 #include "core/spgemm_semiring.hpp"
 #include "cpu/row_partition.hpp"
 #include "cpu/spgemm_accumulators.hpp"
+#include "cpu/spgemm_prefetch.hpp"
 #include "cpu/value_load.hpp"
 
 namespace spk::detail::cpu {
@@ -63,7 +64,8 @@ struct Workspace {
     std::vector<I> cols;  // a row's columns when C's columns are not written (recompute)
 };
 
-template <class Op, bool Masked, class V, class I, class T>
+// PREFETCH: B's rows a few entries of A ahead are fetched first (spgemm_prefetch.hpp).
+template <class Op, bool Masked, bool Prefetch, class V, class I, class T>
 void numeric_rows(const SpgemmProblem<V, I>& p, const SpgemmAnalysis& s, index_t begin, index_t end, Workspace<T, I>& ws, I* c_col_idx,
                   V* c_values) {
     const CsrView<const V, I>& a = p.a;
@@ -85,6 +87,7 @@ void numeric_rows(const SpgemmProblem<V, I>& p, const SpgemmAnalysis& s, index_t
         // Visits every allowed product of row i as (column, product).
         const auto for_each_product = [&](auto&& add) {
             for (index_t pa = a.row_ptr[i]; pa < a.row_ptr[i + 1]; ++pa) {
+                if constexpr (Prefetch) prefetch_b_rows<true>(a, b, pa);
                 const index_t k = a.col_idx[pa];
                 const T av = load_as<T>(a.values[pa]);
                 for (index_t pb = b.row_ptr[k]; pb < b.row_ptr[k + 1]; ++pb) {
@@ -125,6 +128,8 @@ void spgemm_numeric(const Executor& exec, const SpgemmProblem<V, I>& p, const Sp
     const int threads = exec.threads();
     const std::vector<index_t> splits = balanced_row_splits(s.flops_prefix.data(), p.a.rows, chunk_count(p.a.rows, threads));
     const index_t chunks = static_cast<index_t>(splits.size()) - 1;
+    // Masked products (triangle counting's among them) read the mask's row first: not prefetched.
+    const bool prefetch = !p.mask && prefetch_b_rows_for(p.a, p.b);
     index_t longest = 0;
     if (c_col_idx == nullptr)
         for (index_t i = 0; i < p.a.rows; ++i) longest = std::max(longest, s.row_offsets[i + 1] - s.row_offsets[i]);
@@ -138,9 +143,11 @@ void spgemm_numeric(const Executor& exec, const SpgemmProblem<V, I>& p, const Sp
 #pragma omp for schedule(dynamic, 1)
             for (index_t c = 0; c < chunks; ++c) {
                 if (p.mask)
-                    numeric_rows<Op, true>(p, s, splits[c], splits[c + 1], ws, c_col_idx, c_values);
+                    numeric_rows<Op, true, false>(p, s, splits[c], splits[c + 1], ws, c_col_idx, c_values);
+                else if (prefetch)
+                    numeric_rows<Op, false, true>(p, s, splits[c], splits[c + 1], ws, c_col_idx, c_values);
                 else
-                    numeric_rows<Op, false>(p, s, splits[c], splits[c + 1], ws, c_col_idx, c_values);
+                    numeric_rows<Op, false, false>(p, s, splits[c], splits[c + 1], ws, c_col_idx, c_values);
             }
         }
     });

@@ -16,6 +16,7 @@
 #include "core/spgemm_kernels.hpp"
 #include "cpu/row_partition.hpp"
 #include "cpu/spgemm_compressed_rows.hpp"
+#include "cpu/spgemm_prefetch.hpp"
 
 namespace spk::detail::cpu {
 
@@ -86,7 +87,8 @@ private:
     std::uint32_t current_ = 0;
 };
 
-template <bool Masked, class V, class I>
+// PREFETCH: B's rows a few entries of A ahead are fetched first (spgemm_prefetch.hpp).
+template <bool Masked, bool Prefetch, class V, class I>
 void count_rows_plain(const SpgemmProblem<V, I>& p, index_t begin, index_t end, ColumnTags& seen, ColumnTags& allowed,
                       std::vector<index_t>& row_nnz) {
     const CsrView<const V, I>& a = p.a;
@@ -99,6 +101,7 @@ void count_rows_plain(const SpgemmProblem<V, I>& p, index_t begin, index_t end, 
         }
         index_t count = 0;
         for (index_t pa = a.row_ptr[i]; pa < a.row_ptr[i + 1]; ++pa) {
+            if constexpr (Prefetch) prefetch_b_rows<false>(a, b, pa);
             const index_t k = a.col_idx[pa];
             for (index_t pb = b.row_ptr[k]; pb < b.row_ptr[k + 1]; ++pb) {
                 const I j = b.col_idx[pb];
@@ -160,15 +163,18 @@ SpgemmAnalysis spgemm_symbolic(const Executor& exec, const SpgemmProblem<V, I>& 
     const std::vector<index_t> splits = balanced_row_splits(s.flops_prefix.data(), p.a.rows, chunk_count(p.a.rows, threads));
     const index_t chunks = static_cast<index_t>(splits.size()) - 1;
     if (use_plain_counter(p, s.flops_prefix.back())) {
+        const bool prefetch = !p.mask && prefetch_b_rows_for(p.a, p.b);
 #pragma omp parallel num_threads(threads)
         {
             ColumnTags seen(p.b.cols), allowed(p.mask ? p.b.cols : 0);
 #pragma omp for schedule(dynamic, 1)
             for (index_t c = 0; c < chunks; ++c) {
                 if (p.mask)
-                    count_rows_plain<true>(p, splits[c], splits[c + 1], seen, allowed, s.row_offsets);
+                    count_rows_plain<true, false>(p, splits[c], splits[c + 1], seen, allowed, s.row_offsets);
+                else if (prefetch)
+                    count_rows_plain<false, true>(p, splits[c], splits[c + 1], seen, allowed, s.row_offsets);
                 else
-                    count_rows_plain<false>(p, splits[c], splits[c + 1], seen, allowed, s.row_offsets);
+                    count_rows_plain<false, false>(p, splits[c], splits[c + 1], seen, allowed, s.row_offsets);
             }
         }
     } else {
