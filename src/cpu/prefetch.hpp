@@ -30,15 +30,19 @@ constexpr double kCachedRowBytes = 256.0 * 1024;
 // Rows of `row_bytes` bytes within this many rows of the current one are taken to be cached.
 inline index_t cached_rows(double row_bytes) { return static_cast<index_t>(kCachedRowBytes / std::max(row_bytes, 1.0)); }
 
-// Whether most of A's columns lie farther than `near` from their row, so that the rows of the
-// other operand they select are visited in a scattered order and are worth prefetching. Where
-// they lie near (a mesh's or a band's), the rows just read for the rows before are still cached,
-// and a prefetch an entry, or even the test for one, only adds instructions to loops of a few
-// cycles an entry (one core, SDDMM at d = 32: laplace3d 7.4 -> 9.1 ms, bcsstk33 2.3 -> 3.1). Reads
-// the first 16 entries of 64 rows spread over A.
+// Whether the rows of the other operand that A's columns select are worth prefetching: where
+// most columns lie farther than `near` from their row (random and power-law graphs), or where
+// each such row is read fewer than 4 times in all (A's mean column holds fewer than 4 entries:
+// road networks), so that even rows near the current one were mostly never read before. Where
+// A's columns lie near their rows and each row is read many times (meshes, bands), the rows just
+// read for the rows before are still cached, and a prefetch an entry, or even the test for one,
+// only adds instructions to loops of a few cycles an entry (one core, SDDMM at d = 32: laplace3d
+// 8.0 -> 9.8 ms, bcsstk33 2.4 -> 3.0 with every row prefetched). Reads the first 16 entries of
+// 64 rows spread over A.
 template <class V, class I>
-bool scattered_columns(const CsrView<V, I>& a, index_t near) {
+bool rows_worth_prefetching(const CsrView<V, I>& a, index_t near) {
     if (a.rows == 0 || a.nnz == 0) return false;
+    if (a.nnz < 4 * a.cols) return true;
     const index_t step = std::max<index_t>(1, a.rows / 64);
     index_t far = 0, sampled = 0;
     for (index_t i = 0; i < a.rows; i += step) {

@@ -50,7 +50,7 @@ void sddmm(const Executor& exec, const SddmmArgs<V, I>& args) {
     const double work = static_cast<double>(a.nnz) * static_cast<double>(args.x.cols + 1);
     const int threads = work < kSerialWork ? 1 : exec.threads();
     const std::vector<index_t> bounds = balanced_row_splits(a.row_ptr, a.rows, chunk_count(a.rows, threads));
-    if (scattered_columns(a, cached_rows(static_cast<double>(args.y.cols) * sizeof(V))))
+    if (rows_worth_prefetching(a, cached_rows(static_cast<double>(args.y.cols) * sizeof(V))))
         run_rows<true>(args, threads, bounds);
     else
         run_rows<false>(args, threads, bounds);

@@ -110,15 +110,15 @@ void columns_pass(const Executor& exec, const SddmmBackwardArgs<V, I>& args) {
 template <class V, class I>
 void sddmm_backward(const Executor& exec, const SddmmBackwardArgs<V, I>& args) {
     // Aᵀ's columns (A's rows) lie as far from their rows as A's columns from theirs.
-    const bool scattered = scattered_columns(args.a, cached_rows(static_cast<double>(args.x.cols) * sizeof(V)));
+    const bool prefetch = rows_worth_prefetching(args.a, cached_rows(static_cast<double>(args.x.cols) * sizeof(V)));
     if (args.dx.data != nullptr || args.da.data != nullptr) {
-        if (scattered)
+        if (prefetch)
             rows_pass<true>(exec, args);
         else
             rows_pass<false>(exec, args);
     }
     if (args.dy.data != nullptr) {
-        if (scattered)
+        if (prefetch)
             columns_pass<true>(exec, args);
         else
             columns_pass<false>(exec, args);

@@ -34,7 +34,7 @@ public:
     }
 
     // Starts loading row r's memory (row-major views; the first 512 bytes) ahead of its use, for
-    // rows visited in a scattered order (scattered_columns in cpu/prefetch.hpp says when).
+    // rows visited in a scattered order (rows_worth_prefetching in cpu/prefetch.hpp says when).
     void prefetch(index_t r) const {
         if (view_.layout != Layout::row_major) return;
         const index_t bytes = std::min<index_t>(view_.cols * index_t(sizeof(V)), 512);

@@ -15,11 +15,11 @@ namespace spk::detail::cpu {
 // twice as far ahead, so that they are in cache when the row's address is computed.
 constexpr index_t kPrefetchEntries = 16;
 
-// Whether the phases should prefetch B's rows for A (scattered_columns at B's mean row size).
+// Whether the phases should prefetch B's rows for A (rows_worth_prefetching at B's mean row size).
 template <class V, class I>
 bool prefetch_b_rows_for(const CsrView<const V, I>& a, const CsrView<const V, I>& b) {
     const double row_bytes = b.rows > 0 ? static_cast<double>(b.nnz) / static_cast<double>(b.rows) * (sizeof(I) + sizeof(V)) : 0.0;
-    return scattered_columns(a, cached_rows(row_bytes));
+    return rows_worth_prefetching(a, cached_rows(row_bytes));
 }
 
 // Call at entry q of A (any order of rows, each entry once): prefetches B's row pointer for entry
