@@ -23,7 +23,7 @@ namespace spk::detail::cpu {
 namespace {
 
 constexpr double kSerialWork = 32768;     // multiply-adds below which threads cost more than they give
-constexpr index_t kPrefetchDistance = 8;  // entries ahead whose dense row is prefetched
+constexpr index_t kPrefetchDistance = 16;  // entries ahead whose dense row is prefetched (as in sddmm.cpp)
 
 template <class V, class I>
 int thread_count(const Executor& exec, const SddmmBackwardArgs<V, I>& args) {
