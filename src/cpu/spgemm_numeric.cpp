@@ -128,7 +128,8 @@ void spgemm_numeric(const Executor& exec, const SpgemmProblem<V, I>& p, const Sp
     const int threads = exec.threads();
     const std::vector<index_t> splits = balanced_row_splits(s.flops_prefix.data(), p.a.rows, chunk_count(p.a.rows, threads));
     const index_t chunks = static_cast<index_t>(splits.size()) - 1;
-    // Masked products (triangle counting's among them) read the mask's row first: not prefetched.
+    // Masked products (triangle counting's among them) keep one copy of their loop, without
+    // prefetches: not measured with them.
     const bool prefetch = !p.mask && prefetch_b_rows_for(p.a, p.b);
     index_t longest = 0;
     if (c_col_idx == nullptr)
