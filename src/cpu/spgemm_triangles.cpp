@@ -5,9 +5,48 @@
 #include <vector>
 
 #include "core/spgemm_kernels.hpp"
+#include "cpu/prefetch.hpp"
 #include "cpu/row_partition.hpp"
 
 namespace spk::detail::cpu {
+
+namespace {
+
+// Entries of L ahead of the walk whose rows L_k are prefetched (their row pointers twice as far),
+// where L's columns are scattered (spgemm_prefetch.hpp: the same misses, the same remedy).
+constexpr index_t kPrefetchEntries = 16;
+
+template <bool Prefetch, class I>
+std::uint64_t count_rows(index_t n, const I* row_ptr, const I* col_idx, const std::vector<index_t>& splits, int threads) {
+    const index_t chunks = static_cast<index_t>(splits.size()) - 1;
+    const index_t nnz = row_ptr[n];
+    std::uint64_t total = 0;
+#pragma omp parallel num_threads(threads) reduction(+ : total)
+    {
+        // marked[j] == i + 1: column j is in L_i (i + 1 so that zero-filled means unmarked).
+        std::vector<I> marked(static_cast<std::size_t>(n), 0);
+#pragma omp for schedule(dynamic, 1)
+        for (index_t c = 0; c < chunks; ++c) {
+            for (index_t i = splits[c]; i < splits[c + 1]; ++i) {
+                const I stamp = static_cast<I>(i + 1);
+                for (I q = row_ptr[i]; q < row_ptr[i + 1]; ++q) marked[static_cast<std::size_t>(col_idx[q])] = stamp;
+                std::uint64_t found = 0;
+                for (I q = row_ptr[i]; q < row_ptr[i + 1]; ++q) {
+                    if constexpr (Prefetch) {
+                        if (q + 2 * kPrefetchEntries < nnz) prefetch_line(row_ptr + col_idx[q + 2 * kPrefetchEntries]);
+                        if (q + kPrefetchEntries < nnz) prefetch_line(col_idx + row_ptr[col_idx[q + kPrefetchEntries]]);
+                    }
+                    const I k = col_idx[q];
+                    for (I r = row_ptr[k]; r < row_ptr[k + 1]; ++r) found += marked[static_cast<std::size_t>(col_idx[r])] == stamp;
+                }
+                total += found;
+            }
+        }
+    }
+    return total;
+}
+
+}  // namespace
 
 template <class I>
 std::uint64_t count_triangles(const Executor& exec, index_t n, const I* row_ptr, const I* col_idx) {
@@ -22,27 +61,10 @@ std::uint64_t count_triangles(const Executor& exec, index_t n, const I* row_ptr,
     }
     for (index_t i = 0; i < n; ++i) work[i + 1] += work[i];
     const std::vector<index_t> splits = balanced_row_splits(work.data(), n, chunk_count(n, threads));
-    const index_t chunks = static_cast<index_t>(splits.size()) - 1;
-    std::uint64_t total = 0;
-#pragma omp parallel num_threads(threads) reduction(+ : total)
-    {
-        // marked[j] == i + 1: column j is in L_i (i + 1 so that zero-filled means unmarked).
-        std::vector<I> marked(static_cast<std::size_t>(n), 0);
-#pragma omp for schedule(dynamic, 1)
-        for (index_t c = 0; c < chunks; ++c) {
-            for (index_t i = splits[c]; i < splits[c + 1]; ++i) {
-                const I stamp = static_cast<I>(i + 1);
-                for (I q = row_ptr[i]; q < row_ptr[i + 1]; ++q) marked[static_cast<std::size_t>(col_idx[q])] = stamp;
-                std::uint64_t found = 0;
-                for (I q = row_ptr[i]; q < row_ptr[i + 1]; ++q) {
-                    const I k = col_idx[q];
-                    for (I r = row_ptr[k]; r < row_ptr[k + 1]; ++r) found += marked[static_cast<std::size_t>(col_idx[r])] == stamp;
-                }
-                total += found;
-            }
-        }
-    }
-    return total;
+    const CsrView<const float, I> lower{n, n, static_cast<index_t>(row_ptr[n]), row_ptr, col_idx, nullptr};
+    const double row_bytes = n > 0 ? static_cast<double>(row_ptr[n]) / static_cast<double>(n) * sizeof(I) : 0.0;
+    return rows_worth_prefetching(lower, cached_rows(row_bytes)) ? count_rows<true>(n, row_ptr, col_idx, splits, threads)
+                                                                  : count_rows<false>(n, row_ptr, col_idx, splits, threads);
 }
 
 template std::uint64_t count_triangles(const Executor&, index_t, const std::int32_t*, const std::int32_t*);
