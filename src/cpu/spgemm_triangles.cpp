@@ -7,19 +7,20 @@
 #include "core/spgemm_kernels.hpp"
 #include "cpu/prefetch.hpp"
 #include "cpu/row_partition.hpp"
+#include "cpu/spgemm_prefetch.hpp"
 
 namespace spk::detail::cpu {
 
 namespace {
 
-// Entries of L ahead of the walk whose rows L_k are prefetched (their row pointers twice as far),
-// where L's columns are scattered (spgemm_prefetch.hpp: the same misses, the same remedy).
-constexpr index_t kPrefetchEntries = 16;
-
+// PREFETCH: the rows L_k a few entries ahead are fetched first, where L's columns are scattered
+// (spgemm_prefetch.hpp: the misses of SpGEMM's walk over B's rows, with L as both operands).
 template <bool Prefetch, class I>
-std::uint64_t count_rows(index_t n, const I* row_ptr, const I* col_idx, const std::vector<index_t>& splits, int threads) {
+std::uint64_t count_rows(const CsrView<const float, I>& lower, const std::vector<index_t>& splits, int threads) {
+    const index_t n = lower.rows;
+    const I* const row_ptr = lower.row_ptr;
+    const I* const col_idx = lower.col_idx;
     const index_t chunks = static_cast<index_t>(splits.size()) - 1;
-    const index_t nnz = row_ptr[n];
     std::uint64_t total = 0;
 #pragma omp parallel num_threads(threads) reduction(+ : total)
     {
@@ -32,10 +33,7 @@ std::uint64_t count_rows(index_t n, const I* row_ptr, const I* col_idx, const st
                 for (I q = row_ptr[i]; q < row_ptr[i + 1]; ++q) marked[static_cast<std::size_t>(col_idx[q])] = stamp;
                 std::uint64_t found = 0;
                 for (I q = row_ptr[i]; q < row_ptr[i + 1]; ++q) {
-                    if constexpr (Prefetch) {
-                        if (q + 2 * kPrefetchEntries < nnz) prefetch_line(row_ptr + col_idx[q + 2 * kPrefetchEntries]);
-                        if (q + kPrefetchEntries < nnz) prefetch_line(col_idx + row_ptr[col_idx[q + kPrefetchEntries]]);
-                    }
+                    if constexpr (Prefetch) prefetch_b_rows<false>(lower, lower, static_cast<index_t>(q));
                     const I k = col_idx[q];
                     for (I r = row_ptr[k]; r < row_ptr[k + 1]; ++r) found += marked[static_cast<std::size_t>(col_idx[r])] == stamp;
                 }
@@ -63,8 +61,8 @@ std::uint64_t count_triangles(const Executor& exec, index_t n, const I* row_ptr,
     const std::vector<index_t> splits = balanced_row_splits(work.data(), n, chunk_count(n, threads));
     const CsrView<const float, I> lower{n, n, static_cast<index_t>(row_ptr[n]), row_ptr, col_idx, nullptr};
     const double row_bytes = n > 0 ? static_cast<double>(row_ptr[n]) / static_cast<double>(n) * sizeof(I) : 0.0;
-    return rows_worth_prefetching(lower, cached_rows(row_bytes)) ? count_rows<true>(n, row_ptr, col_idx, splits, threads)
-                                                                  : count_rows<false>(n, row_ptr, col_idx, splits, threads);
+    return rows_worth_prefetching(lower, cached_rows(row_bytes)) ? count_rows<true>(lower, splits, threads)
+                                                                  : count_rows<false>(lower, splits, threads);
 }
 
 template std::uint64_t count_triangles(const Executor&, index_t, const std::int32_t*, const std::int32_t*);
