@@ -464,6 +464,11 @@ TEST_F(CudaSddmm, AutomaticModeChoice) {
     EXPECT_EQ(mode(small_rmat, 32, ""), SddmmDotMode::slices);
     const auto uniform = generate_uniform<float, std::int32_t>(needed, needed, 16.0, seed).to(gpu);
     EXPECT_EQ(mode(uniform, 32, ""), SddmmDotMode::slices);
+    // Even rows of random columns too few to fill the device: the rows mode (its shorter chain of
+    // loads, not shared Y rows, is what it gains there).
+    const auto small_uniform = generate_uniform<float, std::int32_t>(2000, 2000, 16.0, seed);
+    EXPECT_EQ(mode(small_uniform.to(gpu), 32, ""), SddmmDotMode::rows);
+    check(small_uniform, Problem{.d = 32}, seed);
 
     // 192 rows of 24 to 81 entries (padded by a fifth in groups of 4): too few groups of rows to
     // fill the device, so each group's positions are split among warps.

@@ -52,9 +52,9 @@ constexpr double rows_max_padding_split = 1.3;
 // row groups on the device (checked first), such a row costs at most a few groups' time.
 constexpr double rows_max_longest_over_mean = 4.0;
 constexpr double rows_longest_slack = 8.0;
-// What the rows mode gains over the slices mode is Y rows shared by neighbouring rows; without
-// it (random columns, as in the uniform generator, whose even rows pass the tests above) the
-// slices mode, already efficient there, is kept. Neighbours share columns when most start within
+// What the rows mode gains over the slices mode on a matrix that fills the device is Y rows
+// shared by neighbouring rows; without it (random columns, as in the uniform generator, whose
+// even rows pass the tests above) the slices mode, already efficient there, is kept. Neighbours share columns when most start within
 // a few columns of each other: elasticity's rows 3 columns apart (0 within a node's triple),
 // stencils' and bands' 1; random columns lie thousands apart (table above).
 constexpr unsigned long long rows_local_window = 32;
@@ -279,7 +279,11 @@ SddmmDotChoice sddmm_dot_choice(const Executor& exec, CsrView<const V, I> a, ind
         const bool even = static_cast<double>(stats.padded) <= most_padding * nnz &&
                           static_cast<double>(stats.longest) <= rows_max_longest_over_mean * mean + rows_longest_slack;
         const bool neighbours_share = static_cast<double>(stats.local) >= rows_min_local_fraction * static_cast<double>(stats.pairs);
-        use_rows = even && neighbours_share;
+        // Where the groups do not fill the device, even rows take the rows mode whatever their
+        // columns: its warps wait on three loads before their first product (row bounds,
+        // columns, Y), a slices warp on a search and a walk too (H200, crack: rows of 6 whose
+        // neighbours start far apart, 4.3 -> 3.6 us at d = 32, 10.6 -> 8.8 at d = 128).
+        use_rows = even && (neighbours_share || !fills);
         choice_cache().keep(key, *use_rows);
     }
     return *use_rows ? rows : SddmmDotChoice{};
