@@ -71,6 +71,7 @@ void numeric_hash(const Executor& exec, const SpgemmProblem<V, I>& p, const Devi
         using Op = decltype(op);
         for_each_bin(bins, state.numeric_rows.data(), args, [&](int bin, long long count, NumericArgs<V, I> a) {
             if (global_bin_only && bin != kGlobalBin) return;
+            a.log2_capacity += kBinShapes[bin].numeric_spare;
             if (bin == kGlobalBin) {
                 long long slots = global_slots(exec, numeric_global_rows<Op, V, I>, a.smem_bytes, count);
                 if (a.slot_bytes > 0) slots = std::min(slots, std::max(1ll, kPoolBytes / a.slot_bytes));
