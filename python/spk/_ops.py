@@ -86,7 +86,7 @@ def sddmm(A, X, Y, *, heads=1, scale_by_a=True, config=""):
     """Per stored A[i, j] and head h: A[i, j] * <X[i, h-block], Y[j, h-block]> (no A factor when
     scale_by_a=False). Returns the values in A's entry order: shape (nnz,) for one head, else
     (nnz, heads); A.with_data(values) makes them a matrix. config picks the CUDA kernel ("slices",
-    "rows[.g<lanes>][.s<split>][.w]"; empty: chosen from A's rows) and is ignored on the CPU.
+    "rows[.g<lanes>][.s<split>]"; empty: chosen from A's rows) and is ignored on the CPU.
     """
     A = as_csr(A)
     X, Y = _dense(X, "X"), _dense(Y, "Y")

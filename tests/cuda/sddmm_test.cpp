@@ -335,7 +335,7 @@ TEST_F(CudaSddmm, NeighbourRowsOnMeshes) {
     const std::uint64_t seed = test::seed("cuda_sddmm_rows_meshes");
     const auto elasticity = generate_amg_matrix<float, std::int32_t>(AmgProblem::elasticity3d, 7, 6, 5);
     const auto laplace = generate_amg_matrix<float, std::int32_t>(AmgProblem::laplace3d, 9, 8, 7);
-    for (const char* config : {"rows", "rows.g4", "rows.g8.s1", "rows.g32", "rows.g32.s1", "rows.w", "rows.g8.s1.w", "rows.g32.w"})
+    for (const char* config : {"rows", "rows.g4", "rows.g8.s1", "rows.g32", "rows.g32.s1"})
         for (const auto* a : {&elasticity, &laplace})
             for (const index_t d : {1, 7, 16, 32, 33, 128, 129, 256, 512})
                 for (const bool scale : {false, true}) check(*a, Problem{.d = d, .scale = scale, .config = config}, seed);
@@ -358,8 +358,6 @@ TEST_F(CudaSddmm, NeighbourRowsValueAndIndexTypes) {
             check(f32_int64, Problem{.d = d, .heads = heads, .scale = false, .config = "rows"}, seed);
             check(f16, Problem{.d = d, .heads = heads, .config = "rows"}, seed);
             check(bf16, Problem{.d = d, .heads = heads, .scale = heads == 1, .config = "rows"}, seed);
-            check(f64, Problem{.d = d, .heads = heads, .config = "rows.w"}, seed);
-            check(bf16, Problem{.d = d, .heads = heads, .config = "rows.w"}, seed);
         }
 }
 
@@ -370,7 +368,7 @@ TEST_F(CudaSddmm, NeighbourRowsOfUnevenLengths) {
     const auto a = uneven_neighbour_rows<float, std::int32_t>(1001, 1500, seed);
     // Spans of a split that end mid-row, past short rows' ends, or hold nothing (split 64 over
     // rows of 0 to 300 entries).
-    for (const char* config : {"rows", "rows.g8", "rows.g32.s1", "rows.g32.s5", "rows.s64", "rows.w", "rows.s5.w", "rows.g32.s3.w"})
+    for (const char* config : {"rows", "rows.g8", "rows.g32.s1", "rows.g32.s5", "rows.s64"})
         for (const index_t d : {1, 7, 32, 128, 129})
             for (const int heads : {1, 2})
                 for (const bool scale : {false, true}) check(a, Problem{.d = d, .heads = heads, .scale = scale, .config = config}, seed);
@@ -383,7 +381,6 @@ TEST_F(CudaSddmm, NeighbourRowsOfUnevenLengths) {
     // One row holding half the columns, and the edge cases.
     check(skewed_matrix<float, std::int32_t>(300, 250, seed), Problem{.d = 32, .config = "rows"}, seed);
     check(skewed_matrix<float, std::int32_t>(300, 250, seed), Problem{.d = 32, .config = "rows.g8.s3"}, seed);
-    check(skewed_matrix<float, std::int32_t>(300, 250, seed), Problem{.d = 128, .config = "rows.s3.w"}, seed);
     const Csr<float, std::int32_t> no_entries(Executor::cpu(), 6, 4, std::vector<std::int32_t>(7, 0), {}, {});
     const Csr<float, std::int32_t> one(Executor::cpu(), 1, 1, std::vector<std::int32_t>{0, 1}, {0}, {2.0f});
     for (const index_t d : {0, 1, 4}) {
@@ -402,7 +399,7 @@ TEST_F(CudaSddmm, UnknownConfigIsInvalidArgument) {
     const DenseView<float> out_view{out.data(), 1, 1, 1, Layout::row_major, out.space()};
     test::expect_error([&] { sddmm(gpu, a.view(), xv, yv, out_view, {.config = "fast"}); }, ErrorKind::InvalidArgument, "\"fast\"");
     for (const std::string bad :
-         {"rows.g5", "rows.g16", "rows.s0", "rows.s", "rows.g8.g8", "rows.", "rowsg8", "rows.x2", "rows.s99999999999", "rows.w2", "rows.w.w"})
+         {"rows.g5", "rows.g16", "rows.s0", "rows.s", "rows.g8.g8", "rows.", "rowsg8", "rows.x2", "rows.s99999999999"})
         test::expect_error([&] { sddmm(gpu, a.view(), xv, yv, out_view, {.config = bad}); }, ErrorKind::InvalidArgument, "\"" + bad + "\"");
 }
 
@@ -413,21 +410,21 @@ TEST(SddmmConfig, RowsShapesAndConfigStrings) {
     using detail::cuda::pick_rows_shape;
     const auto shape = [](long long d, int wide, int lanes) {
         const auto s = pick_rows_shape(d, wide, lanes);
-        return std::to_string(s.g) + "x" + std::to_string(s.vec) + "x" + std::to_string(s.held) + "x" + std::to_string(s.round);
+        return std::to_string(s.g) + "x" + std::to_string(s.vec) + "x" + std::to_string(s.held);
     };
-    EXPECT_EQ(shape(16, 4, 0), "4x4x1x4");
-    EXPECT_EQ(shape(32, 4, 0), "8x4x1x4");
-    EXPECT_EQ(shape(128, 4, 0), "8x4x4x1");
-    EXPECT_EQ(shape(512, 4, 0), "32x4x4x1");
-    EXPECT_EQ(shape(513, 1, 0), "0x1x1x1");  // X's row would not fit in registers
-    EXPECT_EQ(shape(129, 1, 0), "32x1x8x1");
-    EXPECT_EQ(shape(32, 4, 4), "0x1x1x1");  // 4 lanes of 4 values hold 16 features
-    EXPECT_EQ(shape(16, 4, 8), "8x4x1x4");
-    EXPECT_EQ(shape(32, 4, 32), "32x4x4x1");
-    EXPECT_EQ(shape(32, 4, 16), "0x1x1x1");  // no shape of 16 lanes is compiled
-    for (const char* good : {"", "slices", "rows", "rows.g4", "rows.g8.s3", "rows.s8.g8", "rows.s64", "rows.g32.s1", "rows.w", "rows.w.g8.s2"})
+    EXPECT_EQ(shape(16, 4, 0), "4x4x1");
+    EXPECT_EQ(shape(32, 4, 0), "8x4x1");
+    EXPECT_EQ(shape(128, 4, 0), "8x4x4");
+    EXPECT_EQ(shape(512, 4, 0), "32x4x4");
+    EXPECT_EQ(shape(513, 1, 0), "0x1x1");  // X's row would not fit in registers
+    EXPECT_EQ(shape(129, 1, 0), "32x1x8");
+    EXPECT_EQ(shape(32, 4, 4), "0x1x1");  // 4 lanes of 4 values hold 16 features
+    EXPECT_EQ(shape(16, 4, 8), "8x4x1");
+    EXPECT_EQ(shape(32, 4, 32), "32x4x4");
+    EXPECT_EQ(shape(32, 4, 16), "0x1x1");  // no shape of 16 lanes is compiled
+    for (const char* good : {"", "slices", "rows", "rows.g4", "rows.g8.s3", "rows.s8.g8", "rows.s64", "rows.g32.s1"})
         EXPECT_NO_THROW(detail::cuda::check_sddmm_config(good)) << good;
-    for (const std::string bad : {"row", "rows.g16", "rows.s0", "rows.s1.s2", "rows..g8", "slices.s2", "rows.w.w", "rows.wide", "slices.w"})
+    for (const std::string bad : {"row", "rows.g16", "rows.s0", "rows.s1.s2", "rows..g8", "slices.s2"})
         test::expect_error([&] { detail::cuda::check_sddmm_config(bad); }, ErrorKind::InvalidArgument, "\"" + bad + "\"");
 }
 
@@ -487,11 +484,6 @@ TEST_F(CudaSddmm, AutomaticModeChoice) {
     const auto forced = sddmm_dot_choice(gpu, small_dev.view(), 32, true, "rows.g8.s3");
     EXPECT_EQ(forced.shape.g, 8);
     EXPECT_EQ(forced.split, 3);
-    EXPECT_EQ(forced.shape.round, 4);
-    // Wide rounds: twice the entries a lane and round, where the shape's lanes can write them.
-    EXPECT_EQ(sddmm_dot_choice(gpu, small_dev.view(), 32, true, "rows.w").shape.round, 8);
-    EXPECT_EQ(sddmm_dot_choice(gpu, small_dev.view(), 128, true, "rows.w").shape.round, 2);
-    EXPECT_EQ(sddmm_dot_choice(gpu, small_dev.view(), 16, true, "rows.g4.w").shape.round, 4);  // 4 lanes write at most 4
     test::expect_error([&] { sddmm_dot_choice(gpu, small_dev.view(), 32, true, "fast"); }, ErrorKind::InvalidArgument, "options.config");
 }
 #endif

@@ -61,7 +61,7 @@ std::vector<OptionSpec> op_parameter_options(bool with_widths) {
         {.name = "config",
          .value_name = "CFG",
          .help = "on cuda: spmm's kernel configuration, e.g. rb.g8.r1.v4 (overrides --tune); sddmm's mode, slices or "
-                 "rows[.g<lanes>][.s<split>][.w]; fusedmm's forward, auto, team<1|2|4|8>, rows<T> or team<P>.rows<T>; bench takes several (repeated), each timed "
+                 "rows[.g<lanes>][.s<split>]; fusedmm's forward, auto, team<1|2|4|8>, rows<T> or team<P>.rows<T>; bench takes several (repeated), each timed "
                  "on the same inputs ('default': the library's own choice)",
          .repeatable = true},
         {.name = "tune",

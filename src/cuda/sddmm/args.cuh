@@ -15,18 +15,9 @@ namespace spk::detail::cuda {
 constexpr int sddmm_block_threads = 256;
 constexpr int sddmm_batch = 4;           // entries whose dense rows one lane loads before its FMAs
 constexpr int sddmm_dot_min_blocks = 4;  // one-pass dot-kernel blocks per SM: at most 64 registers
-// Entries one rows-kernel lane takes per round (the shape's `round`, pick_rows_shape's default
-// sddmm_rows_round): sddmm_batch when X's row is one step of G*VEC features, else one (its `held`
-// steps already put that many loads in flight); twice that where a config asks (".u").
+// Entries one rows-kernel lane takes per round: sddmm_batch when X's row is one step of G*VEC
+// features, else one (its `held` steps already put that many loads in flight).
 constexpr int sddmm_rows_round(int held) { return held == 1 ? sddmm_batch : 1; }
-constexpr int sddmm_rows_round_wide(int held) { return 2 * sddmm_rows_round(held); }
-// Rows-kernel blocks per SM: 4 (64 registers) unless a round's Y vectors and X's row take more
-// than 32 registers, which 64 would spill (2 blocks: up to 128).
-template <class T, int VEC, int HELD, int U>
-constexpr int sddmm_rows_min_blocks() {
-    constexpr int vector_registers = (U + 1) * HELD * VEC * static_cast<int>(sizeof(T)) / 4;
-    return vector_registers > 32 ? sddmm_dot_min_blocks / 2 : sddmm_dot_min_blocks;
-}
 
 // A matrix of any layout: element (r, c) at data[r * rs + c * cs].
 template <class T>

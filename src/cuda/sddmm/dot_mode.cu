@@ -175,21 +175,20 @@ ChoiceCache& choice_cache() {
 SddmmRowsShape pick_rows_shape(long long d, int wide, int lanes) {
     const long long needed = (d + wide - 1) / wide;  // vectors of `wide` features one head needs
     const int held = sddmm_rows_held(wide);
-    const auto shape = [](int g, int vec, int steps) { return SddmmRowsShape{g, vec, steps, sddmm_rows_round(steps)}; };
-    if ((lanes == 0 || lanes == 4) && needed <= 4) return shape(4, wide, 1);
+    if ((lanes == 0 || lanes == 4) && needed <= 4) return {4, wide, 1};
     if (lanes == 0 || lanes == 8) {
-        if (needed <= 8) return shape(8, wide, 1);
-        if (needed <= 8LL * held) return shape(8, wide, held);
+        if (needed <= 8) return {8, wide, 1};
+        if (needed <= 8LL * held) return {8, wide, held};
     }
-    if ((lanes == 0 || lanes == 32) && needed <= 32LL * held) return shape(32, wide, held);
+    if ((lanes == 0 || lanes == 32) && needed <= 32LL * held) return {32, wide, held};
     return {};
 }
 
 namespace {
 
-// A config string taken apart: "rows[.g<lanes>][.s<split>][.w]" (0: not given), or slices.
+// A config string taken apart: "rows[.g<lanes>][.s<split>]" (0: not given), or slices.
 struct ParsedConfig {
-    bool given = false, rows = false, wide_round = false;
+    bool given = false, rows = false;
     int lanes = 0, split = 0;
 };
 
@@ -207,8 +206,8 @@ ParsedConfig parse_config(std::string_view config) {
     if (config == "slices") return {true, false};
     const auto bad = [&] {
         invalid_argument("sddmm: options.config \"" + std::string(config) +
-                         "\" is not \"slices\", \"rows\" (optionally .g<lanes a row: 4, 8 or 32>, .s<warps a group of rows>, "
-                         ".w for wide rounds) or empty (automatic)");
+                         "\" is not \"slices\", \"rows\" (optionally .g<lanes a row: 4, 8 or 32>, .s<warps a group of rows>) or empty "
+                         "(automatic)");
     };
     if (config.substr(0, 4) != "rows") bad();
     ParsedConfig c{true, true};
@@ -224,8 +223,6 @@ ParsedConfig parse_config(std::string_view config) {
             if (c.lanes != 4 && c.lanes != 8 && c.lanes != 32) bad();
         } else if (part[0] == 's' && c.split == 0)
             c.split = parse_config_number(config, part);
-        else if (part == "w" && !c.wide_round)
-            c.wide_round = true;
         else
             bad();
     }
@@ -235,13 +232,13 @@ ParsedConfig parse_config(std::string_view config) {
 // Warps per group of rows when `groups` groups alone would not hold about two waves of the
 // device's warps (`warp_slots` at once): enough for two waves, but no warp's span under two
 // rounds of the mean row (a warp's fixed cost, its row bounds and X's row, is then paid for).
-long long rows_split(long long groups, long long warp_slots, double mean_row, int round, int held) {
+long long rows_split(long long groups, long long warp_slots, double mean_row, int round) {
     // With one entry a round (X's row held in several steps: 128 floats) a warp's fixed cost, its
     // row bounds and X's row, weighs more, and spans of two or three positions lost to spans of
     // several: 8 warps a group measured best on the small meshes (H200, d = 128, us: bcsstk13 7.8
     // against 8.8 at the rule below's 17, fidapex6 5.4 against 6.7 at 15, bcsstk33 31.4 against
     // 34.3 at 4; bcsstk16 16.0 against 15.3 at 7). Fewer than 8 where rows average fewer entries.
-    if (held > 1) return std::clamp(static_cast<long long>(mean_row), 1LL, 8LL);
+    if (round == 1) return std::clamp(static_cast<long long>(mean_row), 1LL, 8LL);
     const long long fill = (2 * warp_slots + groups - 1) / std::max(groups, 1LL);
     const long long most = std::max(1LL, static_cast<long long>(mean_row / (2.0 * round)));
     return std::clamp(fill, 1LL, most);
@@ -255,18 +252,17 @@ template <class V, class I>
 SddmmDotChoice sddmm_dot_choice(const Executor& exec, CsrView<const V, I> a, index_t d, bool vector_ok, std::string_view config) {
     const ParsedConfig parsed = parse_config(config);
     if (parsed.given && !parsed.rows) return {};
-    SddmmRowsShape shape = pick_rows_shape(d, vector_ok ? static_cast<int>(16 / sizeof(V)) : 1, parsed.lanes);
+    const SddmmRowsShape shape = pick_rows_shape(d, vector_ok ? static_cast<int>(16 / sizeof(V)) : 1, parsed.lanes);
     // X's row would not fit in registers, or a row's positions not in the kernel's 32-bit count.
     if (shape.g == 0 || a.nnz >= rows_max_nnz) return {};
-    if (parsed.wide_round && sddmm_rows_round_wide(shape.held) <= shape.g) shape.round = sddmm_rows_round_wide(shape.held);
     // A group of rows for every warp the device holds at once, or warps share groups (split).
     const long long warp_slots =
         static_cast<long long>(device_properties(exec.device()).sm_count) * sddmm_dot_min_blocks * (sddmm_block_threads / 32);
-    const int group = 32 / shape.g, round = shape.round;
+    const int group = 32 / shape.g, round = sddmm_rows_round(shape.held);
     const long long groups = (a.rows + group - 1) / group;
     const bool fills = groups >= warp_slots;
     const double mean = a.rows > 0 ? static_cast<double>(a.nnz) / static_cast<double>(a.rows) : 0.0;
-    const int split = parsed.split != 0 ? parsed.split : fills ? 1 : static_cast<int>(rows_split(groups, warp_slots, mean, round, shape.held));
+    const int split = parsed.split != 0 ? parsed.split : fills ? 1 : static_cast<int>(rows_split(groups, warp_slots, mean, round));
     const SddmmDotChoice rows{SddmmDotMode::rows, shape, split};
     if (parsed.rows) return rows;
     if (a.nnz == 0) return {};

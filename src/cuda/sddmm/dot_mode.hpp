@@ -23,10 +23,9 @@ enum class SddmmDotMode { slices, rows };
 constexpr int sddmm_rows_held(int vec) { return vec == 1 ? 8 : 4; }
 
 // A rows-mode kernel shape: G lanes per row, VEC values per lane, `held` steps of G*VEC features
-// (the most one head's d may need), `round` entries per lane and round (args.cuh:
-// sddmm_rows_round, or sddmm_rows_round_wide where at most G). g = 0: no compiled shape holds d.
+// (the most one head's d may need). g = 0: no compiled shape holds d features.
 struct SddmmRowsShape {
-    int g = 0, vec = 1, held = 1, round = 1;
+    int g = 0, vec = 1, held = 1;
 };
 
 // The compiled rows-mode shape for d features per head (wide: values per 16-byte load when X's
@@ -47,10 +46,9 @@ struct SddmmDotChoice {
 // The choice for the forward pass of A with d features per head; vector_ok: X's and Y's rows allow
 // 16-byte loads. config is SddmmOptions::config:
 //   "slices";
-//   "rows", optionally with ".g<lanes>" (4, 8 or 32 lanes a row: pick_rows_shape), ".s<split>"
-//   (warps a group of rows) and ".w" (wide rounds: twice the shape's entries per lane and round,
-//   where its lanes can write that many at once): the rows mode, its shape and split chosen from
-//   A's size where not given; slices where no rows-mode shape holds d or nnz >= 2^30 (run_dot also runs slices
+//   "rows", optionally with ".g<lanes>" (4, 8 or 32 lanes a row: pick_rows_shape) and ".s<split>"
+//   (warps a group of rows): the rows mode, its shape and split chosen from A's size where not
+//   given; slices where no rows-mode shape holds d or nnz >= 2^30 (run_dot also runs slices
 //   where Y or the output span 2^31 elements or more);
 //   empty: rows when its rows are even (few idle lanes, a few more where the groups of rows are
 //   split) and neighbouring rows share columns (dot_mode.cu has the thresholds). The automatic

@@ -28,7 +28,7 @@ void launch_dot_shape(const DotArgs<T, I>& args, cudaStream_t stream) {
                           static_cast<unsigned>(blocks), sddmm_block_threads, 0, stream, args);
 }
 
-template <class T, class I, int G, int VEC, int HELD, int U>
+template <class T, class I, int G, int VEC, int HELD>
 void launch_rows_shape(const DotArgs<T, I>& args, cudaStream_t stream) {
     constexpr long long rows_per_warp = 32 / G;
     const long long warps = (args.rows + rows_per_warp - 1) / rows_per_warp * args.split;
@@ -36,7 +36,7 @@ void launch_rows_shape(const DotArgs<T, I>& args, cudaStream_t stream) {
     if (blocks == 0) return;
     if (blocks > 0x7fffffffLL) unsupported("sddmm: problem too large for one launch (" + std::to_string(blocks) + " blocks)");
     const bool full = args.d == static_cast<long long>(HELD) * G * VEC;
-    launch_after_previous(full ? sddmm_rows_kernel<T, I, G, VEC, HELD, U, true> : sddmm_rows_kernel<T, I, G, VEC, HELD, U, false>,
+    launch_after_previous(full ? sddmm_rows_kernel<T, I, G, VEC, HELD, true> : sddmm_rows_kernel<T, I, G, VEC, HELD, false>,
                           static_cast<unsigned>(blocks), sddmm_block_threads, 0, stream, args);
 }
 
@@ -70,17 +70,12 @@ void dispatch_sddmm_shape(const SddmmShape& s, Launch&& launch) {
     invalid_argument("sddmm: no kernel compiled for " + std::to_string(s.g) + " lanes x " + std::to_string(s.vec) + " values");
 }
 
-// Calls launch<G, VEC, HELD, U>() for the compiled rows-mode shape equal to s (pick_rows_shape's;
-// U = s.round, the default round or the wide one where it fits the shape's G lanes).
+// Calls launch<G, VEC, HELD>() for the compiled rows-mode shape equal to s (pick_rows_shape's).
 template <class T, class Launch>
 void dispatch_rows_shape(const SddmmRowsShape& s, Launch&& launch) {
     constexpr int wide = sddmm_vector_width<T>;
-#define SPK_SDDMM_ROWS_CASE(G, VEC, HELD)                                                                                  \
-    if (s.g == G && s.vec == VEC && s.held == HELD) {                                                                      \
-        if (s.round == sddmm_rows_round(HELD)) return launch.template operator()<G, VEC, HELD, sddmm_rows_round(HELD)>();  \
-        if constexpr (sddmm_rows_round_wide(HELD) <= G)                                                                    \
-            if (s.round == sddmm_rows_round_wide(HELD)) return launch.template operator()<G, VEC, HELD, sddmm_rows_round_wide(HELD)>(); \
-    }
+#define SPK_SDDMM_ROWS_CASE(G, VEC, HELD) \
+    if (s.g == G && s.vec == VEC && s.held == HELD) return launch.template operator()<G, VEC, HELD>();
     SPK_SDDMM_ROWS_CASE(4, 1, 1)
     SPK_SDDMM_ROWS_CASE(8, 1, 1)
     SPK_SDDMM_ROWS_CASE(8, 1, sddmm_rows_held(1))
@@ -91,7 +86,7 @@ void dispatch_rows_shape(const SddmmRowsShape& s, Launch&& launch) {
     SPK_SDDMM_ROWS_CASE(32, wide, sddmm_rows_held(wide))
 #undef SPK_SDDMM_ROWS_CASE
     invalid_argument("sddmm: no rows kernel compiled for " + std::to_string(s.g) + " lanes x " + std::to_string(s.vec) + " values x " +
-                     std::to_string(s.held) + " steps x " + std::to_string(s.round) + " entries a round");
+                     std::to_string(s.held) + " steps");
 }
 
 template <class T, class I>
@@ -101,7 +96,7 @@ void launch_dot(const SddmmShape& shape, const DotArgs<T, I>& args, cudaStream_t
 
 template <class T, class I>
 void launch_rows(const SddmmRowsShape& shape, const DotArgs<T, I>& args, cudaStream_t stream) {
-    dispatch_rows_shape<T>(shape, [&]<int G, int VEC, int HELD, int U>() { launch_rows_shape<T, I, G, VEC, HELD, U>(args, stream); });
+    dispatch_rows_shape<T>(shape, [&]<int G, int VEC, int HELD>() { launch_rows_shape<T, I, G, VEC, HELD>(args, stream); });
 }
 
 template <class T, class I>

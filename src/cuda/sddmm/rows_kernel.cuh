@@ -31,14 +31,13 @@ namespace spk::detail::cuda {
 
 // FULL: every step's features lie within d (d = HELD*G*VEC, as d = 32 and 128 are with the wide
 // shapes), so that no lane tests its features against d; the others test every step's.
-// U: entries per lane and round (the shape's round).
-template <class T, class I, int G, int VEC, int HELD, int U, bool FULL>
-__global__ void __launch_bounds__(sddmm_block_threads, (sddmm_rows_min_blocks<T, VEC, HELD, U>()))
-    sddmm_rows_kernel(const DotArgs<T, I> p) {
+template <class T, class I, int G, int VEC, int HELD, bool FULL>
+__global__ void __launch_bounds__(sddmm_block_threads, sddmm_dot_min_blocks) sddmm_rows_kernel(const DotArgs<T, I> p) {
     wait_for_previous_grid();  // launched after the stream's previous kernel (launch_after_previous)
     using A = accum_t<T>;
     using Vec = vec_storage<T, VEC>;
     constexpr int P = 32 / G;
+    constexpr int U = sddmm_rows_round(HELD);  // entries per lane and round
     static_assert(U <= G, "a sub-group's lanes write its round's entries");
     const int warp_lane = static_cast<int>(threadIdx.x) & 31;
     const int lane = warp_lane & (G - 1);
