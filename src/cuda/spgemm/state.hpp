@@ -44,6 +44,16 @@ struct BinShape {
 inline constexpr BinShape kBinShapes[kBins] = {{true, 128, 0},   {true, 128, 6},    {true, 128, 7},
                                                {true, 128, 8},   {true, 128, 9},    {false, 256, 10, 1},
                                                {false, 256, 12}, {false, 1024, 13}, {false, 512, 0}};
+// A block's numeric tables (16-byte entries at most: int64 keys, f64 values) fit the shared memory
+// an H100/H200 block may opt into (227 KiB).
+static_assert([] {
+    for (int bin = 1; bin < kBins - 1; ++bin) {
+        const BinShape& s = kBinShapes[bin];
+        const long long groups = s.warp ? s.threads / 32 : 1;
+        if (groups * (16ll << (s.log2_capacity + s.numeric_spare)) > 227ll * 1024) return false;
+    }
+    return true;
+}());
 
 // Rows grouped by bin (the row ids themselves live in an array of the caller's).
 struct BinLayout {
