@@ -54,9 +54,10 @@ constexpr double rows_max_longest_over_mean = 4.0;
 constexpr double rows_longest_slack = 8.0;
 // What the rows mode gains over the slices mode on a matrix that fills the device is Y rows
 // shared by neighbouring rows; without it (random columns, as in the uniform generator, whose
-// even rows pass the tests above) the slices mode, already efficient there, is kept. Neighbours share columns when most start within
-// a few columns of each other: elasticity's rows 3 columns apart (0 within a node's triple),
-// stencils' and bands' 1; random columns lie thousands apart (table above).
+// even rows pass the tests above) the slices mode, already efficient there, is kept. Neighbours
+// share columns when most start within a few columns of each other: elasticity's rows 3 columns
+// apart (0 within a node's triple), stencils' and bands' 1; random columns lie thousands apart
+// (table above).
 constexpr unsigned long long rows_local_window = 32;
 constexpr double rows_min_local_fraction = 0.5;
 // The rows kernel counts positions within a row in 32 bits (with room for its look-ahead).

@@ -28,11 +28,11 @@ namespace spk::detail::cuda::spgemm {
 inline constexpr int kBins = 9;
 inline constexpr int kGlobalBin = kBins - 1;
 
-// numeric_spare: the numeric phase's tables hold 2^spare times the bin's entries, at a load of
-// 1/4 instead of 1/2. A warp's lanes probe in lockstep, so each of its rounds costs the longest
-// probe of 32 hashed columns, several slots at load 1/2 (H200, f64, elasticity
-// 40^3's rows of 375 in 2048 slots instead of 1024: numeric phase 15.5 -> 13.9 ms, elasticity
-// 30^3 6.7 -> 5.9). The warp bins keep load 1/2: twice their tables halve the warps an SM holds
+// numeric_spare: the numeric phase's tables have 2^numeric_spare times the bin's slots (bin 5:
+// load at most 1/4 instead of 1/2). A warp's lanes probe in lockstep, so each of its rounds costs
+// the longest probe of 32 hashed columns, several slots at load 1/2 (H200, f64, elasticity 40^3's
+// rows of 375 in 2048 slots instead of 1024: numeric phase 15.5 -> 13.9 ms, elasticity 30^3
+// 6.7 -> 5.9). The warp bins keep load 1/2: twice their tables halve the warps an SM holds
 // (uniform random's rows of 256 in bin 4: 17.3 -> 20.5 ms), as does a spare of 2 for bin 5
 // (elasticity 40^3: 19.4 ms); bins 6 and 7 already hold their SM's shared memory in few blocks.
 struct BinShape {
