@@ -377,6 +377,34 @@ TYPED_TEST(CudaSpgemm, RepeatedColumnsInWideRowsOfB) {
     }
 }
 
+// Columns scaled by `stride` (B's columns j become stride * j, in a stride times wider matrix).
+template <class V, class I>
+Csr<V, I> with_spread_columns(const Csr<V, I>& m, I stride) {
+    auto col = m.col_idx().to_vector();
+    for (auto& c : col) c *= stride;
+    return Csr<V, I>(Executor::cpu(), m.rows(), m.cols() * stride, m.row_ptr().to_vector(), col, m.values().to_vector());
+}
+
+// Block rows of C of 257-512 entries (bin 5, whose tables hash runs of 32 consecutive columns to
+// runs of slots): a mesh's rows, whose columns come in runs; and rows whose columns all share
+// their low five bits (multiples of 32), so that every key's first slot has the same place in
+// its block and the probes must leave it.
+TYPED_TEST(CudaSpgemm, BlockRowsOfRunsAndOfEqualLowBits) {
+    using V = typename TypeParam::value;
+    using I = typename TypeParam::index;
+    const std::uint64_t seed = test::seed("cuda_spgemm_block_rows");
+    const auto elasticity = generate<V, I>("elasticity3d:n=6");
+    expect_all_variants_match(elasticity, elasticity);
+    expect_recompute_matches(elasticity, elasticity, {});
+    const auto a = test::random_with_zeros<V, I>(150, 400, 20.0, seed);
+    for (const I stride : {I{32}, I{64}}) {
+        SCOPED_TRACE("columns times " + std::to_string(stride));
+        const auto b = with_spread_columns(test::random_with_zeros<V, I>(400, 3000, 21.0, seed + 1), stride);
+        expect_all_variants_match(a, b);
+        expect_recompute_matches(a, b, {});
+    }
+}
+
 // Rows of at most 64 products, which the symbolic phase counts in one kernel (short_rows.cuh): a
 // 7-point stencil's square, B's rows unsorted or with repeated columns (whether they strictly
 // increase decides the numeric kernels' plain adds), and a matrix of short rows with two long
