@@ -385,10 +385,10 @@ Csr<V, I> with_spread_columns(const Csr<V, I>& m, I stride) {
     return Csr<V, I>(Executor::cpu(), m.rows(), m.cols() * stride, m.row_ptr().to_vector(), col, m.values().to_vector());
 }
 
-// Block rows of C of 257-512 entries (bin 5, whose tables hash runs of 32 consecutive columns to
-// runs of slots): a mesh's rows, whose columns come in runs; and rows whose columns all share
-// their low five bits (multiples of 32), so that every key's first slot has the same place in
-// its block and the probes must leave it.
+// Block rows of C of 257-512 entries (bin 5): a mesh's rows, whose columns come in runs; rows
+// whose columns lie 10 or 11 apart (spans just under and over 32768 columns); and rows whose
+// columns all share their low five bits (multiples of 32 or 64), which a hash of runs of
+// consecutive columns would start at the same place in their blocks.
 TYPED_TEST(CudaSpgemm, BlockRowsOfRunsAndOfEqualLowBits) {
     using V = typename TypeParam::value;
     using I = typename TypeParam::index;
@@ -397,7 +397,7 @@ TYPED_TEST(CudaSpgemm, BlockRowsOfRunsAndOfEqualLowBits) {
     expect_all_variants_match(elasticity, elasticity);
     expect_recompute_matches(elasticity, elasticity, {});
     const auto a = test::random_with_zeros<V, I>(150, 400, 20.0, seed);
-    for (const I stride : {I{32}, I{64}}) {
+    for (const I stride : {I{10}, I{11}, I{32}, I{64}}) {
         SCOPED_TRACE("columns times " + std::to_string(stride));
         const auto b = with_spread_columns(test::random_with_zeros<V, I>(400, 3000, 21.0, seed + 1), stride);
         expect_all_variants_match(a, b);
