@@ -405,6 +405,22 @@ TYPED_TEST(CudaSpgemm, BlockRowsOfRunsAndOfEqualLowBits) {
     }
 }
 
+// Warp rows of C too long to leave by rank (65-128 and 129-256 entries, bins 3 and 4), whose
+// warp orders them before writing, with and without a mask and in a semiring that keeps no sum.
+TYPED_TEST(CudaSpgemm, WarpRowsOrderedBeforeWriting) {
+    using V = typename TypeParam::value;
+    using I = typename TypeParam::index;
+    const std::uint64_t seed = test::seed("cuda_spgemm_warp_rows");
+    const auto b = test::random_with_zeros<V, I>(400, 3000, 13.0, seed + 1);
+    for (const double per_row : {6.0, 12.0}) {  // about 85 and 160 products a row
+        SCOPED_TRACE(std::to_string(per_row) + " entries a row of A");
+        const auto a = test::random_with_zeros<V, I>(180, 400, per_row, seed + static_cast<std::uint64_t>(per_row));
+        expect_all_variants_match(a, b);
+        expect_matches(a, b, {.semiring = Semiring::max_times});
+        expect_recompute_matches(a, b, {});
+    }
+}
+
 // Rows of at most 64 products, which the symbolic phase counts in one kernel (short_rows.cuh): a
 // 7-point stencil's square, B's rows unsorted or with repeated columns (whether they strictly
 // increase decides the numeric kernels' plain adds), and a matrix of short rows with two long
