@@ -252,6 +252,13 @@ void expect_recompute_matches(const Csr<V, I>& a, const Csr<V, I>& b, const Spge
     }
 }
 
+// Every variant of the product (expect_all_variants_match), then the plan's recompute.
+template <class V, class I>
+void expect_product_and_recompute_match(const Csr<V, I>& a, const Csr<V, I>& b) {
+    expect_all_variants_match(a, b);
+    expect_recompute_matches(a, b, {});
+}
+
 // Each semiring with every mask mode (sorted output), and unsorted output with and without a mask,
 // on the places' and the entries' paths; then the search of C's columns (no places) with and without a mask.
 template <class V, class I>
@@ -394,14 +401,12 @@ TYPED_TEST(CudaSpgemm, BlockRowsOfRunsAndOfEqualLowBits) {
     using I = typename TypeParam::index;
     const std::uint64_t seed = test::seed("cuda_spgemm_block_rows");
     const auto elasticity = generate<V, I>("elasticity3d:n=6");
-    expect_all_variants_match(elasticity, elasticity);
-    expect_recompute_matches(elasticity, elasticity, {});
+    expect_product_and_recompute_match(elasticity, elasticity);
     const auto a = test::random_with_zeros<V, I>(150, 400, 20.0, seed);
     for (const I stride : {I{10}, I{11}, I{32}, I{64}}) {
         SCOPED_TRACE("columns times " + std::to_string(stride));
         const auto b = with_spread_columns(test::random_with_zeros<V, I>(400, 3000, 21.0, seed + 1), stride);
-        expect_all_variants_match(a, b);
-        expect_recompute_matches(a, b, {});
+        expect_product_and_recompute_match(a, b);
     }
 }
 
@@ -415,8 +420,7 @@ TYPED_TEST(CudaSpgemm, WarpRowsOrderedBeforeWriting) {
     for (const double per_row : {6.0, 12.0}) {  // about 85 and 160 products a row
         SCOPED_TRACE(std::to_string(per_row) + " entries a row of A");
         const auto a = test::random_with_zeros<V, I>(180, 400, per_row, seed + static_cast<std::uint64_t>(per_row));
-        expect_all_variants_match(a, b);
-        expect_recompute_matches(a, b, {});
+        expect_product_and_recompute_match(a, b);
     }
 }
 
@@ -429,8 +433,7 @@ TYPED_TEST(CudaSpgemm, ShortRowsCountedDirectly) {
     using I = typename TypeParam::index;
     const std::uint64_t seed = test::seed("cuda_spgemm_short_rows");
     const auto laplace = generate<V, I>("laplace3d:n=12");
-    expect_all_variants_match(laplace, laplace);
-    expect_recompute_matches(laplace, laplace, {});
+    expect_product_and_recompute_match(laplace, laplace);
     const auto a = test::random_with_zeros<V, I>(200, 300, 3.0, seed);
     const auto repeated = with_repeated_columns(test::random_with_zeros<V, I>(300, 2000, 4.0, seed + 1));
     const auto shuffled = test::shuffled_rows(test::random_csr<V, I>(300, 500, 5.0, seed + 2), seed + 3);
