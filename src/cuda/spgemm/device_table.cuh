@@ -115,13 +115,19 @@ __device__ __forceinline__ unsigned home_slot(K key, int log2_capacity) {
 
 // Finds or claims key's slot; -1 if the table is full (cannot happen when sized from the
 // symbolic phase: the bound only keeps a corrupted input from hanging the kernel). Tables hold
-// fewer than 2^31 slots.
+// fewer than 2^31 slots. block_bits > 0: the keys of each run of 2^block_bits consecutive
+// values share a home block of as many consecutive slots, in their order, and probes step
+// 2^block_bits + 1 slots (odd: every slot is reached), so a warp's lanes on a run of columns
+// (a mesh row's neighbouring unknowns) load distinct banks and collide together or not at all
+// (scripts/spgemm-hash-sim.py).
 template <class K>
-__device__ __forceinline__ int claim_slot(K* keys, int log2_capacity, K key) {
+__device__ __forceinline__ int claim_slot(K* keys, int log2_capacity, K key, int block_bits = 0) {
     constexpr K kEmpty = ~K(0);
     const unsigned capacity = 1u << log2_capacity, mask = capacity - 1;
-    unsigned s = home_slot(key, log2_capacity);
-    for (unsigned probe = 0; probe < capacity; ++probe, s = (s + 1) & mask) {
+    const unsigned in_block = (1u << block_bits) - 1;
+    unsigned s = (home_slot(key >> block_bits, log2_capacity - block_bits) << block_bits) | (static_cast<unsigned>(key) & in_block);
+    const unsigned step = block_bits == 0 ? 1u : in_block + 2;
+    for (unsigned probe = 0; probe < capacity; ++probe, s = (s + step) & mask) {
         K k = *reinterpret_cast<volatile K*>(keys + s);
         if (k == kEmpty) {
             const K old = atomicCAS(keys + s, kEmpty, key);
@@ -144,14 +150,15 @@ struct HashTable {
     K* keys;
     V* values;
     int log2_capacity;
+    int block_bits;  // see claim_slot
 
-    static __device__ __forceinline__ HashTable at(unsigned char* base, int log2_capacity) {
+    static __device__ __forceinline__ HashTable at(unsigned char* base, int log2_capacity, int block_bits = 0) {
         K* const keys = reinterpret_cast<K*>(base);
-        return {keys, reinterpret_cast<V*>(keys + (1ll << log2_capacity)), log2_capacity};
+        return {keys, reinterpret_cast<V*>(keys + (1ll << log2_capacity)), log2_capacity, block_bits};
     }
     __device__ __forceinline__ long long capacity() const { return 1ll << log2_capacity; }
     // See claim_slot.
-    __device__ __forceinline__ int claim(K key) const { return claim_slot(keys, log2_capacity, key); }
+    __device__ __forceinline__ int claim(K key) const { return claim_slot(keys, log2_capacity, key, block_bits); }
 };
 
 // Whether key is in the table: its probe sequence meets it before an empty slot.
@@ -297,6 +304,83 @@ __device__ int sort_table(K* keys, T* values, long long capacity, long long* sca
     G::sync();
     sort_by_key<G>(keys, values, n);
     return count;
+}
+
+// Where a block row's entries go in column order without a sort, for rows whose columns span
+// few words of bits (a banded or mesh row): a bitmap of the span [lowest, highest] column, one
+// bit per column the table holds, and per word the count of bits before it. An entry's place is
+// its word's count plus the bits below it in its word. words: the most words the caller has room
+// for (bitmap: that many unsigned, counts: that many unsigned short).
+struct SpanOrder {
+    unsigned* bitmap = nullptr;
+    unsigned short* counts = nullptr;
+    long long words = 0;
+};
+
+// Writes the block's table (keys/values[0, capacity), empty slots all ones) to out_col/out_val
+// in column order through `order` and returns true, or returns false (writing nothing) where the
+// row's span needs more than order.words words. Every thread of the block calls it.
+template <class K, class T, class I>
+__device__ bool write_by_span(const K* keys, const T* values, long long capacity, SpanOrder order, long long* scan_sums, I* out_col,
+                              T* out_val) {
+    constexpr K kEmpty = ~K(0);
+    __shared__ K lowest, highest;
+    if (threadIdx.x == 0) {
+        lowest = kEmpty;
+        highest = 0;
+    }
+    K lo = kEmpty, hi = 0;
+    for (long long s = threadIdx.x; s < capacity; s += blockDim.x) {
+        const K key = keys[s];
+        if (key != kEmpty) {
+            lo = key < lo ? key : lo;
+            hi = key > hi ? key : hi;
+        }
+    }
+    for (int o = 16; o > 0; o >>= 1) {
+        const K other_lo = __shfl_xor_sync(kFullMask, lo, o), other_hi = __shfl_xor_sync(kFullMask, hi, o);
+        lo = other_lo < lo ? other_lo : lo;
+        hi = other_hi > hi ? other_hi : hi;
+    }
+    __syncthreads();  // lowest and highest set
+    if ((threadIdx.x & 31) == 0 && lo != kEmpty) {
+        atomicMin(&lowest, lo);
+        atomicMax(&highest, hi);
+    }
+    __syncthreads();
+    const K first = lowest;
+    if (first == kEmpty) return true;  // an empty row
+    const long long words = static_cast<long long>((highest - first) >> 5) + 1;
+    if (words > order.words) return false;  // every thread read the same two words
+    for (long long w = threadIdx.x; w < words; w += blockDim.x) order.bitmap[w] = 0;
+    __syncthreads();
+    for (long long s = threadIdx.x; s < capacity; s += blockDim.x) {
+        const K key = keys[s];
+        if (key != kEmpty) atomicOr(order.bitmap + ((key - first) >> 5), 1u << ((key - first) & 31));
+    }
+    __syncthreads();
+    // Each thread counts a run of consecutive words; a block scan gives each run its start.
+    const long long per_thread = (words + blockDim.x - 1) / blockDim.x;
+    const long long w0 = threadIdx.x * per_thread, w1 = w0 + per_thread < words ? w0 + per_thread : words;
+    long long bits = 0;
+    for (long long w = w0; w < w1; ++w) bits += __popc(order.bitmap[w]);
+    long long total = 0;
+    long long before = block_exclusive_scan(bits, scan_sums, total);
+    for (long long w = w0; w < w1; ++w) {
+        order.counts[w] = static_cast<unsigned short>(before);
+        before += __popc(order.bitmap[w]);
+    }
+    __syncthreads();
+    for (long long s = threadIdx.x; s < capacity; s += blockDim.x) {
+        const K key = keys[s];
+        if (key == kEmpty) continue;
+        const long long w = static_cast<long long>((key - first) >> 5);
+        const unsigned below = order.bitmap[w] & ((1u << ((key - first) & 31)) - 1u);
+        const long long at = order.counts[w] + __popc(below);
+        out_col[at] = static_cast<I>(key);
+        out_val[at] = values[s];
+    }
+    return true;
 }
 
 // First position in the sorted cols[0, len) not below x.

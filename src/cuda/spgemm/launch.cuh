@@ -90,14 +90,16 @@ void for_each_bin(const BinLayout& bins, const I* ids, const Args& args, Launch&
 
 // Launches kernel over `count` rows of a bin with the bin's threads and a table of
 // 2^args.log2_capacity entries of entry_bytes per group (warp or block) in shared memory.
-// The global bin gets `slots` blocks with global_smem bytes of dynamic shared memory each.
+// The global bin gets `slots` blocks with global_smem bytes of dynamic shared memory each; the
+// others extra_bytes a block beyond their tables.
 template <class Args>
 void launch_bin(void (*kernel)(Args), Args args, int bin, long long count, std::size_t entry_bytes, long long slots, long long global_smem,
-                cudaStream_t stream) {
+                cudaStream_t stream, std::size_t extra_bytes = 0) {
     const BinShape& shape = kBinShapes[bin];
     const long long groups_per_block = shape.warp ? shape.threads / 32 : 1;
     const std::size_t smem = bin == kGlobalBin ? static_cast<std::size_t>(global_smem)
-                                               : static_cast<std::size_t>(groups_per_block) * (std::size_t{1} << args.log2_capacity) * entry_bytes;
+                                               : static_cast<std::size_t>(groups_per_block) * (std::size_t{1} << args.log2_capacity) * entry_bytes +
+                                                     extra_bytes;
     allow_dynamic_shared_memory(kernel);
     const long long blocks = bin == kGlobalBin ? slots : std::min<long long>((count + groups_per_block - 1) / groups_per_block, 1ll << 30);
     kernel<<<static_cast<unsigned>(blocks), static_cast<unsigned>(shape.threads), smem, stream>>>(args);

@@ -72,6 +72,7 @@ void numeric_hash(const Executor& exec, const SpgemmProblem<V, I>& p, const Devi
         for_each_bin(bins, state.numeric_rows.data(), args, [&](int bin, long long count, NumericArgs<V, I> a) {
             if (global_bin_only && bin != kGlobalBin) return;
             a.log2_capacity += kBinShapes[bin].numeric_spare;
+            a.hash_block_bits = kBinShapes[bin].numeric_hash_block_bits;
             if (bin == kGlobalBin) {
                 long long slots = global_slots(exec, numeric_global_rows<Op, V, I>, a.smem_bytes, count);
                 if (a.slot_bytes > 0) slots = std::min(slots, std::max(1ll, kPoolBytes / a.slot_bytes));
@@ -83,7 +84,9 @@ void numeric_hash(const Executor& exec, const SpgemmProblem<V, I>& p, const Devi
             } else if (kBinShapes[bin].warp) {
                 launch_bin(numeric_rows<Op, V, I, true>, a, bin, count, sizeof(K) + sizeof(V), 0, 0, stream);
             } else {
-                launch_bin(numeric_rows<Op, V, I, false>, a, bin, count, sizeof(K) + sizeof(V), 0, 0, stream);
+                // Block rows spanning at most 32 x kSpanOrderWords columns leave in order without a sort.
+                a.order_words = kSpanOrderWords;
+                launch_bin(numeric_rows<Op, V, I, false>, a, bin, count, sizeof(K) + sizeof(V), 0, 0, stream, kSpanOrderBytes);
             }
         });
     });

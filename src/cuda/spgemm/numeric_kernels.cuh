@@ -37,6 +37,8 @@ struct NumericArgs {
     const I* rows;  // the bin's rows
     long long num_rows;
     int log2_capacity;  // the bin's tables (bins 1-7)
+    int hash_block_bits;  // their hash's blocks of consecutive columns (see claim_slot)
+    long long order_words;  // block rows: words of a SpanOrder after each table (0: sort the rows)
     // The global bin: dynamic shared memory per block, a value per column per slot (dense rows),
     // the pool (one slot of slot_bytes per block) and the counter that hands out its rows.
     long long smem_bytes;
@@ -110,7 +112,8 @@ struct DenseAccumulator {
 // One row of C, accumulated in `table` (a HashTable or a DenseAccumulator) by the group. Inlined
 // into each call, so that each call's table pointers keep their memory kind (see HashTable).
 template <class Op, bool kWarp, class Table, class V, class I>
-__device__ __forceinline__ void numeric_row(const NumericArgs<V, I>& p, long long row, Table table, long long* scan_sums) {
+__device__ __forceinline__ void numeric_row(const NumericArgs<V, I>& p, long long row, Table table, long long* scan_sums,
+                                            SpanOrder order = {}) {
     using G = Group<kWarp>;
     constexpr bool kDense = std::is_same_v<Table, DenseAccumulator<V>>;
     const long long start = p.c_ptr[row], len = p.c_ptr[row + 1] - start;
@@ -173,6 +176,9 @@ __device__ __forceinline__ void numeric_row(const NumericArgs<V, I>& p, long lon
         }
     } else if (kWarp && len <= kRankedRow) {
         write_ranked(table.keys, table.values, table.capacity(), p.c_col + start, p.c_val + start);
+    } else if (!kWarp && order.words > 0 &&
+               write_by_span(table.keys, table.values, table.capacity(), order, scan_sums, p.c_col + start, p.c_val + start)) {
+        // written in column order without a sort
     } else {
         sort_table<kWarp>(table.keys, table.values, table.capacity(), scan_sums);
         for (long long q = G::rank(); q < len; q += G::size()) {
@@ -191,11 +197,18 @@ __global__ void numeric_rows(NumericArgs<V, I> p) {
     using K = key_t<I>;
     extern __shared__ __align__(16) unsigned char smem[];
     __shared__ long long scan_sums[32];
-    unsigned char* const base =
-        smem + (static_cast<long long>(G::index()) << p.log2_capacity) * static_cast<long long>(sizeof(K) + sizeof(V));
+    const long long table_bytes = (1ll << p.log2_capacity) * static_cast<long long>(sizeof(K) + sizeof(V));
+    unsigned char* const base = smem + static_cast<long long>(G::index()) * table_bytes;
+    // Block rows: the span order's bitmap and counts after the table (the host sized smem for them).
+    SpanOrder order{};
+    if (!kWarp && p.order_words > 0) {
+        order.bitmap = reinterpret_cast<unsigned*>(smem + table_bytes);
+        order.counts = reinterpret_cast<unsigned short*>(order.bitmap + p.order_words);
+        order.words = p.order_words;
+    }
     const long long step = static_cast<long long>(gridDim.x) * G::per_block();
     for (long long r = static_cast<long long>(blockIdx.x) * G::per_block() + G::index(); r < p.num_rows; r += step)
-        numeric_row<Op, kWarp>(p, p.rows[r], HashTable<K, V>::at(base, p.log2_capacity), scan_sums);
+        numeric_row<Op, kWarp>(p, p.rows[r], HashTable<K, V>::at(base, p.log2_capacity, p.hash_block_bits), scan_sums, order);
 }
 
 // The global bin: blocks take rows from a counter, each row to the accumulator global_table

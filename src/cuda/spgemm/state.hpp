@@ -4,6 +4,7 @@
 // C's columns and the products' places, which the plan's first recompute adds for the
 // numeric-reuse path.
 #include <array>
+#include <cstddef>
 #include <cstdint>
 #include <memory>
 #include <mutex>
@@ -40,17 +41,29 @@ struct BinShape {
     int threads;        // per block
     int log2_capacity;  // table entries per row (log2); 0: the global bin
     int numeric_spare = 0;
+    // The numeric tables' hash keeps runs of 2^bits consecutive columns in runs of slots
+    // (claim_slot): bin 5, where a mesh row's runs of columns met on the same banks and probed
+    // past each other (scripts/spgemm-hash-sim.py, elasticity's rows of 375: the longest probe a
+    // warp round 1.85 -> 1.00 slots, the value loads' wavefronts 3.2 -> 2.0). Small tables keep 0:
+    // a stencil's rows of 25, runs of 5 columns in strides of the grid, collide in blocks.
+    int numeric_hash_block_bits = 0;
 };
 inline constexpr BinShape kBinShapes[kBins] = {{true, 128, 0},   {true, 128, 6},    {true, 128, 7},
-                                               {true, 128, 8},   {true, 128, 9},    {false, 256, 10, 1},
+                                               {true, 128, 8},   {true, 128, 9},    {false, 256, 10, 1, 5},
                                                {false, 256, 12}, {false, 1024, 13}, {false, 512, 0}};
-// A block's numeric tables (16-byte entries at most: int64 keys, f64 values) fit the shared memory
-// an H100/H200 block may opt into (227 KiB).
+// Words of a block row's span order (SpanOrder in device_table.cuh): block rows whose columns
+// span up to 32 x 1024 leave the numeric phase in column order without a sort, for 6 KiB of
+// shared memory a block (a bitmap word and a 16-bit count a word).
+inline constexpr long long kSpanOrderWords = 1024;
+inline constexpr std::size_t kSpanOrderBytes = kSpanOrderWords * (sizeof(unsigned) + sizeof(unsigned short));
+// A block's numeric tables (16-byte entries at most: int64 keys, f64 values), with a block row's
+// span order, fit the shared memory an H100/H200 block may opt into (227 KiB).
 static_assert([] {
     for (int bin = 1; bin < kBins - 1; ++bin) {
         const BinShape& s = kBinShapes[bin];
         const long long groups = s.warp ? s.threads / 32 : 1;
-        if (groups * (16ll << (s.log2_capacity + s.numeric_spare)) > 227ll * 1024) return false;
+        const long long extra = s.warp ? 0 : static_cast<long long>(kSpanOrderBytes);
+        if (groups * (16ll << (s.log2_capacity + s.numeric_spare)) + extra > 227ll * 1024) return false;
     }
     return true;
 }());
