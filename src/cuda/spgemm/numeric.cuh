@@ -82,11 +82,11 @@ void numeric_hash(const Executor& exec, const SpgemmProblem<V, I>& p, const Devi
                 a.pool = pool.data() + 16;
                 launch_bin(numeric_global_rows<Op, V, I>, a, bin, count, sizeof(K) + sizeof(V), slots, a.smem_bytes, stream);
             } else if (kBinShapes[bin].warp) {
-                launch_bin(numeric_rows<Op, V, I, true>, a, bin, count, sizeof(K) + sizeof(V), 0, 0, stream);
+                launch_bin(numeric_warp_rows<Op, V, I>, a, bin, count, sizeof(K) + sizeof(V), 0, 0, stream);
             } else {
                 // Block rows spanning at most 32 x kSpanOrderWords columns leave in order without a sort.
                 a.order_words = kSpanOrderWords;
-                launch_bin(numeric_rows<Op, V, I, false>, a, bin, count, sizeof(K) + sizeof(V), 0, 0, stream, kSpanOrderBytes);
+                launch_bin(numeric_block_rows<Op, V, I>, a, bin, count, sizeof(K) + sizeof(V), 0, 0, stream, kSpanOrderBytes);
             }
         });
     });

@@ -101,6 +101,76 @@ __device__ void write_ranked(K* keys, V* values, long long capacity, I* out_col,
     __syncwarp();
 }
 
+// Warp rows of up to 32 * E entries with 32-bit keys (compacted to keys/values[0, count)) to C's
+// row in column order, sorted in registers: each entry as one 64-bit word, its column above its
+// place in the compacted table (columns are distinct, so the place never decides), and word t of
+// lane l at place l * E + t of a bitonic network, exchanged by shuffles where the partner lies in
+// another lane and by register swaps where it lies in the same lane. No shared-memory traffic and
+// no barrier a stage, where sort_by_key reads and writes both keys and values of every pair of
+// every stage in shared memory; the values are read once, by place, at the end.
+template <int E, class V, class I>
+__device__ void write_sorted_in_registers(const unsigned* keys, const V* values, int count, I* out_col, V* out_val) {
+    constexpr int N = 32 * E;
+    const int lane = static_cast<int>(threadIdx.x & 31);
+    unsigned long long word[E];
+#pragma unroll
+    for (int t = 0; t < E; ++t) {  // coalesced loads; before the sort any placement will do
+        const int from = t * 32 + lane;
+        word[t] = from < count ? static_cast<unsigned long long>(keys[from]) << 32 | static_cast<unsigned>(from) : ~0ull;
+    }
+#pragma unroll
+    for (int k = 2; k <= N; k <<= 1) {
+#pragma unroll
+        for (int j = k >> 1; j > 0; j >>= 1) {
+            if (j >= E) {  // partner in lane ^ (j / E), same register
+                const bool lower = (lane & (j / E)) == 0;
+#pragma unroll
+                for (int t = 0; t < E; ++t) {
+                    const bool ascending = ((lane * E + t) & k) == 0;
+                    const unsigned long long other = __shfl_xor_sync(kFullMask, word[t], j / E);
+                    word[t] = lower == ascending ? (other < word[t] ? other : word[t]) : (other > word[t] ? other : word[t]);
+                }
+            } else {  // partner in register t ^ j of this lane
+#pragma unroll
+                for (int t = 0; t < E; ++t) {
+                    if (t & j) continue;
+                    const int u = t | j;
+                    const bool ascending = ((lane * E + t) & k) == 0;
+                    const unsigned long long a = word[t], b = word[u];
+                    word[t] = ascending == (a < b) ? a : b;
+                    word[u] = ascending == (a < b) ? b : a;
+                }
+            }
+        }
+    }
+#pragma unroll
+    for (int t = 0; t < E; ++t) {
+        const int at = lane * E + t;
+        if (at < count) {
+            out_col[at] = static_cast<I>(word[t] >> 32);
+            out_val[at] = values[static_cast<unsigned>(word[t])];
+        }
+    }
+    __syncwarp();
+}
+
+// A warp's row of 65-256 entries with 32-bit keys, compacted and sorted in registers (true), or
+// nothing done (false: other rows, 64-bit keys, blocks).
+template <bool kWarp, class Table, class V, class I>
+__device__ __forceinline__ bool write_warp_row_sorted_in_registers(Table table, long long len, I* out_col, V* out_val, long long* scan_sums) {
+    if constexpr (kWarp && std::is_same_v<typename Table::key_type, unsigned>) {
+        if (len > 256) return false;
+        const int count = static_cast<int>(compact_table<kWarp>(table.keys, table.values, table.capacity(), scan_sums));
+        if (count <= 128)
+            write_sorted_in_registers<4>(table.keys, table.values, count, out_col, out_val);
+        else
+            write_sorted_in_registers<8>(table.keys, table.values, count, out_col, out_val);
+        return true;
+    } else {
+        return false;
+    }
+}
+
 // The dense accumulator of the global bin: a bit per column of C that a product touched (shared
 // memory) and a value per column (the block's pool slot, kept at the initial value between rows).
 template <class V>
@@ -179,6 +249,8 @@ __device__ __forceinline__ void numeric_row(const NumericArgs<V, I>& p, long lon
     } else if (!kWarp && order.words > 0 &&
                write_by_span(table.keys, table.values, table.capacity(), order, scan_sums, p.c_col + start, p.c_val + start)) {
         // written in column order without a sort
+    } else if (write_warp_row_sorted_in_registers<kWarp>(table, len, p.c_col + start, p.c_val + start, scan_sums)) {
+        // written in column order, sorted in registers
     } else {
         sort_table<kWarp>(table.keys, table.values, table.capacity(), scan_sums);
         for (long long q = G::rank(); q < len; q += G::size()) {
@@ -192,7 +264,7 @@ __device__ __forceinline__ void numeric_row(const NumericArgs<V, I>& p, long lon
 // Bins 1-7: a table of the bin's size per group (a warp or the block) in shared memory, never a
 // pointer that could be global: the table's accesses compile to shared-memory instructions.
 template <class Op, class V, class I, bool kWarp>
-__global__ void numeric_rows(NumericArgs<V, I> p) {
+__device__ __forceinline__ void numeric_bin_rows(const NumericArgs<V, I>& p) {
     using G = Group<kWarp>;
     using K = key_t<I>;
     extern __shared__ __align__(16) unsigned char smem[];
@@ -209,6 +281,19 @@ __global__ void numeric_rows(NumericArgs<V, I> p) {
     const long long step = static_cast<long long>(gridDim.x) * G::per_block();
     for (long long r = static_cast<long long>(blockIdx.x) * G::per_block() + G::index(); r < p.num_rows; r += step)
         numeric_row<Op, kWarp>(p, p.rows[r], HashTable<K, V>::at(base, p.log2_capacity, p.hash_block_bits), scan_sums, order);
+}
+
+// Bins 1-4, a warp a row in blocks of 128: nine blocks an SM (what their tables' shared memory
+// allows in f64) hold the register sort within 56 registers.
+template <class Op, class V, class I>
+__global__ void __launch_bounds__(128, 9) numeric_warp_rows(NumericArgs<V, I> p) {
+    numeric_bin_rows<Op, V, I, true>(p);
+}
+
+// Bins 5-7, a block a row.
+template <class Op, class V, class I>
+__global__ void numeric_block_rows(NumericArgs<V, I> p) {
+    numeric_bin_rows<Op, V, I, false>(p);
 }
 
 // The global bin: blocks take rows from a counter, each row to the accumulator global_table
