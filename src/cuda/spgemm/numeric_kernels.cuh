@@ -16,6 +16,7 @@
 #include <cuda_runtime.h>
 
 #include "cuda/spgemm/device_table.cuh"
+#include "cuda/spgemm/warp_sort.cuh"
 
 namespace spk::detail::cuda::spgemm {
 
@@ -102,15 +103,11 @@ __device__ void write_ranked(K* keys, V* values, long long capacity, I* out_col,
 }
 
 // Warp rows of up to 32 * E entries with 32-bit keys (compacted to keys/values[0, count)) to C's
-// row in column order, sorted in registers: each entry as one 64-bit word, its column above its
-// place in the compacted table (columns are distinct, so the place never decides), and word t of
-// lane l at place l * E + t of a bitonic network, exchanged by shuffles where the partner lies in
-// another lane and by register swaps where it lies in the same lane. No shared-memory traffic and
-// no barrier a stage, where sort_by_key reads and writes both keys and values of every pair of
-// every stage in shared memory; the values are read once, by place, at the end.
+// row in column order, sorted in registers (warp_sort.cuh): each entry as one 64-bit word, its
+// column above its place in the compacted table (columns are distinct, so the place never
+// decides); the values are read once, by place, at the end.
 template <int E, class V, class I>
 __device__ void write_sorted_in_registers(const unsigned* keys, const V* values, int count, I* out_col, V* out_val) {
-    constexpr int N = 32 * E;
     const int lane = static_cast<int>(threadIdx.x & 31);
     unsigned long long word[E];
 #pragma unroll
@@ -118,31 +115,7 @@ __device__ void write_sorted_in_registers(const unsigned* keys, const V* values,
         const int from = t * 32 + lane;
         word[t] = from < count ? static_cast<unsigned long long>(keys[from]) << 32 | static_cast<unsigned>(from) : ~0ull;
     }
-#pragma unroll
-    for (int k = 2; k <= N; k <<= 1) {
-#pragma unroll
-        for (int j = k >> 1; j > 0; j >>= 1) {
-            if (j >= E) {  // partner in lane ^ (j / E), same register
-                const bool lower = (lane & (j / E)) == 0;
-#pragma unroll
-                for (int t = 0; t < E; ++t) {
-                    const bool ascending = ((lane * E + t) & k) == 0;
-                    const unsigned long long other = __shfl_xor_sync(kFullMask, word[t], j / E);
-                    word[t] = lower == ascending ? (other < word[t] ? other : word[t]) : (other > word[t] ? other : word[t]);
-                }
-            } else {  // partner in register t ^ j of this lane
-#pragma unroll
-                for (int t = 0; t < E; ++t) {
-                    if (t & j) continue;
-                    const int u = t | j;
-                    const bool ascending = ((lane * E + t) & k) == 0;
-                    const unsigned long long a = word[t], b = word[u];
-                    word[t] = ascending == (a < b) ? a : b;
-                    word[u] = ascending == (a < b) ? b : a;
-                }
-            }
-        }
-    }
+    warp_bitonic_sort(word);
 #pragma unroll
     for (int t = 0; t < E; ++t) {
         const int at = lane * E + t;
