@@ -447,6 +447,34 @@ TYPED_TEST(CudaSpgemm, ShortRowsCountedDirectly) {
     expect_recompute_matches(mixed, shuffled, {});
 }
 
+// Rows of C of 65-256 products from at most 32 entries of A (uniform random squares), some past
+// 256 products beside them, under every semiring, mask mode and output order; B's rows unsorted or
+// with repeated columns; narrow products, whose columns mostly repeat; and rows of more than 32
+// entries of A with few products. (Rows such as these are where warp-sorted paths of the symbolic
+// and numeric phases are being tried against the hash tables: bench/patches/README.md.)
+TYPED_TEST(CudaSpgemm, MediumRowsMatchReference) {
+    using V = typename TypeParam::value;
+    using I = typename TypeParam::index;
+    const std::uint64_t seed = test::seed("cuda_spgemm_medium_rows");
+    const auto a = test::random_with_zeros<V, I>(300, 500, 12.0, seed);  // about 170 products a row
+    const auto b = test::random_with_zeros<V, I>(500, 5000, 14.0, seed + 1);
+    expect_product_and_recompute_match(a, b);
+    const auto repeated = with_repeated_columns(b);
+    const auto shuffled = test::shuffled_rows(b, seed + 2);
+    const auto mask = test::shuffled_rows(test::mask_overlapping_product(a, b), seed + 3);
+    for (const auto* bb : {&repeated, &shuffled}) {
+        expect_matches(a, *bb, {});
+        expect_matches(a, *bb, {.semiring = Semiring::min_plus, .complement_mask = true}, &mask);
+        expect_recompute_matches(a, *bb, {});
+    }
+    const auto narrow = test::random_with_zeros<V, I>(500, 48, 10.0, seed + 4);
+    expect_all_variants_match(a, narrow);
+    const auto wide_a = test::random_with_zeros<V, I>(100, 500, 40.0, seed + 5);  // 40 entries a row of A
+    const auto sparse_b = test::random_with_zeros<V, I>(500, 5000, 3.0, seed + 6);
+    expect_matches(wide_a, sparse_b, {});
+    expect_recompute_matches(wide_a, sparse_b, {});
+}
+
 class CudaSpgemmFixed : public ::testing::Test {
 protected:
     void SetUp() override { skip_without_device(); }
