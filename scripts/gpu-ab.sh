@@ -7,7 +7,8 @@
 # variant's geomean lines as they come, then every variant's test results again (a device call returns only the end of
 # its output), then one table per bench with every case's median ms in every variant and its ratio to base
 # (scripts/ab-table.py); the variants' full bench output is in the files. Files:
-# $OUT/ab/<variant>-<bench>.{txt,json} (OUT defaults to gpu-out/). Variants share one build folder of their own,
+# ab/<variant>-<bench>.{txt,json}, packed into $OUT/ab.tgz after each variant (OUT defaults to gpu-out/; the device
+# tool brings back a few files only, and a call cut at its limit keeps what was packed). Variants share one build folder of their own,
 # build-ab (build-gpu, which scripts/gpu-check.sh tests, never holds a variant's objects), so a later variant costs the
 # rebuild of the files its patch touches (about a minute for a FusedMM or SpMM kernel header).
 # Why build-ab/patched-files: the device's copy of the tree takes this machine's file times, so a file a patch touched
@@ -30,8 +31,9 @@ shift $((OPTIND - 1))
 [ ${#benches[@]} -gt 0 ] || { echo "$usage" >&2; exit 2; }
 for patch in "$@"; do git apply --check "$patch" || { echo "$patch does not apply to this tree" >&2; exit 2; }; done
 OUT=${OUT:-$PWD/gpu-out}
-log=$OUT/ab
-mkdir -p "$log"
+log=$(mktemp -d)/ab
+mkdir -p "$log" "$OUT"
+pack() { tar -czf "$OUT/ab.tgz" -C "$(dirname "$log")" ab; }
 matrices=$PWD/.data/matrices
 [ -d "$matrices" ] || matrices=$PWD/../shared/matrices
 export SPK_MATRICES=$matrices
@@ -76,11 +78,13 @@ if [ -f "$patched" ]; then  # left by an earlier call: its objects may hold a va
   sort -u "$patched" | while read -r f; do [ -f "$f" ] && touch "$f"; done
   rm -f "$patched"
 fi
-build base || exit 1
+build base || { pack; exit 1; }
 run_benches base
+pack
 variants=(base)
 for patch in "$@"; do
-  name=$(basename "$patch" .patch)
+  name=$(basename "$patch")
+  name=${name%.*}
   git apply --numstat "$patch" | cut -f3 >>"$patched"
   git apply "$patch" || continue
   if build "$name" "${tests[@]}"; then
@@ -89,6 +93,7 @@ for patch in "$@"; do
     variants+=("$name")
   fi
   git apply -R "$patch"
+  pack
 done
 if [ ${#test_summary[@]} -gt 0 ]; then
   echo "## tests"
