@@ -447,18 +447,18 @@ TYPED_TEST(CudaSpgemm, ShortRowsCountedDirectly) {
     expect_recompute_matches(mixed, shuffled, {});
 }
 
-// Rows of C of 65-256 products from at most 32 entries of A (uniform random squares), some past
-// 256 products beside them, under every semiring, mask mode and output order; B's rows unsorted or
-// with repeated columns; narrow products, whose columns mostly repeat; and rows of more than 32
-// entries of A with few products. (Rows such as these are where warp-sorted paths of the symbolic
-// and numeric phases are being tried against the hash tables: bench/patches/README.md.)
+// Rows of C of 65-256 products from at most 32 entries of A (uniform random squares; plain ones in
+// WarpRowsOrderedBeforeWriting), some past 256 products beside them: B's rows unsorted or with
+// repeated columns, with and without a mask; narrow products, whose columns mostly repeat, under
+// every variant; and rows of more than 32 entries of A with few products. (Rows such as these are
+// where warp-sorted paths of the symbolic and numeric phases are being tried against the hash
+// tables: bench/patches/README.md.)
 TYPED_TEST(CudaSpgemm, MediumRowsMatchReference) {
     using V = typename TypeParam::value;
     using I = typename TypeParam::index;
     const std::uint64_t seed = test::seed("cuda_spgemm_medium_rows");
     const auto a = test::random_with_zeros<V, I>(300, 500, 12.0, seed);  // about 170 products a row
     const auto b = test::random_with_zeros<V, I>(500, 5000, 14.0, seed + 1);
-    expect_product_and_recompute_match(a, b);
     const auto repeated = with_repeated_columns(b);
     const auto shuffled = test::shuffled_rows(b, seed + 2);
     const auto mask = test::shuffled_rows(test::mask_overlapping_product(a, b), seed + 3);
