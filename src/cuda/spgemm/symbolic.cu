@@ -155,7 +155,7 @@ SpgemmAnalysis spgemm_symbolic(const Executor& exec, const SpgemmProblem<V, I>& 
     Workspace<long long> row_nnz(exec, static_cast<std::size_t>(rows));
     std::vector<unsigned long long> host;  // the words last read back
     bool short_counted = false;
-    if (short_rows_likely(p.a.rows, p.a.nnz, p.b.rows, p.b.nnz)) {
+    if (short_rows_likely<I>(p.a.rows, p.a.nnz, p.b.rows, p.b.nnz)) {
         SPK_CUDA_CHECK(cudaMemsetAsync(words.data(), 0, words.size() * sizeof(unsigned long long), stream));
         queue_short_row_counts(exec, p, mask_cols, row_nnz.data(), words.data());
         host = read_back(exec, words.data(), plan_word::read);
