@@ -16,6 +16,7 @@
 #include <cuda_runtime.h>
 
 #include "cuda/spgemm/device_table.cuh"
+#include "cuda/spgemm/expand_sort.cuh"
 #include "cuda/spgemm/warp_sort.cuh"
 
 namespace spk::detail::cuda::spgemm {
@@ -234,6 +235,48 @@ __device__ __forceinline__ void numeric_row(const NumericArgs<V, I>& p, long lon
     G::sync();  // the next row's initialisation overwrites what was read above
 }
 
+// Warp rows of kSortedMinProducts to 256 products from at most 32 entries of A (one a lane) whose
+// values fit the row's table space take expand_sort.cuh's path instead of the hash table.
+inline constexpr unsigned kSortedMinProducts = 65, kSortedMaxProducts = 256;
+
+// The row by expand_sort.cuh (true), or nothing done (false: not such a row). Every lane of the
+// warp calls it; table_space: the warp's table, table_bytes long.
+template <class Op, class V, class I>
+__device__ __forceinline__ bool combine_row_by_sort(const NumericArgs<V, I>& p, long long row, unsigned char* table_space,
+                                                    long long table_bytes) {
+    const int lane = static_cast<int>(threadIdx.x & 31);
+    const I a_begin = p.a_ptr[row];
+    const long long a_len = static_cast<long long>(p.a_ptr[row + 1] - a_begin);
+    if (a_len > 32) return false;
+    LaneEntry<V> mine{V(0), 0, 0, 0};
+    if (lane < a_len) {
+        const I k = p.a_col[a_begin + lane];
+        mine.value = p.a_val[a_begin + lane];
+        mine.b_begin = p.b_ptr[k];
+        mine.count = static_cast<unsigned>(p.b_ptr[k + 1] - mine.b_begin);
+    }
+    unsigned upto = mine.count;
+#pragma unroll
+    for (int o = 1; o < 32; o <<= 1) {
+        const unsigned below = __shfl_up_sync(kFullMask, upto, o);
+        if (lane >= o) upto += below;
+    }
+    const unsigned products = __shfl_sync(kFullMask, upto, 31);
+    if (products < kSortedMinProducts || products > kSortedMaxProducts ||
+        static_cast<long long>(products) * static_cast<long long>(sizeof(V)) > table_bytes)
+        return false;
+    mine.first = upto - mine.count;
+    const ProductSource<V, I> src{p.b_col, p.b_val, p.masked, p.masked ? p.m_col + p.m_ptr[row] : nullptr,
+                                  p.masked ? static_cast<long long>(p.m_ptr[row + 1] - p.m_ptr[row]) : 0, p.complement};
+    const long long start = p.c_ptr[row];
+    V* const staged = reinterpret_cast<V*>(table_space);
+    if (products <= 128)
+        combine_sorted_products<4, Op>(src, mine, products, staged, p.c_col + start, p.c_val + start);
+    else
+        combine_sorted_products<8, Op>(src, mine, products, staged, p.c_col + start, p.c_val + start);
+    return true;
+}
+
 // Bins 1-7: a table of the bin's size per group (a warp or the block) in shared memory, never a
 // pointer that could be global: the table's accesses compile to shared-memory instructions.
 template <class Op, class V, class I, bool kWarp>
@@ -252,8 +295,12 @@ __device__ __forceinline__ void numeric_bin_rows(const NumericArgs<V, I>& p) {
         order.words = p.order_words;
     }
     const long long step = static_cast<long long>(gridDim.x) * G::per_block();
-    for (long long r = static_cast<long long>(blockIdx.x) * G::per_block() + G::index(); r < p.num_rows; r += step)
-        numeric_row<Op, kWarp>(p, p.rows[r], HashTable<K, V>::at(base, p.log2_capacity, p.hash_block_bits), scan_sums, order);
+    for (long long r = static_cast<long long>(blockIdx.x) * G::per_block() + G::index(); r < p.num_rows; r += step) {
+        const long long row = p.rows[r];
+        if constexpr (kWarp && std::is_same_v<K, unsigned>)
+            if (combine_row_by_sort<Op>(p, row, base, table_bytes)) continue;
+        numeric_row<Op, kWarp>(p, row, HashTable<K, V>::at(base, p.log2_capacity, p.hash_block_bits), scan_sums, order);
+    }
 }
 
 // Bins 1-4, a warp a row in blocks of 128: nine blocks an SM (what their tables' shared memory
