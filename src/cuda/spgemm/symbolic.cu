@@ -106,6 +106,7 @@ bool count_rows_in_general(const Executor& exec, const SpgemmProblem<V, I>& p, c
     args.need = need.data();
     args.blocks = blocks;
     args.width = entry_width(static_cast<long long>(host[plan_word::pairs]), p.b.rows);
+    args.b_rows_increasing = host[plan_word::unordered] == 0;
     args.row_nnz = row_nnz;
     // The global bin (see symbolic_table): a word per column block in shared memory where that
     // fits, else shared hash tables up to the limit; the pool (its row counter, then a slot per
