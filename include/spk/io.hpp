@@ -22,8 +22,9 @@ struct MatrixMarketHeader {
 MatrixMarketHeader read_matrix_market_header(const std::string& path);
 
 // Sparse matrix from a coordinate or array file (gzip-compressed or not, whatever the name).
-// Symmetric and skew-symmetric files are expanded (diagonal once, a_ji = -a_ij for skew; an
-// entry may be given in either triangle; skew-symmetric files may not store the diagonal);
+// Symmetric and skew-symmetric files are expanded (diagonal once, a_ji = -a_ij for skew; a file
+// stores one triangle, lower or upper: entries on both sides throw Format, since expanding them
+// would count a pair twice; skew-symmetric files may not store the diagonal);
 // pattern entries get value 1; duplicates are summed, or rejected (Format naming both lines);
 // an array file keeps its non-zero values. The result is sorted. Values are parsed as double
 // for f64 and as float otherwise (f16/bf16 through float). Malformed input throws Format
@@ -64,6 +65,14 @@ template <class V, class I>
 void write_binary(const std::string& path, CsrView<const V, I> a);
 template <class V, class I>
 Csr<V, I> read_binary(const std::string& path);
+// The value and index types a .spkb file holds, from its header alone (a file that is not one,
+// of another version or with unknown type codes throws Format): read_binary<V, I> with them
+// reports whatever else is wrong with the file.
+struct BinaryTypes {
+    ValueType values;
+    IndexType indices;
+};
+BinaryTypes read_binary_types(const std::string& path);
 
 // Any supported file by its extension (.mtx, .mtx.gz, .spkb); others throw InvalidArgument.
 template <class V, class I>

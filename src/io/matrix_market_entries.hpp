@@ -55,6 +55,9 @@ void for_each_coordinate_entry(TextCursor& cur, const MmLayout& mm, Sink&& sink)
     const std::int64_t rows = mm.header.rows, cols = mm.header.cols;
     const bool mirror = mm.symmetry != MmSymmetry::general;
     const bool skew = mm.symmetry == MmSymmetry::skew_symmetric;
+    // A symmetric file stores one triangle, lower or upper, and implies the other: entries on both
+    // sides would count each pair twice, silently.
+    std::int64_t first_below = 0, first_above = 0;  // the first lines with r > c and with r < c
     for (std::int64_t e = 0; e < mm.header.entries; ++e) {
         if (!next_entry_line(cur)) fail_truncated(cur, mm, e);
         const std::int64_t line = cur.line();
@@ -65,6 +68,15 @@ void for_each_coordinate_entry(TextCursor& cur, const MmLayout& mm, Sink&& sink)
         if (skew && r == c)
             cur.fail("diagonal entry (" + std::to_string(r) + ", " + std::to_string(c) +
                      ") in a skew-symmetric matrix, which stores only entries off the diagonal");
+        if (mirror && r != c) {
+            std::int64_t& first = r > c ? first_below : first_above;
+            if (first == 0) first = line;
+            if (first_below != 0 && first_above != 0)
+                cur.fail("entry (" + std::to_string(r) + ", " + std::to_string(c) + ") lies " + (r > c ? "below" : "above") +
+                         " the diagonal, but line " + std::to_string(r > c ? first_above : first_below) + " has an entry " +
+                         (r > c ? "above" : "below") + " it: a " + (skew ? "skew-symmetric" : "symmetric") +
+                         " file stores one triangle and implies the other");
+        }
         const P v = mm.field == MmField::pattern ? P(1) : parse_value<P>(cur, mm.field);
         cur.finish_line("the entry");
         sink(r - 1, c - 1, v, line);

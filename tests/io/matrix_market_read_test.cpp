@@ -199,11 +199,19 @@ TEST(MatrixMarketRead, DuplicatesAreSummedOrRejected) {
     const auto p = read_matrix_market<float, std::int64_t>(
         dir.write("pdup.mtx", "%%MatrixMarket matrix coordinate pattern general\n2 2 3\n1 2\n1 2\n2 1\n"));
     EXPECT_EQ(csr_to_dense(p), (std::vector<double>{0, 1, 1, 0}));
-    // In a symmetric file, an entry given in both triangles is a duplicate after expansion.
+    // A symmetric file stores one triangle: entries in both (here the same pair twice, which the
+    // expansion would sum into doubled values) are an error in either mode, at the first entry
+    // on the other side. One triangle, lower or upper, reads as the full matrix.
     const std::string sym = dir.write("sdup.mtx", "%%MatrixMarket matrix coordinate real symmetric\n2 2 2\n2 1 1\n1 2 2\n");
-    EXPECT_EQ(csr_to_dense(read_matrix_market<double, std::int32_t>(sym)), (std::vector<double>{0, 3, 3, 0}));
-    EXPECT_TRUE(throws_error([&] { read_matrix_market<double, std::int32_t>(sym, Duplicates::reject); }, ErrorKind::Format,
-                             {sym + ":4:", "duplicate entry"}));
+    for (const Duplicates mode : {Duplicates::sum, Duplicates::reject})
+        EXPECT_TRUE(throws_error([&] { read_matrix_market<double, std::int32_t>(sym, mode); }, ErrorKind::Format,
+                                 {sym + ":4:", "entry (1, 2) lies above the diagonal, but line 3 has an entry below it"}));
+    const std::string skew =
+        dir.write("skew.mtx", "%%MatrixMarket matrix coordinate real skew-symmetric\n3 3 2\n1 3 4\n3 2 1\n");
+    EXPECT_TRUE(throws_error([&] { read_matrix_market<double, std::int32_t>(skew); }, ErrorKind::Format,
+                             {skew + ":4:", "below the diagonal, but line 3", "skew-symmetric file stores one triangle"}));
+    const std::string upper = dir.write("upper.mtx", "%%MatrixMarket matrix coordinate real symmetric\n2 2 3\n1 1 5\n1 2 2\n2 2 7\n");
+    EXPECT_EQ(csr_to_dense(read_matrix_market<double, std::int32_t>(upper)), (std::vector<double>{5, 2, 2, 7}));
 }
 
 TEST(MatrixMarketRead, EmptyMatricesAndEmptyRows) {
