@@ -13,6 +13,7 @@
 #include <algorithm>
 #include <bit>
 #include <cstring>
+#include <fstream>
 #include <limits>
 #include <type_traits>
 
@@ -187,6 +188,24 @@ Csr<V, I> read_binary(const std::string& path) {
         format_error(path + ": invalid matrix in the file: " + e.what());
     }
     return a;
+}
+
+BinaryTypes read_binary_types(const std::string& path) {
+    std::ifstream in(path, std::ios::binary);
+    if (!in) invalid_argument(path + ": cannot open for reading");
+    unsigned char header[kHeaderBytes] = {};
+    in.read(reinterpret_cast<char*>(header), kHeaderBytes);
+    const auto got = static_cast<std::size_t>(in.gcount());
+    if (got < 8 || std::memcmp(header, kMagic, 8) != 0) format_error(path + ": not an spk binary cache file (bad magic number)");
+    if (got < kHeaderBytes) format_error(path + ": truncated file: " + std::to_string(got) + " bytes, shorter than the header");
+    const Header h = decode(header);
+    if (h.version != kVersion)
+        format_error(path + ": format version " + std::to_string(h.version) + ", this build reads version " + std::to_string(kVersion));
+    static constexpr ValueType values[] = {ValueType::f32, ValueType::f64, ValueType::f16, ValueType::bf16};  // by value_code
+    if (h.value_type < 1 || h.value_type > 4 || h.index_type < 1 || h.index_type > 2)
+        format_error(path + ": unknown value or index type codes " + std::to_string(h.value_type) + " and " + std::to_string(h.index_type) +
+                     " in the header");
+    return {values[h.value_type - 1], h.index_type == 1 ? IndexType::i32 : IndexType::i64};
 }
 
 #define SPK_INSTANTIATE(V, I)                                                  \

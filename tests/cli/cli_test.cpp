@@ -385,6 +385,45 @@ TEST_F(Cli, SpgemmRunsInF64AndOnlySpgemmTakesDtype) {
     EXPECT_NE(bad.err.find("'f16' is not one of f32, f64"), std::string::npos) << bad.err;
 }
 
+// --dtype f64 reads A in double: a value float cannot hold survives into C.
+TEST_F(Cli, SpgemmF64KeepsTheInputsPrecision) {
+    const fs::path in = dir_ / "fine.mtx", out = dir_ / "c.mtx";
+    std::ofstream(in) << "%%MatrixMarket matrix coordinate real general\n2 2 2\n1 1 1.0000000001\n2 1 3\n";
+    const Result r = spk("run spgemm '" + in.string() + "' --dtype f64 --threads 1 -o '" + out.string() + "'");
+    ASSERT_EQ(r.code, 0) << r.err;
+    std::ifstream c(out);
+    std::string line;
+    while (std::getline(c, line) && (line.empty() || line[0] == '%')) {
+    }
+    double first = 0;
+    std::int64_t i = 0, j = 0;
+    ASSERT_TRUE(std::getline(c, line));
+    std::istringstream(line) >> i >> j >> first;
+    EXPECT_EQ(i, 1);
+    EXPECT_EQ(j, 1);
+    EXPECT_NEAR(first, 1.0000000002, 1e-15);
+}
+
+// A damaged .spkb file (written as f64/int64, read by the operations as f32/int32) fails with
+// what is wrong with it, not with the type it was not read as.
+TEST_F(Cli, DamagedBinaryFilesSayWhatIsWrong) {
+    const fs::path good = dir_ / "m.spkb";
+    ASSERT_EQ(spk("gen uniform:rows=50,cols=40,per_row=3 -o '" + good.string() + "'").code, 0);
+    std::string bytes = read_file(good);
+    ASSERT_GT(bytes.size(), 200u);
+    const fs::path flipped = dir_ / "flipped.spkb", cut = dir_ / "cut.spkb";
+    std::string damaged = bytes;
+    damaged[200] = static_cast<char>(damaged[200] ^ 0x10);
+    std::ofstream(flipped, std::ios::binary) << damaged;
+    std::ofstream(cut, std::ios::binary) << bytes.substr(0, 100);
+    const Result f = spk("run spmm '" + flipped.string() + "' --n 2 --threads 1");
+    EXPECT_EQ(f.code, 1);
+    EXPECT_NE(f.err.find("checksum mismatch"), std::string::npos) << f.err;
+    const Result c = spk("run spmm '" + cut.string() + "' --n 2 --threads 1");
+    EXPECT_EQ(c.code, 1);
+    EXPECT_NE(c.err.find("truncated file: 100 bytes"), std::string::npos) << c.err;
+}
+
 TEST_F(Cli, BenchSuiteResolvesSharedMatrices) {
     REQUIRE_MATRIX(karate, "karate.mtx");
     const fs::path suite = dir_ / "suite.txt";

@@ -62,6 +62,30 @@ TEST_F(BinaryDamage, WrongTypesAreFormatErrors) {
         throws_error([&] { read_binary<double, std::int64_t>(path_); }, ErrorKind::Format, {path_, "int64 indices were requested"}));
 }
 
+// The header alone tells the stored types, whatever the rest of the file holds.
+TEST_F(BinaryDamage, StoredTypesFromTheHeader) {
+    const BinaryTypes t = read_binary_types(path_);
+    EXPECT_EQ(t.values, ValueType::f64);
+    EXPECT_EQ(t.indices, IndexType::i32);
+    const std::string f16_path = dir_.file("h.spkb");
+    write_binary(f16_path, random_csr<f16, std::int64_t>(5, 6, 2.0, seed("binary_types")).view());
+    const BinaryTypes h = read_binary_types(f16_path);
+    EXPECT_EQ(h.values, ValueType::f16);
+    EXPECT_EQ(h.indices, IndexType::i64);
+    const std::string damaged = dir_.file("damaged.spkb");
+    write_bytes(damaged, bytes_.substr(0, 60));  // truncated: the types still read
+    EXPECT_EQ(read_binary_types(damaged).values, ValueType::f64);
+    std::string b = bytes_;
+    b[12] = 9;
+    write_bytes(damaged, b);
+    EXPECT_TRUE(throws_error([&] { read_binary_types(damaged); }, ErrorKind::Format, {damaged, "unknown value or index type codes 9"}));
+    write_bytes(damaged, bytes_.substr(0, 20));
+    EXPECT_TRUE(throws_error([&] { read_binary_types(damaged); }, ErrorKind::Format, {damaged, "truncated file: 20 bytes"}));
+    write_bytes(damaged, "not a binary file at all, but long enough for a header");
+    EXPECT_TRUE(throws_error([&] { read_binary_types(damaged); }, ErrorKind::Format, {damaged, "bad magic"}));
+    EXPECT_TRUE(throws_error([&] { read_binary_types(dir_.file("missing.spkb")); }, ErrorKind::InvalidArgument, {"cannot open"}));
+}
+
 TEST_F(BinaryDamage, EveryKindOfDamageIsCaught) {
     std::string b = bytes_;
     b[0] = 'X';

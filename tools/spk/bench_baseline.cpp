@@ -1,5 +1,6 @@
 #include "bench_baseline.hpp"
 
+#include <optional>
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
@@ -108,11 +109,12 @@ std::string describe(const SpgemmFigures& f) {
 // The operands op_spgemm.cpp multiplies (B: A when square, else Aᵀ), as values of type V on exec.
 template <class V>
 std::pair<Csr<V, std::int32_t>, Csr<V, std::int32_t>> spgemm_operands(const Executor& exec, const OpInputs& inputs) {
-    Csr<V, std::int32_t> a = matrix_on<V>(exec, *inputs.a);
-    Csr<V, std::int32_t> b = inputs.b ? matrix_on<V>(exec, *inputs.b)
-                                      : inputs.a->rows() == inputs.a->cols() ? matrix_on<V>(exec, *inputs.a)
-                                                                             : matrix_on<V>(exec, transpose<float, std::int32_t>(inputs.a->view()));
-    return {std::move(a), std::move(b)};
+    const Csr<double, std::int32_t>* a_exact = inputs.a_f64.get();
+    Csr<V, std::int32_t> a = operand_on<V>(exec, *inputs.a, a_exact);
+    if (inputs.b) return {std::move(a), operand_on<V>(exec, *inputs.b, inputs.b_f64.get())};
+    if (inputs.a->rows() == inputs.a->cols()) return {std::move(a), operand_on<V>(exec, *inputs.a, a_exact)};
+    const auto at_exact = a_exact ? std::optional(transpose<double, std::int32_t>(a_exact->view())) : std::nullopt;
+    return {std::move(a), operand_on<V>(exec, transpose<float, std::int32_t>(inputs.a->view()), at_exact ? &*at_exact : nullptr)};
 }
 
 // Whether spgemm_spk_figures and cuSPARSE's SpGEMM apply: plus_times, no mask, on a device.
@@ -121,7 +123,7 @@ bool plain_spgemm_on_device(const Executor& exec, const OpConfig& config, const 
 }
 
 // cuSPARSE SpGEMM on the operands op_spgemm.cpp uses (B: A when square, else Aᵀ; values of type
-// V, widened from the f32 inputs); no mask or semiring (cuSPARSE has neither). The fastest full
+// V, as read for f64); no mask or semiring (cuSPARSE has neither). The fastest full
 // product is the baseline; reuse is listed.
 template <class V>
 std::optional<BaselineTime> spgemm_baseline_of(const Executor& exec, const OpInputs& inputs, std::int64_t warmup, std::int64_t reps,

@@ -49,41 +49,41 @@ std::string find_shared_above(fs::path start) {
 
 template <class V, class I, class V2, class I2>
 Csr<V, I> convert_types(const Csr<V2, I2>& m, const std::string& path) {
-    if constexpr (sizeof(I) < sizeof(I2))
-        if (m.nnz() > std::numeric_limits<I>::max())
-            invalid_argument(path + ": " + std::to_string(m.nnz()) + " non-zeros do not fit 32-bit indices");
+    if constexpr (sizeof(I) < sizeof(I2)) {
+        constexpr index_t max = std::numeric_limits<I>::max();
+        if (m.nnz() > max || m.rows() > max || m.cols() > max)
+            invalid_argument(path + ": a " + std::to_string(m.rows()) + " x " + std::to_string(m.cols()) + " matrix of " +
+                             std::to_string(m.nnz()) + " non-zeros does not fit 32-bit indices");
+    }
     const auto rp = m.row_ptr().to_vector();
     const auto ci = m.col_idx().to_vector();
     const auto vals = m.values().to_vector();
     std::vector<V> v(vals.size());
-    std::transform(vals.begin(), vals.end(), v.begin(), [](V2 x) { return static_cast<V>(x); });
+    std::transform(vals.begin(), vals.end(), v.begin(), [](V2 x) { return value_cast<V>(x); });
     return Csr<V, I>(Executor::cpu(), m.rows(), m.cols(), std::vector<I>(rp.begin(), rp.end()), std::vector<I>(ci.begin(), ci.end()), v,
                      m.sorted());
 }
 
-// A .spkb file stores its own value and index types: read whichever f32/f64, i32/i64 it holds.
+// A .spkb file stores its own value and index types: read it with them (so that whatever else is
+// wrong with the file is what the error says), then convert.
 template <class V, class I>
 Csr<V, I> read_binary_any(const std::string& path) {
-    try {
-        return read_binary<V, I>(path);
-    } catch (const Error& e) {
-        if (e.kind() != ErrorKind::Format) throw;
-        const Error first = e;
-        auto attempt = [&]<class V2, class I2>(std::optional<Csr<V, I>>& out) {
-            if (out || (std::is_same_v<V, V2> && std::is_same_v<I, I2>)) return;
-            try {
-                out = convert_types<V, I>(read_binary<V2, I2>(path), path);
-            } catch (const Error&) {
-            }
-        };
-        std::optional<Csr<V, I>> out;
-        attempt.template operator()<float, std::int32_t>(out);
-        attempt.template operator()<double, std::int32_t>(out);
-        attempt.template operator()<float, std::int64_t>(out);
-        attempt.template operator()<double, std::int64_t>(out);
-        if (!out) throw first;
-        return std::move(*out);
+    const BinaryTypes stored = read_binary_types(path);
+    const auto read_as = [&]<class V2>() {
+        if (stored.indices == IndexType::i32) return convert_types<V, I>(read_binary<V2, std::int32_t>(path), path);
+        return convert_types<V, I>(read_binary<V2, std::int64_t>(path), path);
+    };
+    switch (stored.values) {
+        case ValueType::f32:
+            return read_as.template operator()<float>();
+        case ValueType::f64:
+            return read_as.template operator()<double>();
+        case ValueType::f16:
+            return read_as.template operator()<f16>();
+        case ValueType::bf16:
+            return read_as.template operator()<bf16>();
     }
+    format_error(path + ": unknown value type");
 }
 
 }  // namespace
@@ -119,6 +119,7 @@ Csr<V, I> load_matrix_source(const MatrixSource& source) {
 }
 
 template Csr<float, std::int32_t> load_matrix_source(const MatrixSource&);
+template Csr<double, std::int32_t> load_matrix_source(const MatrixSource&);
 template Csr<double, std::int64_t> load_matrix_source(const MatrixSource&);
 
 std::string matrix_dir() {

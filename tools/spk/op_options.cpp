@@ -119,10 +119,16 @@ OpInputs load_op_inputs(const ParsedArgs& args, const std::string& op, const std
         in.tensor = std::make_shared<const Tensor>(read_frostt<float, std::int32_t>(input));
         return in;
     }
-    in.a = std::make_shared<const Matrix>(load_matrix_source<float, std::int32_t>(classify_matrix_arg(input)));
+    // spgemm in f64 reads A and B in double (a float read would round the values it multiplies)
+    const bool f64 = op == "spgemm" && args.value("dtype") == "f64";
+    const auto load = [&](const std::string& text, std::shared_ptr<const Csr<double, std::int32_t>>& exact) {
+        if (!f64) return std::make_shared<const Matrix>(load_matrix_source<float, std::int32_t>(classify_matrix_arg(text)));
+        exact = std::make_shared<const Csr<double, std::int32_t>>(load_matrix_source<double, std::int32_t>(classify_matrix_arg(text)));
+        return std::make_shared<const Matrix>(convert_values<float>(exact->view()));
+    };
+    in.a = load(input, in.a_f64);
     if (op != "spgemm") return in;
-    if (const auto b = args.value("b"))
-        in.b = std::make_shared<const Matrix>(load_matrix_source<float, std::int32_t>(classify_matrix_arg(*b)));
+    if (const auto b = args.value("b")) in.b = load(*b, in.b_f64);
     if (const auto m = args.value("mask"))
         in.mask = *m == "self" ? in.a : std::make_shared<const Matrix>(load_matrix_source<float, std::int32_t>(classify_matrix_arg(*m)));
     return in;

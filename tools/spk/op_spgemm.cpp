@@ -23,8 +23,10 @@ class SpgemmOp final : public Operation {
     using Csr32 = Csr<V, std::int32_t>;
 
 public:
-    SpgemmOp(const Executor& exec, const OpConfig& config, const Matrix& a, const Matrix& b, const Matrix* mask)
-        : exec_(exec), config_(config), a_(matrix_on<V>(exec, a)), b_(matrix_on<V>(exec, b)), products_(products(a, b)) {
+    // a_exact, b_exact: A and B in double where the inputs kept them (f64), else null.
+    SpgemmOp(const Executor& exec, const OpConfig& config, const Matrix& a, const Matrix& b, const Matrix* mask,
+             const Csr<double, std::int32_t>* a_exact, const Csr<double, std::int32_t>* b_exact)
+        : exec_(exec), config_(config), a_(operand_on<V>(exec, a, a_exact)), b_(operand_on<V>(exec, b, b_exact)), products_(products(a, b)) {
         if (mask) mask_ = matrix_on<V>(exec, *mask);
     }
 
@@ -68,10 +70,13 @@ private:
 template <class V>
 std::unique_ptr<Operation> make_spgemm_of(const Executor& exec, const OpConfig& config, const OpInputs& inputs) {
     const Matrix& a = *inputs.a;
-    if (inputs.b) return std::make_unique<SpgemmOp<V>>(exec, config, a, *inputs.b, inputs.mask.get());
-    if (a.rows() == a.cols()) return std::make_unique<SpgemmOp<V>>(exec, config, a, a, inputs.mask.get());
+    const Csr<double, std::int32_t>* a_exact = inputs.a_f64.get();
+    if (inputs.b) return std::make_unique<SpgemmOp<V>>(exec, config, a, *inputs.b, inputs.mask.get(), a_exact, inputs.b_f64.get());
+    if (a.rows() == a.cols()) return std::make_unique<SpgemmOp<V>>(exec, config, a, a, inputs.mask.get(), a_exact, a_exact);
     const Matrix at = transpose<float, std::int32_t>(a.view());
-    return std::make_unique<SpgemmOp<V>>(exec, config, a, at, inputs.mask.get());
+    if (!a_exact) return std::make_unique<SpgemmOp<V>>(exec, config, a, at, inputs.mask.get(), nullptr, nullptr);
+    const auto at_exact = transpose<double, std::int32_t>(a_exact->view());
+    return std::make_unique<SpgemmOp<V>>(exec, config, a, at, inputs.mask.get(), a_exact, &at_exact);
 }
 
 }  // namespace

@@ -56,6 +56,9 @@ struct OpInputs {
     std::shared_ptr<const Matrix> b;     // spgemm's right operand (null: A, or Aᵀ when A is not square)
     std::shared_ptr<const Matrix> mask;  // spgemm's mask (null: none)
     std::shared_ptr<const Tensor> tensor;
+    // spgemm --dtype f64: A and B as read, in double (a and b hold them rounded to float; null
+    // otherwise, and b_f64 null where b is)
+    std::shared_ptr<const Csr<double, std::int32_t>> a_f64, b_f64;
 };
 
 // A result copied to the host, as doubles, for comparison and summaries.
@@ -119,6 +122,14 @@ Csr<V, std::int32_t> matrix_on(const Executor& exec, const Matrix& m) {
     else
         return convert_values<V>(m.view()).to(exec);
 }  // row_ptr + col_idx + values of an i32 CSR
+// An operand on exec as V: the double copy where V is double and the inputs kept one (exact),
+// else matrix_on.
+template <class V>
+Csr<V, std::int32_t> operand_on(const Executor& exec, const Matrix& m, const Csr<double, std::int32_t>* exact) {
+    if constexpr (std::is_same_v<V, double>)
+        if (exact) return exact->to(exec);
+    return matrix_on<V>(exec, m);
+}
 double dense_bytes(index_t rows, index_t cols);
 
 std::unique_ptr<Operation> make_spmm(const Executor& exec, const OpConfig& config, const OpInputs& inputs);
