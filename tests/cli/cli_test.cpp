@@ -115,6 +115,22 @@ TEST_F(Cli, BadRangeAndBadNumberAreUsageErrors) {
     EXPECT_EQ(spk("run spmm banded:n=10,half_width=1 --n abc").code, 2);
     EXPECT_EQ(spk("run spmm banded:n=10,half_width=1 --reduce median").code, 2);
     EXPECT_EQ(spk("info").code, 2);  // missing MATRIX
+    // Values past int are refused, not cut to 32 bits (4294967297 would have run as 1).
+    const Result heads = spk("run sddmm banded:n=10,half_width=1 --heads 4294967297");
+    EXPECT_EQ(heads.code, 2);
+    EXPECT_NE(heads.err.find("--heads: must be between 1 and 4096, got 4294967297"), std::string::npos) << heads.err;
+    EXPECT_EQ(spk("run spmm banded:n=10,half_width=1 --n 99999999999999").code, 2);
+    EXPECT_EQ(spk("bench --op spmm --matrix banded:n=10,half_width=1 --reps 1000000000000").code, 2);
+}
+
+// A result file that cannot be written (a full disk) fails the command.
+TEST_F(Cli, BenchJsonOnAFullDiskFails) {
+    if (!fs::exists("/dev/full")) GTEST_SKIP() << "no /dev/full";
+    const fs::path full = dir_ / "full.json";
+    fs::create_symlink("/dev/full", full);
+    const Result r = spk("bench --op spmm --matrix banded:n=10,half_width=1 --no-vendor --threads 1 --json '" + full.string() + "'");
+    EXPECT_EQ(r.code, 1);
+    EXPECT_NE(r.err.find("--json: error while writing"), std::string::npos) << r.err;
 }
 
 TEST_F(Cli, MissingFileFailsNamingThePath) {

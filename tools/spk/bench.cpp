@@ -359,10 +359,13 @@ int run_bench(std::span<const std::string> args) {
     if (timing != "stream" && timing != "graph") throw UsageError("--timing: expected stream or graph, got '" + timing + "'");
     const Settings settings{parsed->get_int("warmup", 3), parsed->get_int("reps", 10), parsed->get_int_list("n", "32"),
                             parsed->get_int("rounds", 1), !parsed->has("no-vendor"), timing == "graph"};
-    if (settings.warmup < 0 || settings.reps < 1) throw UsageError("--warmup must be >= 0 and --reps >= 1");
-    if (settings.rounds < 1) throw UsageError("--rounds must be >= 1, got " + std::to_string(settings.rounds));
+    constexpr std::int64_t most_runs = 1000000, most_width = std::int64_t{1} << 24;
+    if (settings.warmup < 0 || settings.reps < 1 || settings.warmup > most_runs || settings.reps > most_runs)
+        throw UsageError("--warmup must be between 0 and 1000000 and --reps between 1 and 1000000");
+    if (settings.rounds < 1 || settings.rounds > most_runs)
+        throw UsageError("--rounds must be between 1 and 1000000, got " + std::to_string(settings.rounds));
     for (const auto w : settings.widths)
-        if (w < 1) throw UsageError("--n: widths must be >= 1, got " + std::to_string(w));
+        if (w < 1 || w > most_width) throw UsageError("--n: widths must be between 1 and 16777216, got " + std::to_string(w));
     const Executor default_exec = make_executor(parsed->get("backend", "cpu"), read_threads(*parsed));
     const bool graph_replay = settings.graph_replay && default_exec.backend() == Backend::cuda;
     const std::shared_ptr<void> own_stream = graph_replay ? make_device_stream(default_exec) : nullptr;

@@ -118,6 +118,7 @@ void write_json_file(const std::string& path, const Json& json) {
     std::ofstream f(path);
     if (!f) invalid_argument("--json: cannot open '" + path + "' for writing");
     f << json.dump() << '\n';
+    f.close();  // the stream buffers: a full disk shows at the flush
     if (!f) invalid_argument("--json: error while writing '" + path + "'");
 }
 

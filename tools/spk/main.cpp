@@ -1,5 +1,6 @@
 // spk: inspect, generate, run, verify and benchmark sparse kernels.
 #include <cstdio>
+#include <new>
 #include <string>
 #include <vector>
 
@@ -37,6 +38,9 @@ int main(int argc, char** argv) {
             return 2;
         } catch (const spk::Error& e) {
             std::fprintf(stderr, "spk: error: %s\n", e.what());
+            return 1;
+        } catch (const std::bad_alloc&) {
+            std::fprintf(stderr, "spk: error: out of host memory (an allocation the input's sizes asked for failed)\n");
             return 1;
         } catch (const std::exception& e) {
             std::fprintf(stderr, "spk: error: %s\n", e.what());

@@ -27,11 +27,16 @@ E enum_option(const ParsedArgs& args, std::string_view name, E fallback, const E
     return *from_string(args.get_choice(name, to_string(fallback), names), all);
 }
 
-std::int64_t positive(const ParsedArgs& args, std::string_view name, std::int64_t fallback) {
+// A count in [1, most].
+std::int64_t positive(const ParsedArgs& args, std::string_view name, std::int64_t fallback, std::int64_t most) {
     const std::int64_t v = args.get_int(name, fallback);
-    if (v < 1) throw UsageError("--" + std::string(name) + ": must be >= 1, got " + std::to_string(v));
+    if (v < 1 || v > most)
+        throw UsageError("--" + std::string(name) + ": must be between 1 and " + std::to_string(most) + ", got " + std::to_string(v));
     return v;
 }
+// Dense widths (n, k, rank) and heads: far beyond any device's memory at the smallest matrix, and
+// within int for heads.
+constexpr std::int64_t kMostColumns = std::int64_t{1} << 24, kMostHeads = 4096;
 
 }  // namespace
 
@@ -85,18 +90,19 @@ OpConfig read_op_config(const ParsedArgs& args, const std::string& op, bool with
     OpConfig c;
     c.op = op;
     if (with_widths) {
-        c.n = positive(args, "n", 32);
-        c.k = positive(args, "k", 32);
+        c.n = positive(args, "n", 32, kMostColumns);
+        c.k = positive(args, "k", 32, kMostColumns);
     }
-    c.heads = static_cast<int>(positive(args, "heads", 1));
+    c.heads = static_cast<int>(positive(args, "heads", 1, kMostHeads));
     c.reduce = enum_option(args, "reduce", Reduce::sum, all_reduces);
     c.preset = args.get_choice("preset", "gcn", fused_presets);
     c.semiring = enum_option(args, "semiring", Semiring::plus_times, all_semirings);
     c.complement_mask = args.has("complement-mask");
     if (c.complement_mask && !args.has("mask")) throw UsageError("--complement-mask needs --mask");
-    c.mode = static_cast<int>(args.get_int("mode", 0));
-    if (c.mode < 0 || c.mode > 2) throw UsageError("--mode: must be 0, 1 or 2, got " + std::to_string(c.mode));
-    c.rank = positive(args, "rank", 16);
+    const std::int64_t mode = args.get_int("mode", 0);
+    if (mode < 0 || mode > 2) throw UsageError("--mode: must be 0, 1 or 2, got " + std::to_string(mode));
+    c.mode = static_cast<int>(mode);
+    c.rank = positive(args, "rank", 16, kMostColumns);
     c.seed = static_cast<std::uint64_t>(args.get_int("seed", 1));
     const std::vector<std::string> configs = args.values("config");
     if (configs.size() > 1 && !config_list) throw UsageError("--config: one configuration here (spk bench compares several)");

@@ -1,6 +1,7 @@
 // spk tune: measure the CUDA SpMM configurations of each (matrix, n) and record the fastest in
 // the tuning cache, which plans built with Tune::cache (or `spk bench --tune cache`) then use.
 #include <cstdio>
+#include <limits>
 
 #include "command.hpp"
 #include "matrix_source.hpp"
@@ -43,12 +44,15 @@ int run_tune(std::span<const std::string> args) {
         for (auto& s : read_suite(suite)) sources.push_back(std::move(s));
     if (sources.empty()) throw UsageError("no matrices: give --matrix or --suite");
     const auto widths = parsed->get_int_list("n", "32");
-    const Executor gpu = Executor::cuda(static_cast<int>(parsed->get_int("device", 0)));
+    for (const auto n : widths)
+        if (n < 1 || n > (1 << 24)) throw UsageError("--n: widths must be between 1 and 16777216, got " + std::to_string(n));
+    const std::int64_t device = parsed->get_int("device", 0);
+    if (device < 0 || device > std::numeric_limits<int>::max()) throw UsageError("--device: no device " + std::to_string(device));
+    const Executor gpu = Executor::cuda(static_cast<int>(device));
     Table table({"matrix", "n", "configuration"});
     for (const auto& src : sources) {
         const Matrix a = load_matrix_source<float, std::int32_t>(src).to(gpu);
         for (const auto n : widths) {
-            if (n < 1) throw UsageError("--n: widths must be >= 1, got " + std::to_string(n));
             const SpmmPlan<float, std::int32_t> plan(gpu, a.view(), n, SpmmOptions{.tune = Tune::measure});
             std::fprintf(stderr, "spk tune: %s n=%lld: %s\n", src.label.c_str(), static_cast<long long>(n), plan.config().c_str());
             table.add_row({src.label, std::to_string(n), plan.config()});
