@@ -52,9 +52,10 @@ void write_matrix_market(const std::string& path, DenseView<const V> d, const Ma
 
 // FROSTT (.tns, .tns.gz): lines of "i j k value" (1-based), '#' comments; dims are the largest
 // index per mode unless a comment "# dims I x J x K" (or "# dims: I J K"; remarks may follow
-// after a ';') before the entries gives them. Entries keep the file's order (duplicates are
-// kept). Lines with another number of fields, non-numeric tokens or indices < 1 (or above the
-// declared dims) throw Format.
+// after a ';'; "dims" in any case) before the entries gives them. Entries keep the file's order
+// (duplicates are kept). Lines with another number of fields, non-numeric tokens or indices < 1
+// (or above the declared dims), and a file with neither entries nor a dims comment, throw
+// Format; dims or indices beyond I, InvalidArgument.
 template <class V, class I>
 CooTensor3<V, I> read_frostt(const std::string& path);
 

@@ -1,6 +1,6 @@
 // FROSTT reader for 3-way tensors: lines "i j k value" (1-based), '#' comments and blank lines
-// skipped. A comment "# dims I x J x K" (also "# dims: I J K", remarks may follow after a ';')
-// fixes the dims; otherwise each mode's dim is its largest index.
+// skipped. A comment "# dims I x J x K" (also "# dims: I J K", remarks may follow after a ';';
+// "dims" in any case) fixes the dims; otherwise each mode's dim is its largest index.
 #include <algorithm>
 #include <array>
 #include <charconv>
@@ -48,8 +48,9 @@ std::optional<std::array<index_t, kModes>> parse_dims_comment(const TextCursor& 
     if (b == std::string_view::npos) return std::nullopt;
     text.remove_prefix(b);
     const auto is_word_char = [](char c) { return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '_'; };
-    if (text.size() < 4 || !(text.substr(0, 4) == "dims" || text.substr(0, 4) == "DIMS") || (text.size() > 4 && is_word_char(text[4])))
-        return std::nullopt;
+    const auto lower = [](char c) { return c >= 'A' && c <= 'Z' ? static_cast<char>(c - 'A' + 'a') : c; };
+    const bool says_dims = text.size() >= 4 && lower(text[0]) == 'd' && lower(text[1]) == 'i' && lower(text[2]) == 'm' && lower(text[3]) == 's';
+    if (!says_dims || (text.size() > 4 && is_word_char(text[4]))) return std::nullopt;  // any case: dims, Dims, DIMS
     text = text.substr(0, text.find(';'));  // "# dims 3 x 4 x 5; other remarks"
     const std::string shown = TextCursor::printable(cur.rest_of_line());
     std::vector<index_t> dims;
@@ -97,6 +98,10 @@ CooTensor3<V, I> read_frostt(const std::string& path) {
             if (auto dims = parse_dims_comment(cur)) {
                 if (declared) cur.fail("a second dims comment (the first is on line " + std::to_string(declared->line) + ")");
                 if (t.nnz() > 0) cur.fail("dims comment after the first entry: it must come before the entries");
+                for (int m = 0; m < kModes; ++m)
+                    if ((*dims)[m] > std::numeric_limits<I>::max())
+                        invalid_argument(path + ":" + std::to_string(cur.line()) + ": the declared dim " + std::to_string((*dims)[m]) +
+                                         " does not fit " + std::string(index_traits<I>::name) + " indices; read it with int64 indices");
                 declared = DeclaredDims{*dims, cur.line()};
             }
             cur.skip_line();
@@ -125,6 +130,7 @@ CooTensor3<V, I> read_frostt(const std::string& path) {
         cur.consume_line_end();
         t.values.push_back(value_cast<V>(v));
     }
+    if (!declared && t.nnz() == 0) format_error(path + ": no entries and no dims comment: not a FROSTT tensor");
     t.dims = declared ? declared->dims : largest;
     return t;
 }

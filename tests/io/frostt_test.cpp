@@ -45,9 +45,22 @@ TEST(Frostt, GzipEmptyAndWideIndices) {
     EXPECT_EQ(g.idx[2][0], 2999999999LL);
     const std::string wide = dir.file("t.tns.gz");
     EXPECT_TRUE(throws_error([&] { read_frostt<double, std::int32_t>(wide); }, ErrorKind::InvalidArgument, {wide + ":1:", "int64"}));
-    const auto e = read_frostt<float, std::int32_t>(dir.write("e.tns", "# nothing here\n"));
+    // An empty tensor says its dims; a file with neither entries nor dims (empty, or cut before
+    // its first entry) is not read as one.
+    const auto e = read_frostt<float, std::int32_t>(dir.write("e.tns", "# nothing here\n# dims 4 x 5 x 6\n"));
     EXPECT_EQ(e.nnz(), 0);
-    EXPECT_EQ(e.dims, (std::array<index_t, 3>{0, 0, 0}));
+    EXPECT_EQ(e.dims, (std::array<index_t, 3>{4, 5, 6}));
+    for (const std::string text : {"", "# nothing here\n"}) {
+        const std::string path = dir.write("n.tns", text);
+        EXPECT_TRUE(throws_error([&] { read_frostt<float, std::int32_t>(path); }, ErrorKind::Format, {path, "no entries and no dims comment"}));
+    }
+    // Declared dims must fit the index type; "dims" in any case.
+    const std::string big = dir.write("big.tns", "# dims 3000000000 x 1 x 1\n1 1 1 2\n");
+    EXPECT_TRUE(throws_error([&] { read_frostt<float, std::int32_t>(big); }, ErrorKind::InvalidArgument,
+                             {big + ":1:", "declared dim 3000000000 does not fit i32 indices"}));
+    const std::array<index_t, 3> big_dims{3000000000LL, 1, 1}, small_dims{3, 4, 5};
+    EXPECT_EQ((read_frostt<float, std::int64_t>(big).dims), big_dims);
+    EXPECT_EQ((read_frostt<float, std::int32_t>(dir.write("c.tns", "# Dims 3 4 5\n1 1 1 2\n")).dims), small_dims);
 }
 
 TEST(Frostt, SixteenBitValuesGoThroughFloat) {
