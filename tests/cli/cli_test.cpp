@@ -452,4 +452,20 @@ TEST_F(Cli, BenchSuiteResolvesSharedMatrices) {
     EXPECT_NE(r.out.find("banded:n=30,half_width=1"), std::string::npos) << r.out;
 }
 
+// A suite's bad line is named by file and line; a folder or a line of control characters is refused.
+TEST_F(Cli, BenchSuiteErrorsNameTheLine) {
+    const fs::path suite = dir_ / "suite.txt", controls = dir_ / "controls.txt";
+    std::ofstream(suite) << "banded:n=30,half_width=1\n# fine so far\nnosuchkind:x=1\n";
+    const Result r = spk("bench --op spmm --suite '" + suite.string() + "' --warmup 0 --reps 1 --no-vendor --threads 1");
+    EXPECT_EQ(r.code, 1);
+    EXPECT_NE(r.err.find(suite.string() + ":3: 'nosuchkind:x=1'"), std::string::npos) << r.err;
+    std::ofstream(controls) << std::string("\x01\x02\n", 3);
+    const Result c = spk("bench --op spmm --suite '" + controls.string() + "'");
+    EXPECT_EQ(c.code, 1);
+    EXPECT_NE(c.err.find(controls.string() + ":1: a control character"), std::string::npos) << c.err;
+    const Result d = spk("bench --op spmm --suite '" + dir_.string() + "'");
+    EXPECT_EQ(d.code, 1);
+    EXPECT_NE(d.err.find("is not a file"), std::string::npos) << d.err;
+}
+
 }  // namespace

@@ -388,7 +388,14 @@ int run_bench(std::span<const std::string> args) {
             }
             OpInputs& in = is_tensor_op(op) ? tensor_inputs : matrix_inputs;
             // "spgemm" loads --b and --mask too when given; the other matrix ops ignore them.
-            if (!in.a && !in.tensor) in = load_op_inputs(*parsed, is_tensor_op(op) ? op : "spgemm", src.text);
+            if (!in.a && !in.tensor) {
+                try {
+                    in = load_op_inputs(*parsed, is_tensor_op(op) ? op : "spgemm", src.text);
+                } catch (const Error& e) {
+                    if (src.origin.empty()) throw;
+                    throw Error(e.kind(), src.origin + ": " + e.what());  // the suite's line
+                }
+            }
             bench_op(exec, read_op_config(*parsed, op, false, true), variants, src, in, settings, ms);
         }
     }

@@ -106,8 +106,10 @@ MatrixSource classify_matrix_arg(std::string_view arg) {
     return s;
 }
 
+namespace {
+
 template <class V, class I>
-Csr<V, I> load_matrix_source(const MatrixSource& source) {
+Csr<V, I> load_source(const MatrixSource& source) {
     if (!source.is_spec) return source.path.ends_with(".spkb") ? read_binary_any<V, I>(source.path) : load_matrix<V, I>(source.path);
     try {
         return generate<V, I>(source.spec);
@@ -115,6 +117,18 @@ Csr<V, I> load_matrix_source(const MatrixSource& source) {
         if (source.text.starts_with("gen:")) throw;
         // The argument may have been meant as a file: say both readings.
         throw Error(e.kind(), "'" + source.text + "' is neither an existing file nor a valid generator spec: " + e.what());
+    }
+}
+
+}  // namespace
+
+template <class V, class I>
+Csr<V, I> load_matrix_source(const MatrixSource& source) {
+    if (source.origin.empty()) return load_source<V, I>(source);
+    try {
+        return load_source<V, I>(source);
+    } catch (const Error& e) {
+        throw Error(e.kind(), source.origin + ": " + e.what());
     }
 }
 
@@ -132,6 +146,8 @@ std::string matrix_dir() {
 }
 
 std::vector<MatrixSource> read_suite(const std::string& path) {
+    std::error_code ec;
+    if (!fs::is_regular_file(path, ec)) invalid_argument("--suite: '" + path + "' is not a file");
     std::ifstream in(path);
     if (!in) invalid_argument("--suite: cannot open '" + path + "'");
     const std::string dir = matrix_dir();
@@ -142,13 +158,17 @@ std::vector<MatrixSource> read_suite(const std::string& path) {
         if (const auto hash = text.find('#'); hash != std::string_view::npos) text = text.substr(0, hash);
         text = trim(text);
         if (text.empty()) continue;
+        const std::string where = path + ":" + std::to_string(lineno);
+        if (std::any_of(text.begin(), text.end(), [](char c) { return static_cast<unsigned char>(c) < 0x20; }))
+            invalid_argument(where + ": a control character in the line (a suite lists one file or generator spec a line)");
         MatrixSource s = classify_matrix_arg(text);
         if (!s.is_spec && fs::path(s.path).is_relative()) {
             if (dir.empty())
-                invalid_argument(path + ":" + std::to_string(lineno) + ": '" + s.path +
+                invalid_argument(where + ": '" + s.path +
                                  "' is relative but no shared matrices folder was found (set SPK_MATRICES)");
             s = classify_matrix_arg((fs::path(dir) / s.path).string());
         }
+        s.origin = where;
         out.push_back(std::move(s));
     }
     return out;

@@ -19,6 +19,7 @@ struct MatrixSource {
     std::string spec;   // generator spec (is_spec)
     std::string path;   // file path (!is_spec)
     std::string label;  // short name for tables: the file name without extension, or the spec
+    std::string origin; // where a suite listed it ("suite.txt:5"), for errors; empty for --matrix
 };
 
 MatrixSource classify_matrix_arg(std::string_view arg);
