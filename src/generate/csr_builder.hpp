@@ -3,7 +3,10 @@
 // non-zeros, allocate once, prefix-sum the row lengths, fill the rows - every pass parallel
 // over rows and without an intermediate COO or sort. This is what lets the stencil generators
 // reach tens of millions of rows.
+#include <unistd.h>
+
 #include <algorithm>
+#include <cstdio>
 #include <limits>
 #include <string>
 #include <string_view>
@@ -14,12 +17,24 @@
 
 namespace spk::detail {
 
+// The host's physical memory in bytes (0 where unknown).
+inline double host_memory_bytes() {
+    const long pages = sysconf(_SC_PHYS_PAGES), page = sysconf(_SC_PAGE_SIZE);
+    return pages > 0 && page > 0 ? static_cast<double>(pages) * static_cast<double>(page) : 0.0;
+}
+
+inline std::string gigabytes(double bytes) {
+    char text[32];
+    std::snprintf(text, sizeof text, "%.3g GB", bytes / 1e9);
+    return text;
+}
+
 // InvalidArgument when `count` (rows, columns or non-zeros) does not fit the index type I.
 template <class I>
 void require_fits_index(index_t count, std::string_view what, std::string_view generator) {
     if (count > static_cast<index_t>(std::numeric_limits<I>::max()))
         invalid_argument(std::string(generator) + ": " + std::string(what) + " = " + std::to_string(count) + " does not fit " +
-                         std::string(index_traits<I>::name) + " indices (use int64)");
+                         std::string(index_traits<I>::name) + " indices" + (sizeof(I) < 8 ? " (use int64)" : ""));
 }
 
 // In-place inclusive prefix sum over fixed-size blocks: the blocks are summed in parallel, then
@@ -50,9 +65,21 @@ template <class V, class I, bool uneven_rows = false, class RowLength, class Fil
 Csr<V, I> build_csr_by_rows(std::string_view generator, index_t rows, index_t cols, RowLength row_length, FillRow fill_row) {
     require_fits_index<I>(rows, "rows", generator);
     require_fits_index<I>(cols, "cols", generator);
+    // Before a pass over the rows: their offsets alone must fit the host's memory.
+    const double offset_bytes = (static_cast<double>(rows) + 1) * sizeof(I), host_bytes = host_memory_bytes();
+    if (host_bytes > 0 && offset_bytes > host_bytes)
+        out_of_memory(std::string(generator) + ": " + std::to_string(rows) + " rows need " + gigabytes(offset_bytes) +
+                      " of row offsets, more than the host's " + gigabytes(host_bytes));
     index_t nnz = 0;
-#pragma omp parallel for schedule(static) reduction(+ : nnz)
-    for (index_t i = 0; i < rows; ++i) nnz += row_length(i);
+    double nnz_estimate = 0;  // the same sum in double: an index_t sum past 2^63 would wrap
+#pragma omp parallel for schedule(static) reduction(+ : nnz, nnz_estimate)
+    for (index_t i = 0; i < rows; ++i) {
+        const index_t len = row_length(i);
+        nnz += len;
+        nnz_estimate += static_cast<double>(len);
+    }
+    if (nnz_estimate > static_cast<double>(std::numeric_limits<index_t>::max()))
+        invalid_argument(std::string(generator) + ": about " + std::to_string(nnz_estimate) + " non-zeros, more than any index type holds");
     require_fits_index<I>(nnz, "nnz", generator);
 
     Csr<V, I> out(Executor::cpu(), rows, cols, nnz);

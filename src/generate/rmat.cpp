@@ -69,7 +69,7 @@ Csr<V, I> generate_rmat(int scale, double edge_factor, double a, double b, doubl
     const double edges_wanted = std::round(edge_factor * static_cast<double>(n));
     if (edges_wanted > static_cast<double>(std::numeric_limits<I>::max()))
         invalid_argument("generate_rmat: edge_factor * 2^scale = " + std::to_string(edges_wanted) + " edges do not fit " +
-                         std::string(index_traits<I>::name) + " indices (use int64)");
+                         std::string(index_traits<I>::name) + " indices" + (sizeof(I) < 8 ? " (use int64)" : ""));
     const auto edges = static_cast<index_t>(edges_wanted);
     const Quadrants q(a, b, c);
 

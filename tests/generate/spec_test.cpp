@@ -99,5 +99,19 @@ TEST(Spec, Errors) {
     expect_spec_error("banded:n=10,w=2", "generate: spec 'banded:n=10,w=2': unknown parameter 'w'");
 }
 
+// Sizes no host holds fail at once, before a pass over their rows (these ran for minutes).
+TEST(Spec, ImpossibleSizesFailAtOnce) {
+    for (const std::string spec : {"uniform:rows=1000000000000000000,per_row=0", "laplace3d:n=100000", "banded:n=1000000000000,half_width=1"}) {
+        SCOPED_TRACE(spec);
+        try {
+            (void)generate<double, std::int64_t>(spec);
+            ADD_FAILURE() << "no error";
+        } catch (const Error& e) {
+            EXPECT_EQ(e.kind(), ErrorKind::OutOfMemory) << e.what();
+            EXPECT_NE(std::string(e.what()).find("GB of row offsets, more than the host's"), std::string::npos) << e.what();
+        }
+    }
+}
+
 }  // namespace
 }  // namespace spk

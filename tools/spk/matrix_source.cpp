@@ -114,7 +114,7 @@ Csr<V, I> load_source(const MatrixSource& source) {
     try {
         return generate<V, I>(source.spec);
     } catch (const Error& e) {
-        if (source.text.starts_with("gen:")) throw;
+        if (source.text.starts_with("gen:") || e.kind() == ErrorKind::OutOfMemory) throw;  // a spec, too large
         // The argument may have been meant as a file: say both readings.
         throw Error(e.kind(), "'" + source.text + "' is neither an existing file nor a valid generator spec: " + e.what());
     }
