@@ -3,31 +3,17 @@
 // non-zeros, allocate once, prefix-sum the row lengths, fill the rows - every pass parallel
 // over rows and without an intermediate COO or sort. This is what lets the stencil generators
 // reach tens of millions of rows.
-#include <unistd.h>
-
 #include <algorithm>
-#include <cstdio>
 #include <limits>
 #include <string>
 #include <string_view>
 #include <vector>
 
+#include "core/host_memory.hpp"
 #include "spk/error.hpp"
 #include "spk/matrix.hpp"
 
 namespace spk::detail {
-
-// The host's physical memory in bytes (0 where unknown).
-inline double host_memory_bytes() {
-    const long pages = sysconf(_SC_PHYS_PAGES), page = sysconf(_SC_PAGE_SIZE);
-    return pages > 0 && page > 0 ? static_cast<double>(pages) * static_cast<double>(page) : 0.0;
-}
-
-inline std::string gigabytes(double bytes) {
-    char text[32];
-    std::snprintf(text, sizeof text, "%.3g GB", bytes / 1e9);
-    return text;
-}
 
 // InvalidArgument when `count` (rows, columns or non-zeros) does not fit the index type I.
 template <class I>
@@ -66,10 +52,10 @@ Csr<V, I> build_csr_by_rows(std::string_view generator, index_t rows, index_t co
     require_fits_index<I>(rows, "rows", generator);
     require_fits_index<I>(cols, "cols", generator);
     // Before a pass over the rows: their offsets alone must fit the host's memory.
-    const double offset_bytes = (static_cast<double>(rows) + 1) * sizeof(I), host_bytes = host_memory_bytes();
-    if (host_bytes > 0 && offset_bytes > host_bytes)
+    const double offset_bytes = (static_cast<double>(rows) + 1) * sizeof(I);
+    if (beyond_host_memory(offset_bytes))
         out_of_memory(std::string(generator) + ": " + std::to_string(rows) + " rows need " + gigabytes(offset_bytes) +
-                      " of row offsets, more than the host's " + gigabytes(host_bytes));
+                      " of row offsets, more than the host's " + gigabytes(host_memory_bytes()));
     index_t nnz = 0;
     double nnz_estimate = 0;  // the same sum in double: an index_t sum past 2^63 would wrap
 #pragma omp parallel for schedule(static) reduction(+ : nnz, nnz_estimate)

@@ -7,6 +7,7 @@
 
 #include "core/instantiate.hpp"
 #include "io/matrix_market_entries.hpp"
+#include "core/host_memory.hpp"
 #include "io/matrix_market_header.hpp"
 #include "io/text_cursor.hpp"
 #include "io/text_file.hpp"
@@ -46,6 +47,12 @@ void check_index_fits(const std::string& path, const MatrixMarketHeader& h) {
     if (h.rows > max || h.cols > max)
         invalid_argument(path + ": a " + std::to_string(h.rows) + " x " + std::to_string(h.cols) + " matrix does not fit " +
                          std::string(index_traits<I>::name) + " indices; read it with int64 indices");
+    // A tiny file may declare billions of rows; building the CSR holds their offsets three times
+    // (counts, merged counts, the matrix's own).
+    const double offset_bytes = 3 * (static_cast<double>(h.rows) + 1) * sizeof(I);
+    if (detail::beyond_host_memory(offset_bytes))
+        out_of_memory(path + ": a " + std::to_string(h.rows) + " x " + std::to_string(h.cols) + " matrix needs " +
+                      detail::gigabytes(offset_bytes) + " of row offsets, more than the host's " + detail::gigabytes(detail::host_memory_bytes()));
 }
 
 // Names the first repeated (row, column) with both lines, after coo_to_csr merged some entries.

@@ -214,6 +214,14 @@ TEST(MatrixMarketRead, DuplicatesAreSummedOrRejected) {
     EXPECT_EQ(csr_to_dense(read_matrix_market<double, std::int32_t>(upper)), (std::vector<double>{5, 2, 2, 7}));
 }
 
+// A 50-byte file that declares 10^18 rows fails at once (its row offsets alone exceed any host).
+TEST(MatrixMarketRead, RowsNoHostHoldsFailAtOnce) {
+    TempDir dir;
+    const std::string path = dir.write("huge.mtx", "%%MatrixMarket matrix coordinate real general\n1000000000000000000 2 1\n1 1 1\n");
+    EXPECT_TRUE(throws_error([&] { read_matrix_market<double, std::int64_t>(path); }, ErrorKind::OutOfMemory,
+                             {path + ": a 1000000000000000000 x 2 matrix needs", "of row offsets, more than the host's"}));
+}
+
 TEST(MatrixMarketRead, EmptyMatricesAndEmptyRows) {
     TempDir dir;
     const auto z = read_matrix_market<float, std::int32_t>(dir.write("z.mtx", "%%MatrixMarket matrix coordinate real general\n0 0 0\n"));
