@@ -3,7 +3,8 @@
 # builds spk_cli from the tree as it is (variant "base"), runs every `spk bench --backend cuda BENCH ARGS` given with -b,
 # then, for each PATCH (a `git diff` of the variant against the tree), applies it alone, rebuilds (only what the patch
 # touches recompiles), runs the same benches and reverses it. -t names a test executable (e.g. test_cuda_spgemm_test)
-# to build and run in every variant but the base, so that a variant's figures come with its correctness. Prints each
+# to build and run in every variant but the base, so that a variant's figures come with its correctness (GTEST_FILTER
+# from the environment, or a patch's own: a line "GTEST_FILTER=..." before its diff). Prints each
 # variant's geomean lines as they come, then every variant's test results again (a device call returns only the end of
 # its output), then one table per bench with every case's median ms in every variant and its ratio to base
 # (scripts/ab-table.py); the variants' full bench output is in the files. Files:
@@ -88,7 +89,10 @@ for patch in "$@"; do
   git apply --numstat "$patch" | cut -f3 >>"$patched"
   git apply "$patch" || continue
   if build "$name" "${tests[@]}"; then
-    run_tests "$name"
+    # A patch may name its own test filter: a line "GTEST_FILTER=..." before its diff (the long
+    # tests only where the patch's code runs them).
+    own_filter=$(sed -n '/^diff --git/q; s/^GTEST_FILTER=//p' "$patch")
+    if [ -n "$own_filter" ]; then GTEST_FILTER=$own_filter run_tests "$name"; else run_tests "$name"; fi
     run_benches "$name"
     variants+=("$name")
   fi
