@@ -1,6 +1,5 @@
 #include "bench_baseline.hpp"
 
-#include <optional>
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
@@ -104,17 +103,6 @@ std::string describe(const SpgemmFigures& f) {
            "ms(first " + millis(f.first_reuse_seconds) + "ms, keeps " + bytes(f.reuse_kept_bytes) + ") spk.reuse_places=" +
            phase(f.places_reuse_seconds) + " spk.reuse_entries=" + phase(f.entries_reuse_seconds) + " spk.reuse_search=" +
            phase(f.search_reuse_seconds) + " spk.peak=" + bytes(f.peak_bytes);
-}
-
-// The operands op_spgemm.cpp multiplies (B: A when square, else Aᵀ), as values of type V on exec.
-template <class V>
-std::pair<Csr<V, std::int32_t>, Csr<V, std::int32_t>> spgemm_operands(const Executor& exec, const OpInputs& inputs) {
-    const Csr<double, std::int32_t>* a_exact = inputs.a_f64.get();
-    Csr<V, std::int32_t> a = operand_on<V>(exec, *inputs.a, a_exact);
-    if (inputs.b) return {std::move(a), operand_on<V>(exec, *inputs.b, inputs.b_f64.get())};
-    if (inputs.a->rows() == inputs.a->cols()) return {std::move(a), operand_on<V>(exec, *inputs.a, a_exact)};
-    const auto at_exact = a_exact ? std::optional(transpose<double, std::int32_t>(a_exact->view())) : std::nullopt;
-    return {std::move(a), operand_on<V>(exec, transpose<float, std::int32_t>(inputs.a->view()), at_exact ? &*at_exact : nullptr)};
 }
 
 // Whether spgemm_spk_figures and cuSPARSE's SpGEMM apply: plus_times, no mask, on a device.

@@ -10,8 +10,9 @@ namespace spk::cli {
 
 namespace {
 
-// Scalar products A(i,k) B(k,j) the product forms (host patterns).
-double products(const Matrix& a, const Matrix& b) {
+// Scalar products A(i,k) B(k,j) the product forms.
+template <class V>
+double products(const Csr<V, std::int32_t>& a, const Csr<V, std::int32_t>& b) {
     double total = 0;
     const auto brp = b.row_ptr().to_vector();
     for (const std::int32_t k : a.col_idx().to_vector()) total += brp[static_cast<std::size_t>(k) + 1] - brp[static_cast<std::size_t>(k)];
@@ -23,10 +24,9 @@ class SpgemmOp final : public Operation {
     using Csr32 = Csr<V, std::int32_t>;
 
 public:
-    // a_exact, b_exact: A and B in double where the inputs kept them (f64), else null.
-    SpgemmOp(const Executor& exec, const OpConfig& config, const Matrix& a, const Matrix& b, const Matrix* mask,
-             const Csr<double, std::int32_t>* a_exact, const Csr<double, std::int32_t>* b_exact)
-        : exec_(exec), config_(config), a_(operand_on<V>(exec, a, a_exact)), b_(operand_on<V>(exec, b, b_exact)), products_(products(a, b)) {
+    // a, b: spgemm_operands
+    SpgemmOp(const Executor& exec, const OpConfig& config, std::pair<Csr32, Csr32> operands, const Matrix* mask)
+        : exec_(exec), config_(config), a_(std::move(operands.first)), b_(std::move(operands.second)), products_(products(a_, b_)) {
         if (mask) mask_ = matrix_on<V>(exec, *mask);
     }
 
@@ -69,14 +69,7 @@ private:
 
 template <class V>
 std::unique_ptr<Operation> make_spgemm_of(const Executor& exec, const OpConfig& config, const OpInputs& inputs) {
-    const Matrix& a = *inputs.a;
-    const Csr<double, std::int32_t>* a_exact = inputs.a_f64.get();
-    if (inputs.b) return std::make_unique<SpgemmOp<V>>(exec, config, a, *inputs.b, inputs.mask.get(), a_exact, inputs.b_f64.get());
-    if (a.rows() == a.cols()) return std::make_unique<SpgemmOp<V>>(exec, config, a, a, inputs.mask.get(), a_exact, a_exact);
-    const Matrix at = transpose<float, std::int32_t>(a.view());
-    if (!a_exact) return std::make_unique<SpgemmOp<V>>(exec, config, a, at, inputs.mask.get(), nullptr, nullptr);
-    const auto at_exact = transpose<double, std::int32_t>(a_exact->view());
-    return std::make_unique<SpgemmOp<V>>(exec, config, a, at, inputs.mask.get(), a_exact, &at_exact);
+    return std::make_unique<SpgemmOp<V>>(exec, config, spgemm_operands<V>(exec, inputs), inputs.mask.get());
 }
 
 }  // namespace

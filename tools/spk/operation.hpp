@@ -10,6 +10,7 @@
 #include <optional>
 #include <string>
 #include <type_traits>
+#include <utility>
 #include <vector>
 
 #include "spk/executor.hpp"
@@ -129,6 +130,17 @@ Csr<V, std::int32_t> operand_on(const Executor& exec, const Matrix& m, const Csr
     if constexpr (std::is_same_v<V, double>)
         if (exact) return exact->to(exec);
     return matrix_on<V>(exec, m);
+}
+// spgemm's operands A and B (B: A when square, else Aᵀ) on exec as V, from the inputs' double
+// copies where they kept them.
+template <class V>
+std::pair<Csr<V, std::int32_t>, Csr<V, std::int32_t>> spgemm_operands(const Executor& exec, const OpInputs& inputs) {
+    const Csr<double, std::int32_t>* a_exact = inputs.a_f64.get();
+    Csr<V, std::int32_t> a = operand_on<V>(exec, *inputs.a, a_exact);
+    if (inputs.b) return {std::move(a), operand_on<V>(exec, *inputs.b, inputs.b_f64.get())};
+    if (inputs.a->rows() == inputs.a->cols()) return {std::move(a), operand_on<V>(exec, *inputs.a, a_exact)};
+    const auto at_exact = a_exact ? std::optional(transpose<double, std::int32_t>(a_exact->view())) : std::nullopt;
+    return {std::move(a), operand_on<V>(exec, transpose<float, std::int32_t>(inputs.a->view()), at_exact ? &*at_exact : nullptr)};
 }
 double dense_bytes(index_t rows, index_t cols);
 
