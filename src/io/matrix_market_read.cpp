@@ -47,8 +47,13 @@ void check_index_fits(const std::string& path, const MatrixMarketHeader& h) {
     if (h.rows > max || h.cols > max)
         invalid_argument(path + ": a " + std::to_string(h.rows) + " x " + std::to_string(h.cols) + " matrix does not fit " +
                          std::string(index_traits<I>::name) + " indices; read it with int64 indices");
-    // A tiny file may declare billions of rows; building the CSR holds their offsets three times
-    // (counts, merged counts, the matrix's own).
+}
+
+// A tiny file may declare billions of rows: before the CSR is built (it holds their offsets three
+// times: counts, merged counts, the matrix's own), whether they fit the host at all. After the
+// entries, so that a truncated or malformed file says so first.
+template <class I>
+void check_row_offsets_fit(const std::string& path, const MatrixMarketHeader& h) {
     const double offset_bytes = 3 * (static_cast<double>(h.rows) + 1) * sizeof(I);
     if (detail::beyond_host_memory(offset_bytes))
         out_of_memory(path + ": a " + std::to_string(h.rows) + " x " + std::to_string(h.cols) + " matrix needs " +
@@ -123,6 +128,7 @@ Csr<V, I> read_matrix_market(const std::string& path, Duplicates dup) {
     if (coo.nnz() > std::numeric_limits<I>::max())
         invalid_argument(path + ": " + std::to_string(coo.nnz()) + " entries do not fit " + std::string(index_traits<I>::name) +
                          " indices; read it with int64 indices");
+    check_row_offsets_fit<I>(path, mm.header);
     Csr<V, I> csr = coo_to_csr(coo, Duplicates::sum);
     if (track_lines && csr.nnz() < coo.nnz()) report_duplicate(coo, lines, path);
     return csr;
