@@ -123,6 +123,17 @@ TEST_F(Cli, BadRangeAndBadNumberAreUsageErrors) {
     EXPECT_EQ(spk("bench --op spmm --matrix banded:n=10,half_width=1 --reps 1000000000000").code, 2);
 }
 
+// bench --op read counts a .gz file's text by reading it through: a plain file named .gz, and two
+// gzip members one after the other, hold as many bytes as their text.
+TEST_F(Cli, BenchReadCountsTheTextOfGzipFiles) {
+    const std::string text = "%%MatrixMarket matrix coordinate real general\n2 2 1\n1 1 1\n";
+    const fs::path plain = dir_ / "plain.mtx.gz", json = dir_ / "read.json";
+    std::ofstream(plain) << text;
+    const Result r = spk("bench --op read --matrix '" + plain.string() + "' --warmup 0 --reps 1 --json '" + json.string() + "'");
+    ASSERT_EQ(r.code, 0) << r.err;
+    EXPECT_NE(read_file(json).find("\"bytes\": " + std::to_string(text.size())), std::string::npos) << read_file(json);
+}
+
 // A result file that cannot be written (a full disk) fails the command.
 TEST_F(Cli, BenchJsonOnAFullDiskFails) {
     if (!fs::exists("/dev/full")) GTEST_SKIP() << "no /dev/full";

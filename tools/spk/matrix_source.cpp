@@ -1,5 +1,7 @@
 #include "matrix_source.hpp"
 
+#include <zlib.h>
+
 #include <algorithm>
 #include <cstdint>
 #include <cstdlib>
@@ -178,12 +180,16 @@ double text_bytes(const std::string& path) {
     std::error_code ec;
     const auto size = fs::file_size(path, ec);
     if (ec) invalid_argument("'" + path + "': " + ec.message());
-    if (!ends_with(path, ".gz") || size < 18) return static_cast<double>(size);
-    std::ifstream in(path, std::ios::binary);
-    in.seekg(-4, std::ios::end);
-    unsigned char t[4] = {};
-    in.read(reinterpret_cast<char*>(t), 4);
-    return static_cast<double>(std::uint32_t(t[0]) | std::uint32_t(t[1]) << 8 | std::uint32_t(t[2]) << 16 | std::uint32_t(t[3]) << 24);
+    if (!ends_with(path, ".gz")) return static_cast<double>(size);
+    // The text's own size, by reading it through: a gzip trailer holds the last member's size
+    // only, modulo 2^32, and a file named .gz may not be compressed at all.
+    gzFile file = gzopen(path.c_str(), "rb");
+    if (file == nullptr) invalid_argument("'" + path + "': cannot open");
+    std::vector<char> buffer(1 << 20);
+    double total = 0;
+    for (int got; (got = gzread(file, buffer.data(), static_cast<unsigned>(buffer.size()))) > 0;) total += got;
+    gzclose(file);
+    return total;
 }
 
 }  // namespace spk::cli
