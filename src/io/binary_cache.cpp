@@ -99,6 +99,19 @@ std::uint64_t expected_bytes(const Header& h) {
     return total;
 }
 
+// The header of a file whose first `got` bytes are at data: its magic number, at least `need`
+// bytes, its version.
+Header checked_header(const unsigned char* data, std::size_t got, std::size_t need, const std::string& path) {
+    if (got < 8 || std::memcmp(data, kMagic, 8) != 0) format_error(path + ": not an spk binary cache file (bad magic number)");
+    if (got < need)
+        format_error(path + ": truncated file: " + std::to_string(got) + " bytes, shorter than the " + std::to_string(need) + "-byte header" +
+                     (need > kHeaderBytes ? " and checksum" : ""));
+    const Header h = decode(data);
+    if (h.version != kVersion)
+        format_error(path + ": format version " + std::to_string(h.version) + ", this build reads version " + std::to_string(kVersion));
+    return h;
+}
+
 }  // namespace
 
 template <class V, class I>
@@ -140,13 +153,7 @@ Csr<V, I> read_binary(const std::string& path) {
     const std::string bytes = detail::read_file(path);
     const auto* data = reinterpret_cast<const unsigned char*>(bytes.data());
     const auto fail = [&](const std::string& what) -> void { format_error(path + ": " + what); };
-    if (bytes.size() < 8 || std::memcmp(data, kMagic, 8) != 0) fail("not an spk binary cache file (bad magic number)");
-    if (bytes.size() < kHeaderBytes + kChecksumBytes)
-        fail("truncated file: " + std::to_string(bytes.size()) + " bytes, shorter than the " +
-             std::to_string(kHeaderBytes + kChecksumBytes) + "-byte header and checksum");
-    const Header h = decode(data);
-    if (h.version != kVersion)
-        fail("format version " + std::to_string(h.version) + ", this build reads version " + std::to_string(kVersion));
+    const Header h = checked_header(data, bytes.size(), kHeaderBytes + kChecksumBytes, path);
     if (h.value_type != value_code<V>() || h.index_type != index_code<I>())
         fail(std::string("holds ") + value_code_name(h.value_type) + " values with " + index_code_name(h.index_type) + " indices, but " +
              value_code_name(value_code<V>()) + " values with " + index_code_name(index_code<I>()) + " indices were requested");
@@ -195,12 +202,7 @@ BinaryTypes read_binary_types(const std::string& path) {
     if (!in) invalid_argument(path + ": cannot open for reading");
     unsigned char header[kHeaderBytes] = {};
     in.read(reinterpret_cast<char*>(header), kHeaderBytes);
-    const auto got = static_cast<std::size_t>(in.gcount());
-    if (got < 8 || std::memcmp(header, kMagic, 8) != 0) format_error(path + ": not an spk binary cache file (bad magic number)");
-    if (got < kHeaderBytes) format_error(path + ": truncated file: " + std::to_string(got) + " bytes, shorter than the header");
-    const Header h = decode(header);
-    if (h.version != kVersion)
-        format_error(path + ": format version " + std::to_string(h.version) + ", this build reads version " + std::to_string(kVersion));
+    const Header h = checked_header(header, static_cast<std::size_t>(in.gcount()), kHeaderBytes, path);
     static constexpr ValueType values[] = {ValueType::f32, ValueType::f64, ValueType::f16, ValueType::bf16};  // by value_code
     if (h.value_type < 1 || h.value_type > 4 || h.index_type < 1 || h.index_type > 2)
         format_error(path + ": unknown value or index type codes " + std::to_string(h.value_type) + " and " + std::to_string(h.index_type) +
