@@ -8,6 +8,9 @@
 #   build:TARGET     build one target (e.g. build:spk_cli, build:test_cuda_fusedmm_test)
 #   tests            every C++ GPU test (ctest -L gpu)
 #   tests:REGEX      the GPU tests whose names match REGEX (test names are CudaFusedmm.*, CudaSddmm.*, ...)
+#   gtest:BINARY[:FILTER]  one test executable of build-gpu/tests run as itself (one process and one CUDA start-up
+#                    for all its tests, where ctest starts one a test: test_cuda_spgemm_test's 63 tests took
+#                    221 s through ctest, 150 s alone), FILTER a --gtest_filter (its own ':' allowed)
 #   python           the Python package's GPU tests (scripts/gpu-python.sh, no GNN example)
 #   bench:OP:SUITE[:EXTRA]  spk bench --backend cuda --op OP --suite bench/suites/SUITE.txt --n 32,128, EXTRA's
 #                    commas turned to spaces (e.g. bench:fusedmm:gpu-spmm:--preset,attention,--heads,1); an
@@ -56,6 +59,10 @@ for step in "$@"; do
       grep -E "tests passed|\*\*\*Failed|Timeout" "$LOG/gpu-tests.log" | head -20 ;;
     tests:*) run_step gpu-tests-filtered 300 ctest --test-dir build-gpu -L gpu -R "${step#tests:}" --output-on-failure --timeout 250
       grep -E "tests passed|No tests were found|\*\*\*Failed" "$LOG/gpu-tests-filtered.log" | head -20 ;;
+    gtest:*)
+      IFS=: read -r _ binary filter <<<"$step"
+      run_step "gtest-$binary" 300 env GTEST_FILTER="${filter:-*}" "build-gpu/tests/$binary"
+      grep -E "^\[  (PASSED|FAILED) " "$LOG/gtest-$binary.log" | head -12 ;;
     python)
       cmake --install build-gpu --prefix build-gpu/prefix >"$LOG/install.log" 2>&1
       run_step python 200 env SPK_PREFIX="$PWD/build-gpu/prefix" SPK_GNN=0 scripts/gpu-python.sh "$LOG/python"
