@@ -125,7 +125,7 @@ int run_gen(std::span<const std::string> args) {
     MatrixSource src = classify_matrix_arg(text);
     if (!src.is_spec) throw UsageError("'" + text + "' is a file name; spk gen takes a generator spec");
     const Stopwatch clock;
-    const auto a = load_matrix_source<double, std::int64_t>(src);
+    const auto a = generate<double, std::int64_t>(src.spec);  // a spec only: its own error, not "neither a file nor a spec"
     report(src.spec.c_str(), a, clock.seconds(), quiet);
     save_timed(*out, a, quiet);
     std::printf("%s: %lld x %lld, %lld nnz\n", out->c_str(), static_cast<long long>(a.rows()), static_cast<long long>(a.cols()),
