@@ -9,6 +9,7 @@
 #include <cuda_runtime.h>
 
 #include "cuda/spgemm/device_table.cuh"
+#include "cuda/spgemm/warp_expand.cuh"
 #include "cuda/spgemm/warp_sort.cuh"
 
 namespace spk::detail::cuda::spgemm {
@@ -45,10 +46,7 @@ __device__ void combine_sorted_products(const ProductSource<V, I>& src, const La
 #pragma unroll
     for (int t = 0; t < E; ++t) {  // product g = 32t + lane: coalesced within each row of B
         const unsigned g = static_cast<unsigned>(t * 32 + lane);
-        int e = 0;  // the last lane whose first product is at most g
-#pragma unroll
-        for (int step = 16; step > 0; step >>= 1)
-            if (__shfl_sync(kFullMask, mine.first, e + step) <= g) e += step;
+        const int e = lane_of_product(mine.first, g);
         const long long e_begin = __shfl_sync(kFullMask, mine.b_begin, e);
         const unsigned e_first = __shfl_sync(kFullMask, mine.first, e);
         const V e_value = __shfl_sync(kFullMask, mine.value, e);

@@ -255,12 +255,7 @@ __device__ __forceinline__ bool combine_row_by_sort(const NumericArgs<V, I>& p, 
         mine.b_begin = p.b_ptr[k];
         mine.count = static_cast<unsigned>(p.b_ptr[k + 1] - mine.b_begin);
     }
-    unsigned upto = mine.count;
-#pragma unroll
-    for (int o = 1; o < 32; o <<= 1) {
-        const unsigned below = __shfl_up_sync(kFullMask, upto, o);
-        if (lane >= o) upto += below;
-    }
+    const unsigned upto = warp_inclusive_sum(mine.count);
     const unsigned products = __shfl_sync(kFullMask, upto, 31);
     if (products < kSortedMinProducts || products > kSortedMaxProducts ||
         static_cast<long long>(products) * static_cast<long long>(sizeof(V)) > table_bytes)

@@ -16,6 +16,7 @@
 #include "cuda/spgemm/binning.cuh"
 #include "cuda/spgemm/device_table.cuh"
 #include "cuda/spgemm/launch.cuh"
+#include "cuda/spgemm/warp_expand.cuh"
 #include "cuda/spgemm/warp_sort.cuh"
 
 namespace spk::detail::cuda::spgemm {
@@ -216,13 +217,9 @@ __global__ void count_medium_rows(ShortRowArgs<I> p) {
                 b_begin = p.b_ptr[k];
                 len = static_cast<unsigned>(p.b_ptr[k + 1] - b_begin);
             }
-            unsigned first = len;  // the lane's entry's first product: an exclusive sum of the lengths
-            for (int o = 1; o < 32; o <<= 1) {
-                const unsigned below = __shfl_up_sync(kFullMask, first, o);
-                if (lane >= o) first += below;
-            }
-            const unsigned products = __shfl_sync(kFullMask, first, 31);
-            first -= len;
+            const unsigned upto = warp_inclusive_sum(len);
+            const unsigned products = __shfl_sync(kFullMask, upto, 31);
+            const unsigned first = upto - len;  // the lane's entry's first product
             const I* mask = p.masked ? p.m_col + p.m_ptr[row] : nullptr;
             const long long mask_len = p.masked ? static_cast<long long>(p.m_ptr[row + 1] - p.m_ptr[row]) : 0;
             unsigned word[kMediumWords];
@@ -230,10 +227,7 @@ __global__ void count_medium_rows(ShortRowArgs<I> p) {
 #pragma unroll
             for (int t = 0; t < kMediumWords; ++t) {
                 const unsigned g = static_cast<unsigned>(t * 32 + lane);
-                int e = 0;
-#pragma unroll
-                for (int step = 16; step > 0; step >>= 1)
-                    if (__shfl_sync(kFullMask, first, e + step) <= g) e += step;
+                const int e = lane_of_product(first, g);
                 const long long e_begin = __shfl_sync(kFullMask, b_begin, e);
                 const unsigned e_first = __shfl_sync(kFullMask, first, e);
                 const unsigned col = g < products ? static_cast<unsigned>(p.b_col[e_begin + (g - e_first)]) : kPast;
