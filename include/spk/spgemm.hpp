@@ -4,6 +4,7 @@
 #include <cstdint>
 #include <memory>
 #include <optional>
+#include <string>
 #include <string_view>
 #include <vector>
 
@@ -45,6 +46,12 @@ struct SpgemmOptions {
     // scalar product's entry of C without searching C's columns (see SpgemmReuse). The host
     // backends recompute with their accumulators and ignore it.
     SpgemmReuse reuse = SpgemmReuse::automatic;
+    // CUDA: where A's entries come in dense br x bk blocks and B's in bk x bc blocks (each group of
+    // br rows shares its columns, which come in aligned runs of bk, strictly increasing; sizes 2,
+    // 3, 4 or 6, at least 8 scalar products a block product; no mask), C is computed a block at a
+    // time: elasticity and other systems of several unknowns a node. The same C up to the order of
+    // the sums; false keeps the scalar kernels.
+    bool detect_blocks = true;
     // spgemm_to_host only: bytes of exec's memory one chunk of rows may use for its part of C and
     // its workspaces (0: a quarter of the device's memory on CUDA, no chunking on the host).
     std::size_t memory_budget = 0;
@@ -64,6 +71,9 @@ public:
     SpgemmPlan& operator=(SpgemmPlan&&) noexcept;
 
     index_t nnz() const;  // of C, known after the symbolic phase
+    // How the plan computes C: "scalar", or on CUDA "blocks 3x3x3" where A and B consist of dense
+    // blocks (SpgemmOptions::detect_blocks; A's blocks 3 x 3, B's 3 x 3).
+    std::string config() const;
     // C's row offsets (rows + 1), on the host: the symbolic phase's result.
     std::vector<index_t> row_offsets() const;
     // A new C (pattern from the symbolic phase, values from the numeric phase).

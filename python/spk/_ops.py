@@ -215,20 +215,25 @@ def fusedmm_backward(A, dE, X, Y, Z, saved, *, score="dot", edge="identity", nor
     return plan.backward(dE, X, Y, Z, saved, need=need, E=E)
 
 
-def spgemm(A, B, *, semiring="plus_times", mask=None, complement_mask=False, sorted=True, to_host=False, memory_budget=0):
+def spgemm(A, B, *, semiring="plus_times", mask=None, complement_mask=False, sorted=True, to_host=False, memory_budget=0,
+           detect_blocks=True):
     """C = A (+).(x) B over a semiring (plus_times, plus_pair, min_plus, max_times, lor_land), kept
     to mask's pattern (or outside it with complement_mask=True). Returns a csr_array whose
     arrays (new, of A's array type) spk allocated.
 
     to_host=True computes C in chunks of rows whose share fits memory_budget bytes of the device
     (0: a quarter of it) and returns C in host memory (NumPy arrays, or CPU tensors for torch
-    inputs): for products too large for the device."""
+    inputs): for products too large for the device.
+
+    detect_blocks (CUDA): where A and B consist of dense blocks (a system of several unknowns a node,
+    such as elasticity's 3 x 3), compute C a block at a time; False keeps the scalar kernels."""
     A, B = as_csr(A), as_csr(B, "B")
     M = as_csr(mask, "mask") if mask is not None else None
     if int(memory_budget) < 0:
         raise ValueError(f"memory_budget: must be >= 0, got {memory_budget}")
     indptr, indices, data, rows, cols, is_sorted = _core.spgemm(A._handle, B._handle, M._handle if M is not None else None, semiring,
-                                                                bool(complement_mask), bool(sorted), bool(to_host), int(memory_budget),
+                                                                bool(complement_mask), bool(sorted), bool(detect_blocks), bool(to_host),
+                                                                int(memory_budget),
                                                                 _backend.stream_of(A.indptr), _backend.get_num_threads())
     like = A.indptr if not to_host or _backend.library_of(A.indptr) == "torch" else None
     return csr_array._trusted(_backend.adopt(data, like), _backend.adopt(indices, like), _backend.adopt(indptr, like), (rows, cols), is_sorted)
@@ -240,19 +245,26 @@ class SpgemmPlan:
     change). compute() returns a new C as spgemm() does; recompute(C) writes C's values from A's and
     B's current values (or the values given) into C.data, in place. The plan keeps A, B (and mask).
     reuse (CUDA; the host backends ignore it): what the first recompute keeps for the later ones,
-    "automatic", "places", "entries" or "search" (spk::SpgemmReuse)."""
+    "automatic", "places", "entries" or "search" (spk::SpgemmReuse). detect_blocks as in spgemm();
+    config tells which path the plan takes ("blocks 3x3x3" or "scalar")."""
 
-    def __init__(self, A, B, *, semiring="plus_times", mask=None, complement_mask=False, sorted=True, reuse="automatic"):
+    def __init__(self, A, B, *, semiring="plus_times", mask=None, complement_mask=False, sorted=True, reuse="automatic",
+                 detect_blocks=True):
         self.A, self.B = as_csr(A), as_csr(B, "B")
         self.mask = as_csr(mask, "mask") if mask is not None else None
         self._plan = _core.SpgemmPlan(self.A._handle, self.B._handle, self.mask._handle if self.mask is not None else None, semiring,
-                                      bool(complement_mask), bool(sorted), str(reuse), _backend.stream_of(self.A.indptr),
+                                      bool(complement_mask), bool(sorted), bool(detect_blocks), str(reuse), _backend.stream_of(self.A.indptr),
                                       _backend.get_num_threads())
 
     @property
     def nnz(self):
         """Stored entries of C (the symbolic phase's count)."""
         return self._plan.nnz
+
+    @property
+    def config(self):
+        """How the plan computes C: "scalar", or on CUDA "blocks BRxBKxBC" for matrices of dense blocks."""
+        return self._plan.config
 
     def compute(self):
         indptr, indices, data, rows, cols, is_sorted = self._plan.compute()

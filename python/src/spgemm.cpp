@@ -31,11 +31,12 @@ struct Product {
 };
 
 Product product(const SparseMatrix& a, const SparseMatrix& b, const SparseMatrix* mask, const std::string& semiring, bool complement_mask,
-                bool sorted, std::uintptr_t stream, int threads) {
+                bool sorted, bool detect_blocks, std::uintptr_t stream, int threads) {
     SpgemmOptions options;
     options.semiring = parse_semiring(semiring);
     options.complement_mask = complement_mask;
     options.sorted = sorted;
+    options.detect_blocks = detect_blocks;
     check_same_types(a, b, "B");
     if (mask) check_same_types(a, *mask, "mask");
     Placement place;
@@ -53,8 +54,8 @@ std::optional<CsrView<const V, I>> mask_view(const SparseMatrix* mask) {
 
 // to_host: spk::spgemm_to_host (C in chunks of rows under memory_budget, gathered in host memory).
 nb::tuple spgemm(const SparseMatrix& a, const SparseMatrix& b, const SparseMatrix* mask, const std::string& semiring, bool complement_mask,
-                 bool sorted, bool to_host, std::size_t memory_budget, std::uintptr_t stream, int threads) {
-    Product p = product(a, b, mask, semiring, complement_mask, sorted, stream, threads);
+                 bool sorted, bool detect_blocks, bool to_host, std::size_t memory_budget, std::uintptr_t stream, int threads) {
+    Product p = product(a, b, mask, semiring, complement_mask, sorted, detect_blocks, stream, threads);
     p.options.memory_budget = memory_budget;
     return dispatch_float("spgemm", a.value_type(), a.index_type(), [&]<class V, class I>() {
         const auto m = mask_view<V, I>(mask);
@@ -74,9 +75,9 @@ nb::tuple spgemm(const SparseMatrix& a, const SparseMatrix& b, const SparseMatri
 class AnySpgemmPlan {
 public:
     AnySpgemmPlan(const SparseMatrix& a, const SparseMatrix& b, const SparseMatrix* mask, const std::string& semiring, bool complement_mask,
-                  bool sorted, const std::string& reuse, std::uintptr_t stream, int threads)
+                  bool sorted, bool detect_blocks, const std::string& reuse, std::uintptr_t stream, int threads)
         : a_(a), b_(b) {
-        Product p = product(a, b, mask, semiring, complement_mask, sorted, stream, threads);
+        Product p = product(a, b, mask, semiring, complement_mask, sorted, detect_blocks, stream, threads);
         p.options.reuse = parse_reuse(reuse);
         exec_ = std::make_unique<Executor>(p.exec);
         dispatch_float("SpgemmPlan", a.value_type(), a.index_type(), [&]<class V, class I>() {
@@ -84,6 +85,10 @@ public:
             nb::gil_scoped_release nogil;
             plan_ = std::make_shared<SpgemmPlan<V, I>>(*exec_, a.view<V, I>(), b.view<V, I>(), p.options, m);
         });
+    }
+
+    std::string config() const {
+        return dispatch_float("SpgemmPlan", a_.value_type(), a_.index_type(), [&]<class V, class I>() { return plan<V, I>().config(); });
     }
 
     std::int64_t nnz() const {
@@ -144,15 +149,16 @@ std::uint64_t triangle_count(const SparseMatrix& g, std::uintptr_t stream, int t
 
 void bind_spgemm(nb::module_& m) {
     using namespace nb::literals;
-    m.def("spgemm", &spgemm, "a"_a, "b"_a, "mask"_a.none(), "semiring"_a, "complement_mask"_a, "sorted"_a, "to_host"_a,
+    m.def("spgemm", &spgemm, "a"_a, "b"_a, "mask"_a.none(), "semiring"_a, "complement_mask"_a, "sorted"_a, "detect_blocks"_a, "to_host"_a,
           "memory_budget"_a, "stream"_a, "threads"_a);
     m.def("triangle_count", &triangle_count, "a"_a, "stream"_a, "threads"_a);
     nb::class_<AnySpgemmPlan>(m, "SpgemmPlan")
-        .def(nb::init<const SparseMatrix&, const SparseMatrix&, const SparseMatrix*, const std::string&, bool, bool, const std::string&,
+        .def(nb::init<const SparseMatrix&, const SparseMatrix&, const SparseMatrix*, const std::string&, bool, bool, bool, const std::string&,
                       std::uintptr_t, int>(),
-             "a"_a, "b"_a, "mask"_a.none(), "semiring"_a, "complement_mask"_a, "sorted"_a, "reuse"_a, "stream"_a, "threads"_a, nb::keep_alive<1, 2>(),
-             nb::keep_alive<1, 3>(), nb::keep_alive<1, 4>())
+             "a"_a, "b"_a, "mask"_a.none(), "semiring"_a, "complement_mask"_a, "sorted"_a, "detect_blocks"_a, "reuse"_a, "stream"_a, "threads"_a,
+             nb::keep_alive<1, 2>(), nb::keep_alive<1, 3>(), nb::keep_alive<1, 4>())
         .def_prop_ro("nnz", &AnySpgemmPlan::nnz)
+        .def_prop_ro("config", &AnySpgemmPlan::config)
         .def("compute", &AnySpgemmPlan::compute)
         .def("recompute", &AnySpgemmPlan::recompute, "a_values"_a, "b_values"_a, "c_values"_a);
 }

@@ -121,7 +121,7 @@ SpgemmPlan<V, I>::SpgemmPlan(const Executor& exec, CsrView<const V, I> a, CsrVie
                              std::optional<CsrView<const V, I>> mask) {
     validate_spgemm(exec, a, b, mask);
     detail::SpgemmProblem<V, I> problem{a, b, mask, options.semiring, options.complement_mask, options.sorted,
-                                        options.reuse};
+                                        options.reuse, options.detect_blocks};
     detail::SpgemmAnalysis analysis = run_symbolic(exec, problem);
     const index_t nnz = analysis.nnz;
     if (nnz > static_cast<index_t>(std::numeric_limits<I>::max()))
@@ -140,6 +140,11 @@ SpgemmPlan<V, I>& SpgemmPlan<V, I>::operator=(SpgemmPlan&&) noexcept = default;
 template <class V, class I>
 index_t SpgemmPlan<V, I>::nnz() const {
     return impl_->analysis.nnz;
+}
+
+template <class V, class I>
+std::string SpgemmPlan<V, I>::config() const {
+    return impl_->analysis.config;
 }
 
 template <class V, class I>

@@ -22,6 +22,7 @@ struct SpgemmProblem {
     bool complement_mask;
     bool sorted;  // C's rows must come out with sorted columns
     SpgemmReuse reuse;  // what recompute keeps for its later calls (CUDA)
+    bool detect_blocks = true;  // CUDA: multiply dense blocks where A and B consist of them
 };
 
 // What the symbolic phase leaves for the numeric phase.
@@ -34,6 +35,7 @@ struct SpgemmAnalysis {
     // Backend-private state kept on the device (CUDA: C's row_ptr and row bins, and C's columns
     // once a recompute has run), null on the host.
     std::shared_ptr<const void> device;
+    std::string config = "scalar";  // SpgemmPlan::config(): "scalar", or on CUDA "blocks BRxBKxBC"
 };
 
 // Scalar products before each row of A·B (rows + 1 entries), computed on the host.

@@ -4,6 +4,7 @@
 // masks, every semiring, sorted and unsorted output, plan reuse, int64. The plan's recompute
 // (first call: hash kernels, later ones: the numeric-reuse path on C's kept columns) on rows of
 // every bin, including rows longer than one shared-memory window. Skips without a device.
+#include <algorithm>
 #include <cmath>
 #include <fstream>
 #include <sstream>
@@ -42,14 +43,17 @@ void expect_matches(const Csr<V, I>& a, const Csr<V, I>& b, const SpgemmOptions&
     EXPECT_TRUE(test::same_entries(test::entries_of(c, options.sorted), expected, test::rtol_for<V>(), 10 * test::rtol_for<V>()));
 }
 
-// Every semiring, mask mode and output order.
+// Every semiring, mask mode and output order (detect_blocks false: the scalar kernels even where
+// A and B consist of dense blocks).
 template <class V, class I>
-void expect_all_variants_match(const Csr<V, I>& a, const Csr<V, I>& b, const Executor& oracle = Executor::reference()) {
+void expect_all_variants_match(const Csr<V, I>& a, const Csr<V, I>& b, const Executor& oracle = Executor::reference(),
+                               bool detect_blocks = true) {
     const auto mask = test::mask_overlapping_product(a, b);
     for (const Semiring s : test::all_semirings())
         for (const MaskMode mode : {MaskMode::none, MaskMode::mask, MaskMode::complement})
             for (const bool sorted : {true, false})
-                expect_matches(a, b, {.semiring = s, .complement_mask = mode == MaskMode::complement, .sorted = sorted},
+                expect_matches(a, b,
+                               {.semiring = s, .complement_mask = mode == MaskMode::complement, .sorted = sorted, .detect_blocks = detect_blocks},
                                mode == MaskMode::none ? nullptr : &mask, oracle);
 }
 
@@ -254,9 +258,9 @@ void expect_recompute_matches(const Csr<V, I>& a, const Csr<V, I>& b, const Spge
 
 // Every variant of the product (expect_all_variants_match), then the plan's recompute.
 template <class V, class I>
-void expect_product_and_recompute_match(const Csr<V, I>& a, const Csr<V, I>& b) {
-    expect_all_variants_match(a, b);
-    expect_recompute_matches(a, b, {});
+void expect_product_and_recompute_match(const Csr<V, I>& a, const Csr<V, I>& b, bool detect_blocks = true) {
+    expect_all_variants_match(a, b, Executor::reference(), detect_blocks);
+    expect_recompute_matches(a, b, {.detect_blocks = detect_blocks});
 }
 
 // Each semiring with every mask mode (sorted output), and unsorted output with and without a mask,
@@ -401,7 +405,7 @@ TYPED_TEST(CudaSpgemm, BlockRowsOfRunsAndOfEqualLowBits) {
     using I = typename TypeParam::index;
     const std::uint64_t seed = test::seed("cuda_spgemm_block_rows");
     const auto elasticity = generate<V, I>("elasticity3d:n=6");
-    expect_product_and_recompute_match(elasticity, elasticity);
+    expect_product_and_recompute_match(elasticity, elasticity, false);  // its 3 x 3 blocks: BlockProductsMatchReference
     const auto a = test::random_with_zeros<V, I>(150, 400, 20.0, seed);
     for (const I stride : {I{10}, I{11}, I{32}, I{64}}) {
         SCOPED_TRACE("columns times " + std::to_string(stride));
@@ -475,6 +479,73 @@ TYPED_TEST(CudaSpgemm, MediumRowsMatchReference) {
     expect_recompute_matches(wide_a, sparse_b, {});
 }
 
+// An m x k matrix of dense g x s blocks (m and k counted in blocks) on a random pattern of about
+// per_row blocks a block row, every entry non-zero; the block rows in rows_empty have none.
+template <class V, class I>
+Csr<V, I> random_blocks(index_t m, index_t k, int g, int s, double per_row, std::uint64_t seed, const std::vector<index_t>& rows_empty = {}) {
+    const auto pattern = test::random_csr<V, I>(m, k, per_row, seed);
+    const auto ptr = pattern.row_ptr().to_vector();
+    const auto col = pattern.col_idx().to_vector();
+    std::vector<I> row_ptr{0}, cols;
+    std::vector<V> values;
+    for (index_t block_row = 0; block_row < m; ++block_row) {
+        const bool empty = std::find(rows_empty.begin(), rows_empty.end(), block_row) != rows_empty.end();
+        for (int r = 0; r < g; ++r) {
+            if (!empty)
+                for (I q = ptr[block_row]; q < ptr[block_row + 1]; ++q)
+                    for (int c = 0; c < s; ++c) {
+                        cols.push_back(static_cast<I>(col[q] * s + c));
+                        values.push_back(value_cast<V>(0.25 + 0.01 * static_cast<double>((block_row * 7 + q * 3 + r * 5 + c) % 97)));
+                    }
+            row_ptr.push_back(static_cast<I>(cols.size()));
+        }
+    }
+    return Csr<V, I>(Executor::cpu(), m * g, k * s, row_ptr, cols, values);
+}
+
+// Products of matrices of dense blocks, which run a block at a time (BlockShape): elasticity's
+// 3 x 3 blocks squared under every variant (a mask keeps the scalar kernels) and recomputed;
+// rectangular blocks (2 x 3 times 3 x 4) with empty block rows in A and B; blocks of 2 whose
+// block rows of C outgrow a warp's shared memory (the scalar kernels take over); and a mesh with
+// one entry short of its blocks. The scalar kernels on the same products: BlockRowsOfRunsAndOfEqualLowBits.
+TYPED_TEST(CudaSpgemm, BlockProductsMatchReference) {
+    using V = typename TypeParam::value;
+    using I = typename TypeParam::index;
+    const std::uint64_t seed = test::seed("cuda_spgemm_blocks");
+    const auto elasticity = generate<V, I>("elasticity3d:n=5");
+    expect_product_and_recompute_match(elasticity, elasticity);
+    const auto a = random_blocks<V, I>(60, 45, 2, 3, 4.0, seed, {0, 7});
+    const auto b = random_blocks<V, I>(45, 50, 3, 4, 5.0, seed + 1, {3});
+    expect_all_variants_match(a, b);
+    expect_recompute_matches(a, b, {});
+    expect_recompute_matches(a, b, {.semiring = Semiring::min_plus});
+    const auto wide_a = random_blocks<V, I>(20, 60, 2, 2, 40.0, seed + 2);
+    const auto wide_b = random_blocks<V, I>(60, 3000, 2, 2, 30.0, seed + 3);  // block rows of C of about 1000 blocks
+    expect_matches(wide_a, wide_b, {});
+    expect_recompute_matches(wide_a, wide_b, {});
+    auto coo = csr_to_coo(elasticity.view());
+    coo.row_idx.pop_back();
+    coo.col_idx.pop_back();
+    coo.values.pop_back();
+    const auto broken = coo_to_csr(coo);
+    expect_matches(broken, elasticity, {});
+    expect_matches(elasticity, broken, {.semiring = Semiring::max_times});
+    // The path each took.
+    const auto config_of = [](const Csr<V, I>& x, const Csr<V, I>& y, const SpgemmOptions& options) {
+        const Executor gpu = Executor::cuda(0);
+        const auto dx = x.to(gpu), dy = y.to(gpu);
+        return SpgemmPlan<V, I>(gpu, dx.view(), dy.view(), options).config();
+    };
+    EXPECT_EQ(config_of(elasticity, elasticity, {}), "blocks 3x3x3");
+    EXPECT_EQ(config_of(elasticity, elasticity, {.detect_blocks = false}), "scalar");
+    EXPECT_EQ(config_of(a, b, {}), "blocks 2x3x4");
+    if constexpr (sizeof(V) == 8) {
+        EXPECT_EQ(config_of(wide_a, wide_b, {}), "scalar");  // block rows of about 1000 blocks of 36 bytes
+    }
+    EXPECT_EQ(config_of(broken, elasticity, {}), "scalar");
+    EXPECT_EQ(config_of(elasticity, broken, {}), "scalar");
+}
+
 class CudaSpgemmFixed : public ::testing::Test {
 protected:
     void SetUp() override { skip_without_device(); }
@@ -500,15 +571,18 @@ TEST_F(CudaSpgemmFixed, StructuredAmgRecompute) {
         SCOPED_TRACE(std::string(to_string(problem)));
         const auto ops = generate_amg<double, std::int32_t>(problem, 6, 5, 4);
         for (const Semiring s : {Semiring::plus_times, Semiring::max_times}) {
-            expect_recompute_matches(ops.a, ops.a, {.semiring = s});
-            expect_recompute_matches(ops.r, ops.a, {.semiring = s});
-            expect_recompute_matches(ops.a, ops.p, {.semiring = s});
+            // The scalar kernels (elasticity's rows of 375 in bin 5), then the block products
+            for (const bool blocks : {false, true}) {
+                expect_recompute_matches(ops.a, ops.a, {.semiring = s, .detect_blocks = blocks});
+                expect_recompute_matches(ops.r, ops.a, {.semiring = s, .detect_blocks = blocks});
+                expect_recompute_matches(ops.a, ops.p, {.semiring = s, .detect_blocks = blocks});
+            }
         }
         const auto mask = test::mask_overlapping_product(ops.a, ops.a);
         expect_recompute_matches(ops.a, ops.a, {}, &mask);
         expect_recompute_matches(ops.a, ops.a, {.semiring = Semiring::min_plus, .complement_mask = true}, &mask);
         const auto a32 = generate_amg_matrix<float, std::int64_t>(problem, 5, 4, 4);
-        expect_recompute_matches(a32, a32, {});
+        expect_recompute_matches(a32, a32, {.detect_blocks = false});
         expect_recompute_matches(a32, a32, {.semiring = Semiring::lor_land});
     }
 }

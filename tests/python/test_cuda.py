@@ -160,6 +160,23 @@ def test_spgemm_and_triangles_match_the_host(rng):
 
 
 @cuda_only
+def test_spgemm_of_dense_blocks_runs_on_blocks(rng):
+    import scipy.sparse as sp
+
+    pattern = random_csr(rng, 60, 60, dtype=np.float64)
+    S = sp.csr_matrix(sp.kron(pattern, rng.uniform(0.5, 1.5, (3, 3))))
+    S.sort_indices()
+    t = lambda x, dt: torch.from_numpy(np.ascontiguousarray(x)).to("cuda", dt)
+    A = spk.csr_array((t(S.data, torch.float64), t(S.indices, torch.int32), t(S.indptr, torch.int32)), shape=S.shape)
+    assert spk.SpgemmPlan(A, A).config == "blocks 3x3x3"
+    assert spk.SpgemmPlan(A, A, detect_blocks=False).config == "scalar"
+    C = spk.spgemm(A, A)
+    host = lambda x: x.cpu().numpy()
+    got = sp.csr_array((host(C.data), host(C.indices), host(C.indptr)), shape=C.shape)
+    np.testing.assert_allclose(got.toarray(), (S @ S).toarray(), rtol=1e-12, atol=1e-12)
+
+
+@cuda_only
 @pytest.mark.parametrize("reuse", ["automatic", "entries", "places", "search"])
 def test_spgemm_plan_recomputes_on_the_device(rng, reuse):
     import scipy.sparse as sp

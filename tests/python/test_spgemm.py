@@ -144,3 +144,16 @@ def test_spgemm_plan_reads_the_operands_current_values_and_checks_lengths(rng):
         plan.recompute(C, A.data[:-1], A.data)
     with pytest.raises(TypeError, match="b_values: dtype"):
         plan.recompute(C, A.data, A.data.astype(np.float32))
+
+
+def test_spgemm_detect_blocks_is_accepted_and_the_host_plan_is_scalar(rng):
+    # Dense 3 x 3 blocks on a random pattern: CUDA may take them a block at a time; the host
+    # backends compute them as any matrix, whatever detect_blocks says.
+    pattern = random_csr(rng, 20, 20, density=0.2, dtype=np.float64)
+    A = sp.csr_matrix(sp.kron(pattern, rng.uniform(0.5, 1.5, (3, 3))))
+    A.sort_indices()
+    expected = (A @ A).toarray()
+    for blocks in (True, False):
+        C = spk.spgemm(spk.from_scipy(A), spk.from_scipy(A), detect_blocks=blocks)
+        np.testing.assert_allclose(C.to_scipy().toarray(), expected, rtol=1e-12, atol=1e-12)
+    assert spk.SpgemmPlan(spk.from_scipy(A), spk.from_scipy(A)).config == "scalar"

@@ -12,6 +12,7 @@
 #include "core/spgemm_kernels.hpp"
 #include "core/spgemm_semiring.hpp"
 #include "cuda/common/workspace.hpp"
+#include "cuda/spgemm/block_numeric.cuh"
 #include "cuda/spgemm/launch.cuh"
 #include "cuda/spgemm/numeric_kernels.cuh"
 #include "cuda/spgemm/numeric_reuse.cuh"
@@ -101,6 +102,12 @@ void spgemm_numeric(const Executor& exec, const SpgemmProblem<V, I>& p, const Sp
     const DeviceState<I>& state = device_state<I>(s);
     // An empty C has nothing to compute, and its null column array would read as a recompute.
     if (s.nnz == 0) return;
+    if (state.blocks) {
+        block_numeric(exec, p, *state.blocks, c_col_idx, c_values, [&](const SpgemmProblem<V, I>& q, const DeviceState<I>& qs, I* cols, V* values) {
+            numeric_hash(exec, q, qs, cols, values);
+        });
+        return;
+    }
     if (c_col_idx != nullptr) {  // compute()
         numeric_hash(exec, p, state, c_col_idx, c_values);
         return;

@@ -76,6 +76,34 @@ struct BinLayout {
     index_t count(int bin) const { return start[bin + 1] - start[bin]; }
 };
 
+// Where A's entries come in dense br x bk blocks and B's in bk x bc blocks (the rows of each group
+// of br share their columns, which come in aligned runs of bk), C's do in br x bc blocks, and the
+// product runs on the blocks (blocks.cuh): the symbolic phase on the block patterns, the numeric
+// phase a block at a time (block_numeric.cuh). An elasticity matrix (3 unknowns a node) squared
+// has 27 scalar products a block product, so the index work a scalar product falls 27-fold.
+struct BlockShape {
+    int br = 1, bk = 1, bc = 1;
+    int cells() const { return br * bc; }  // entries of a block of C
+};
+
+// What a block product keeps: A's and B's block patterns (columns in blocks), the symbolic
+// result of their product (C's block row_ptr, its rows binned), and C's block columns, which the
+// first numeric call finds (the plan's one state that changes after the symbolic phase, under
+// the mutex, as DeviceState::ReuseColumns).
+template <class I>
+struct BlockProduct {
+    BlockShape shape;
+    long long block_rows = 0;             // of A and C
+    Workspace<I> a_ptr, a_col, b_ptr, b_col;  // the block patterns
+    long long a_nnz = 0, b_nnz = 0;       // blocks of A and B
+    long long b_block_rows = 0, b_block_cols = 0;
+    SpgemmAnalysis pattern;               // of A's block pattern times B's
+    int max_row_blocks = 0;               // the longest block row of C
+    mutable std::mutex mutex;
+    mutable Array<I> c_col;  // C's block columns, sorted within each block row
+    mutable bool ready = false;
+};
+
 // The symbolic phase's arrays (row_ptr, numeric_rows, mask_cols) come from the stream-ordered
 // pool (a cudaMalloc and a cudaFree each would synchronise the device, in every one-shot
 // product): the plan gives them back on its executor's stream, so that stream must outlive the plan.
@@ -112,6 +140,8 @@ struct DeviceState {
         int entry_max_bin = 0;
     };
     mutable ReuseColumns reuse;
+    // Set where the product runs on blocks: then row_ptr is C's and nothing else above is used.
+    std::unique_ptr<BlockProduct<I>> blocks;
 };
 
 template <class I>

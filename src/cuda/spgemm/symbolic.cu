@@ -16,6 +16,7 @@
 #include "core/instantiate.hpp"
 #include "core/spgemm_kernels.hpp"
 #include "cuda/spgemm/binning.cuh"
+#include "cuda/spgemm/blocks.cuh"
 #include "cuda/spgemm/prefix_sum.cuh"
 #include "cuda/spgemm/short_rows.cuh"
 #include "cuda/spgemm/symbolic_kernels.cuh"
@@ -146,6 +147,8 @@ SpgemmAnalysis spgemm_symbolic(const Executor& exec, const SpgemmProblem<V, I>& 
     const long long blocks = (p.b.cols + 31) / 32;
     if (blocks >= static_cast<long long>(kEmptyBlock))
         unsupported("spgemm on CUDA: B has " + std::to_string(p.b.cols) + " columns, more than the 2^37 - 32 the column-block keys can hold");
+    if (const auto shape = detect_block_shape(exec, p))
+        if (auto block_analysis = block_symbolic(exec, p, *shape)) return std::move(*block_analysis);
     const cudaStream_t stream = stream_of(exec);
     auto state = std::make_shared<DeviceState<I>>();
     SpgemmAnalysis s;

@@ -1,0 +1,173 @@
+#pragma once
+// The numeric phase of block products (BlockProduct in state.hpp, blocks.cuh): a warp a block row
+// of C, its br x bc blocks accumulated in the warp's share of shared memory. For each block of A
+// in the row, B's block row is one round of tasks (block of B, row r, column c), each a dot product
+// of bk terms into its own accumulator: B's block columns within a block row are distinct, so no
+// two lanes of a round meet and plain adds do (no atomics), rounds apart by __syncwarp. Each
+// round's blocks of B find their place in C's block row by a binary search over its sorted block
+// columns, a lane a block, shared with the block's tasks by shuffles. The first call finds C's
+// block columns with the scalar kernels on the block patterns.
+#include <algorithm>
+#include <cmath>
+#include <limits>
+#include <mutex>
+
+#include "core/spgemm_kernels.hpp"
+#include "core/spgemm_semiring.hpp"
+#include "cuda/spgemm/blocks.cuh"
+#include "cuda/spgemm/launch.cuh"
+#include "cuda/spgemm/state.hpp"
+
+namespace spk::detail::cuda::spgemm {
+
+inline constexpr int kBlockWarps = 4;  // warps a thread block
+
+template <class V, class I>
+struct BlockArgs {
+    int br, bk, bc;
+    long long block_rows;
+    const I* a_ptr;  // the block patterns
+    const I* a_col;
+    const I* b_ptr;
+    const I* b_col;
+    const I* c_ptr;  // C's block row_ptr and block columns (sorted)
+    const I* c_col;
+    const V* a_val;  // A's, B's and C's scalar values
+    const V* b_val;
+    V* c_val;
+    I* c_scalar_col;  // C's columns, or null (values only)
+    int max_row_blocks;
+};
+
+// The place of column j among cols[0, n) (sorted, holding j).
+template <class I>
+__device__ __forceinline__ int place_of(const I* cols, int n, I j) {
+    int lo = 0;
+    while (n > 1) {
+        const int half = n >> 1;
+        if (cols[lo + half] <= j) lo += half;
+        n -= half;
+    }
+    return lo;
+}
+
+// A warp a block row of C (see the top). Where values sit: a block row of a matrix of g x s
+// blocks, `blocks` blocks from its block row_ptr entry `begin` on, fills g scalar rows of
+// blocks x s entries each; entry (r, m) of its block j is at g s begin + s j + r (blocks s) + m.
+template <class Op, class V, class I>
+__global__ void __launch_bounds__(kBlockWarps * 32) block_values(BlockArgs<V, I> p) {
+    extern __shared__ __align__(16) unsigned char block_smem[];
+    const int warp = static_cast<int>(threadIdx.x >> 5), lane = static_cast<int>(threadIdx.x & 31);
+    const int cells = p.br * p.bc;
+    V* acc = reinterpret_cast<V*>(block_smem) + static_cast<long long>(warp) * p.max_row_blocks * cells;
+    I* cols = reinterpret_cast<I*>(reinterpret_cast<V*>(block_smem) + static_cast<long long>(kBlockWarps) * p.max_row_blocks * cells) +
+              static_cast<long long>(warp) * p.max_row_blocks;
+    const V identity = Op::kZeroIsIdentity ? V(0) : std::numeric_limits<V>::quiet_NaN();  // fmin and fmax ignore a NaN
+    // A round's task t0 + lane is block t / cells of the chunk, cell t % cells; the lane's first
+    // task, and the steps from one round to the next, are the same in every round of every
+    // chunk. A cell's row r = cell / bc by a multiply (exact for cells < 2^16 / bc).
+    const int first_block = lane / cells, first_cell = lane - first_block * cells;
+    const int step_blocks = 32 / cells, step_cells = 32 - step_blocks * cells;
+    const unsigned bc_inverse = (65536u + p.bc - 1) / p.bc;
+    for (long long row = static_cast<long long>(blockIdx.x) * kBlockWarps + warp; row < p.block_rows;
+         row += static_cast<long long>(gridDim.x) * kBlockWarps) {
+        const long long c_begin = p.c_ptr[row];
+        const int nc = static_cast<int>(p.c_ptr[row + 1] - c_begin);
+        for (int t = lane; t < nc; t += 32) cols[t] = p.c_col[c_begin + t];
+        for (int t = lane; t < nc * cells; t += 32) acc[t] = identity;
+        __syncwarp();
+        const long long a_begin = p.a_ptr[row];
+        const int na = static_cast<int>(p.a_ptr[row + 1] - a_begin);
+        const long long a_first = static_cast<long long>(p.br) * p.bk * a_begin, a_stride = static_cast<long long>(na) * p.bk;
+        for (int ja = 0; ja < na; ++ja) {
+            const I k = p.a_col[a_begin + ja];
+            const long long b_begin = p.b_ptr[k];
+            const int nb = static_cast<int>(p.b_ptr[k + 1] - b_begin);
+            const long long b_stride = static_cast<long long>(nb) * p.bc;
+            const V* a_block = p.a_val + a_first + static_cast<long long>(p.bk) * ja;
+            const V* b_blocks = p.b_val + static_cast<long long>(p.bk) * p.bc * b_begin;
+            for (int first = 0; first < nb; first += 32) {  // 32 blocks of B's row at a time
+                const int chunk = min(32, nb - first);
+                const int my_place = lane < chunk ? place_of(cols, nc, p.b_col[b_begin + first + lane]) : 0;
+                int jb = first_block, cell = first_cell;
+                for (int t0 = 0; t0 < chunk * cells; t0 += 32) {
+                    const int place = __shfl_sync(0xffffffffu, my_place, jb & 31);
+                    const int this_block = jb, this_cell = cell;
+                    jb += step_blocks;
+                    cell += step_cells;
+                    if (cell >= cells) {
+                        cell -= cells;
+                        ++jb;
+                    }
+                    if (this_block >= chunk) continue;
+                    const int r = static_cast<int>(static_cast<unsigned>(this_cell) * bc_inverse >> 16), c = this_cell - r * p.bc;
+                    const V* av = a_block + r * a_stride;
+                    const V* bv = b_blocks + static_cast<long long>(p.bc) * (first + this_block) + c;
+                    V sum = Op::multiply(av[0], bv[0]);
+                    for (int m = 1; m < p.bk; ++m) sum = Op::add(sum, Op::multiply(av[m], bv[m * b_stride]));
+                    V& slot = acc[place * cells + this_cell];
+                    slot = Op::add(slot, sum);
+                }
+                __syncwarp();
+            }
+        }
+        // C's row br row + r holds the block row's blocks x bc entries: one pass over them, row by row.
+        const long long row_len = static_cast<long long>(nc) * p.bc;
+        for (int t = lane; t < nc * cells; t += 32) {
+            const int r = static_cast<int>(t / row_len), rest = static_cast<int>(t - r * row_len), jc = rest / p.bc, c = rest - jc * p.bc;
+            const long long out = static_cast<long long>(cells) * c_begin + r * row_len + rest;
+            p.c_val[out] = acc[jc * cells + r * p.bc + c];
+            if (p.c_scalar_col) p.c_scalar_col[out] = static_cast<I>(static_cast<long long>(cols[jc]) * p.bc + c);
+        }
+        __syncwarp();
+    }
+}
+
+// C's values (and columns where c_col is not null) of a block product. find_block_columns(problem,
+// state, cols, values): the scalar numeric phase (numeric_hash), which the first call runs on the
+// block patterns.
+template <class V, class I, class FindColumns>
+void block_numeric(const Executor& exec, const SpgemmProblem<V, I>& p, const BlockProduct<I>& blocks, I* c_col, V* c_val,
+                   FindColumns&& find_block_columns) {
+    {
+        const std::lock_guard<std::mutex> lock(blocks.mutex);
+        if (!blocks.ready) {
+            const auto block_nnz = static_cast<std::size_t>(blocks.pattern.nnz);
+            blocks.c_col = Array<I>(exec, block_nnz);
+            Workspace<V> counts(exec, block_nnz);  // plus_pair's counts of the block patterns' product: unused
+            find_block_columns(block_pattern_problem(p, blocks), device_state<I>(blocks.pattern), blocks.c_col.data(), counts.data());
+            blocks.ready = true;
+        }
+    }
+    const BlockShape& s = blocks.shape;
+    BlockArgs<V, I> args{};
+    args.br = s.br;
+    args.bk = s.bk;
+    args.bc = s.bc;
+    args.block_rows = blocks.block_rows;
+    args.a_ptr = blocks.a_ptr.data();
+    args.a_col = blocks.a_col.data();
+    args.b_ptr = blocks.b_ptr.data();
+    args.b_col = blocks.b_col.data();
+    args.c_ptr = device_state<I>(blocks.pattern).row_ptr.data();
+    args.c_col = blocks.c_col.data();
+    args.a_val = p.a.values;
+    args.b_val = p.b.values;
+    args.c_val = c_val;
+    args.c_scalar_col = c_col;
+    args.max_row_blocks = std::max(blocks.max_row_blocks, 1);
+    const std::size_t smem = static_cast<std::size_t>(kBlockWarps) * args.max_row_blocks * (s.cells() * sizeof(V) + sizeof(I));
+    with_semiring(p.semiring, [&](auto op) {
+        using Op = decltype(op);
+        auto* kernel = block_values<Op, V, I>;
+        allow_dynamic_shared_memory(kernel);
+        int per_sm = 0;
+        SPK_CUDA_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, kernel, kBlockWarps * 32, smem));
+        const long long resident = static_cast<long long>(std::max(per_sm, 1)) * multiprocessors(exec);
+        const long long grid = std::min<long long>((blocks.block_rows + kBlockWarps - 1) / kBlockWarps, resident);
+        kernel<<<static_cast<unsigned>(std::max<long long>(grid, 1)), kBlockWarps * 32, smem, stream_of(exec)>>>(args);
+        SPK_CUDA_CHECK_LAUNCH();
+    });
+}
+
+}  // namespace spk::detail::cuda::spgemm
