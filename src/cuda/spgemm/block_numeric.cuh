@@ -1,12 +1,15 @@
 #pragma once
 // The numeric phase of block products (BlockProduct in state.hpp, blocks.cuh): a warp a block row
-// of C, its br x bc blocks accumulated in the warp's share of shared memory. For each block of A
-// in the row, B's block row is one round of tasks (block of B, row r, column c), each a dot product
-// of bk terms into its own accumulator: B's block columns within a block row are distinct, so no
-// two lanes of a round meet and plain adds do (no atomics), rounds apart by __syncwarp. Each
-// round's blocks of B find their place in C's block row by a binary search over its sorted block
-// columns, a lane a block, shared with the block's tasks by shuffles. The first call finds C's
-// block columns with the scalar kernels on the block patterns.
+// of C, its br x bc blocks accumulated in the warp's share of shared memory. A block row of B is
+// stored as bk scalar rows, each holding its blocks' entries one after another (see block_values),
+// so for each block of A in the row the lanes walk B's block row by entries: lane t loads entry t
+// of each of the bk scalar rows (coalesced loads, each read once) and adds, for every row r of
+// the block of A, their dot product with A's row r into C's entry (r, c) of the block t falls in.
+// B's block columns within a block row are distinct, so no two lanes meet and plain adds do (no
+// atomics); a __syncwarp after each block of A keeps the lanes apart from the next one's adds.
+// The blocks of B find their place in C's block row by a binary search over its sorted block
+// columns, a lane a block, shared with the entries by shuffles. The first call finds C's block
+// columns with the scalar kernels on the block patterns.
 #include <algorithm>
 #include <cmath>
 #include <limits>
@@ -63,11 +66,8 @@ __global__ void __launch_bounds__(kBlockWarps * 32) block_values(BlockArgs<V, I>
     I* cols = reinterpret_cast<I*>(reinterpret_cast<V*>(block_smem) + static_cast<long long>(kBlockWarps) * p.max_row_blocks * cells) +
               static_cast<long long>(warp) * p.max_row_blocks;
     const V identity = Op::kZeroIsIdentity ? V(0) : std::numeric_limits<V>::quiet_NaN();  // fmin and fmax ignore a NaN
-    // A round's task t0 + lane is block t / cells of the chunk, cell t % cells; the lane's first
-    // task, and the steps from one round to the next, are the same in every round of every
-    // chunk. A cell's row r = cell / bc by a multiply (exact for cells < 2^16 / bc).
-    const int first_block = lane / cells, first_cell = lane - first_block * cells;
-    const int step_blocks = 32 / cells, step_cells = 32 - step_blocks * cells;
+    // The block of an entry of a chunk of B's blocks by a multiply: exact for the chunk's at most
+    // 32 x 6 entries (and the lanes past them).
     const unsigned bc_inverse = (65536u + p.bc - 1) / p.bc;
     for (long long row = static_cast<long long>(blockIdx.x) * kBlockWarps + warp; row < p.block_rows;
          row += static_cast<long long>(gridDim.x) * kBlockWarps) {
@@ -83,33 +83,35 @@ __global__ void __launch_bounds__(kBlockWarps * 32) block_values(BlockArgs<V, I>
             const I k = p.a_col[a_begin + ja];
             const long long b_begin = p.b_ptr[k];
             const int nb = static_cast<int>(p.b_ptr[k + 1] - b_begin);
-            const long long b_stride = static_cast<long long>(nb) * p.bc;
-            const V* a_block = p.a_val + a_first + static_cast<long long>(p.bk) * ja;
-            const V* b_blocks = p.b_val + static_cast<long long>(p.bk) * p.bc * b_begin;
+            const long long b_stride = static_cast<long long>(nb) * p.bc;  // entries of each of B's scalar rows
+            const V* a_block = p.a_val + a_first + static_cast<long long>(p.bk) * ja;  // entry (r, m) at r a_stride + m
+            const V* b_rows = p.b_val + static_cast<long long>(p.bk) * p.bc * b_begin;  // row m's entry t at m b_stride + t
             for (int first = 0; first < nb; first += 32) {  // 32 blocks of B's row at a time
                 const int chunk = min(32, nb - first);
-                const int my_place = lane < chunk ? place_of(cols, nc, p.b_col[b_begin + first + lane]) : 0;
-                int jb = first_block, cell = first_cell;
-                for (int t0 = 0; t0 < chunk * cells; t0 += 32) {
-                    const int place = __shfl_sync(0xffffffffu, my_place, jb & 31);
-                    const int this_block = jb, this_cell = cell;
-                    jb += step_blocks;
-                    cell += step_cells;
-                    if (cell >= cells) {
-                        cell -= cells;
-                        ++jb;
+                const int my_place = lane < chunk ? place_of(cols, nc, p.b_col[b_begin + first + lane]) * cells : 0;
+                const int span = chunk * p.bc;
+                const V* b_chunk = b_rows + static_cast<long long>(first) * p.bc;
+                for (int t0 = 0; t0 < span; t0 += 32) {
+                    const int t = t0 + lane;
+                    const int jb = static_cast<int>(static_cast<unsigned>(t) * bc_inverse >> 16);
+                    const int slot0 = __shfl_sync(0xffffffffu, my_place, jb & 31) + (t - jb * p.bc);
+                    if (t >= span) continue;
+                    V b[kMaxBlockSize];
+#pragma unroll
+                    for (int m = 0; m < kMaxBlockSize; ++m)
+                        if (m < p.bk) b[m] = b_chunk[m * b_stride + t];
+                    for (int r = 0; r < p.br; ++r) {
+                        const V* ar = a_block + r * a_stride;
+                        V sum = Op::multiply(ar[0], b[0]);
+#pragma unroll
+                        for (int m = 1; m < kMaxBlockSize; ++m)
+                            if (m < p.bk) sum = Op::add(sum, Op::multiply(ar[m], b[m]));
+                        V& slot = acc[slot0 + r * p.bc];
+                        slot = Op::add(slot, sum);
                     }
-                    if (this_block >= chunk) continue;
-                    const int r = static_cast<int>(static_cast<unsigned>(this_cell) * bc_inverse >> 16), c = this_cell - r * p.bc;
-                    const V* av = a_block + r * a_stride;
-                    const V* bv = b_blocks + static_cast<long long>(p.bc) * (first + this_block) + c;
-                    V sum = Op::multiply(av[0], bv[0]);
-                    for (int m = 1; m < p.bk; ++m) sum = Op::add(sum, Op::multiply(av[m], bv[m * b_stride]));
-                    V& slot = acc[place * cells + this_cell];
-                    slot = Op::add(slot, sum);
                 }
-                __syncwarp();
             }
+            __syncwarp();
         }
         // C's row br row + r holds the block row's blocks x bc entries: one pass over them, row by row.
         const long long row_len = static_cast<long long>(nc) * p.bc;

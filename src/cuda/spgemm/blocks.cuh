@@ -19,6 +19,7 @@ namespace spk::detail::cuda::spgemm {
 // scalar products a block product.
 inline constexpr int kBlockSizeCount = 4;
 __host__ __device__ constexpr int block_size_at(int i) { return i < 3 ? i + 2 : 6; }  // 2, 3, 4, 6
+inline constexpr int kMaxBlockSize = 6;
 inline constexpr int kMinBlockProducts = 8;
 // A warp holds a block row of C in shared memory (values and block columns); beyond this many
 // bytes (fewer than 8 warps an SM) the product stays scalar.
