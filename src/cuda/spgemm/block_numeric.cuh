@@ -79,47 +79,69 @@ __global__ void __launch_bounds__(kBlockWarps * 32) block_values(BlockArgs<V, I>
         const long long a_begin = p.a_ptr[row];
         const int na = static_cast<int>(p.a_ptr[row + 1] - a_begin);
         const long long a_first = static_cast<long long>(p.br) * p.bk * a_begin, a_stride = static_cast<long long>(na) * p.bk;
-        for (int ja = 0; ja < na; ++ja) {
-            const I k = p.a_col[a_begin + ja];
-            const long long b_begin = p.b_ptr[k];
-            const int nb = static_cast<int>(p.b_ptr[k + 1] - b_begin);
-            const long long b_stride = static_cast<long long>(nb) * p.bc;  // entries of each of B's scalar rows
-            const V* a_block = p.a_val + a_first + static_cast<long long>(p.bk) * ja;  // entry (r, m) at r a_stride + m
-            const V* b_rows = p.b_val + static_cast<long long>(p.bk) * p.bc * b_begin;  // row m's entry t at m b_stride + t
-            for (int first = 0; first < nb; first += 32) {  // 32 blocks of B's row at a time
-                const int chunk = min(32, nb - first);
-                const int my_place = lane < chunk ? place_of(cols, nc, p.b_col[b_begin + first + lane]) * cells : 0;
-                const int span = chunk * p.bc;
-                const V* b_chunk = b_rows + static_cast<long long>(first) * p.bc;
-                for (int t0 = 0; t0 < span; t0 += 32) {
-                    const int t = t0 + lane;
-                    const int jb = static_cast<int>(static_cast<unsigned>(t) * bc_inverse >> 16);
-                    const int slot0 = __shfl_sync(0xffffffffu, my_place, jb & 31) + (t - jb * p.bc);
-                    if (t >= span) continue;
-                    V b[kMaxBlockSize];
+        for (int a_first_block = 0; a_first_block < na; a_first_block += 32) {
+            // A's next 32 blocks: their rows of B, a lane each, so that no block waits on its loads.
+            const int a_chunk = min(32, na - a_first_block);
+            long long lane_b_begin = 0;
+            int lane_nb = 0;
+            if (lane < a_chunk) {
+                const I k = p.a_col[a_begin + a_first_block + lane];
+                lane_b_begin = p.b_ptr[k];
+                lane_nb = static_cast<int>(p.b_ptr[k + 1] - lane_b_begin);
+            }
+            for (int j = 0; j < a_chunk; ++j) {
+                const int ja = a_first_block + j;
+                const long long b_begin = __shfl_sync(0xffffffffu, lane_b_begin, j);
+                const int nb = __shfl_sync(0xffffffffu, lane_nb, j);
+                const long long b_stride = static_cast<long long>(nb) * p.bc;  // entries of each of B's scalar rows
+                const V* a_block = p.a_val + a_first + static_cast<long long>(p.bk) * ja;  // entry (r, m) at r a_stride + m
+                const V* b_rows = p.b_val + static_cast<long long>(p.bk) * p.bc * b_begin;  // row m's entry t at m b_stride + t
+                for (int first = 0; first < nb; first += 32) {  // 32 blocks of B's row at a time
+                    const int chunk = min(32, nb - first);
+                    const int my_place = lane < chunk ? place_of(cols, nc, p.b_col[b_begin + first + lane]) * cells : 0;
+                    const int span = chunk * p.bc;
+                    const V* b_chunk = b_rows + static_cast<long long>(first) * p.bc;
+                    for (int t0 = 0; t0 < span; t0 += 32) {
+                        const int t = t0 + lane;
+                        const int jb = static_cast<int>(static_cast<unsigned>(t) * bc_inverse >> 16);
+                        const int slot0 = __shfl_sync(0xffffffffu, my_place, jb & 31) + (t - jb * p.bc);
+                        if (t >= span) continue;
+                        V b[kMaxBlockSize];
 #pragma unroll
-                    for (int m = 0; m < kMaxBlockSize; ++m)
-                        if (m < p.bk) b[m] = b_chunk[m * b_stride + t];
-                    for (int r = 0; r < p.br; ++r) {
-                        const V* ar = a_block + r * a_stride;
-                        V sum = Op::multiply(ar[0], b[0]);
+                        for (int m = 0; m < kMaxBlockSize; ++m)
+                            if (m < p.bk) b[m] = b_chunk[m * b_stride + t];
+                        for (int r = 0; r < p.br; ++r) {
+                            const V* ar = a_block + r * a_stride;
+                            V sum = Op::multiply(ar[0], b[0]);
 #pragma unroll
-                        for (int m = 1; m < kMaxBlockSize; ++m)
-                            if (m < p.bk) sum = Op::add(sum, Op::multiply(ar[m], b[m]));
-                        V& slot = acc[slot0 + r * p.bc];
-                        slot = Op::add(slot, sum);
+                            for (int m = 1; m < kMaxBlockSize; ++m)
+                                if (m < p.bk) sum = Op::add(sum, Op::multiply(ar[m], b[m]));
+                            V& slot = acc[slot0 + r * p.bc];
+                            slot = Op::add(slot, sum);
+                        }
                     }
                 }
+                __syncwarp();
             }
-            __syncwarp();
         }
-        // C's row br row + r holds the block row's blocks x bc entries: one pass over them, row by row.
-        const long long row_len = static_cast<long long>(nc) * p.bc;
-        for (int t = lane; t < nc * cells; t += 32) {
-            const int r = static_cast<int>(t / row_len), rest = static_cast<int>(t - r * row_len), jc = rest / p.bc, c = rest - jc * p.bc;
-            const long long out = static_cast<long long>(cells) * c_begin + r * row_len + rest;
-            p.c_val[out] = acc[jc * cells + r * p.bc + c];
-            if (p.c_scalar_col) p.c_scalar_col[out] = static_cast<I>(static_cast<long long>(cols[jc]) * p.bc + c);
+        // C's row br row + r holds the block row's nc x bc entries: a pass over each. A lane's entry
+        // (block jc, column c) steps by 32 entries a round, without dividing.
+        const int row_len = nc * p.bc;
+        const int step_blocks = 32 / p.bc, step_cols = 32 - step_blocks * p.bc;
+        for (int r = 0; r < p.br; ++r) {
+            V* out = p.c_val + static_cast<long long>(cells) * c_begin + static_cast<long long>(r) * row_len;
+            I* out_col = p.c_scalar_col ? p.c_scalar_col + static_cast<long long>(cells) * c_begin + static_cast<long long>(r) * row_len : nullptr;
+            int jc = lane / p.bc, c = lane - jc * p.bc;
+            for (int t = lane; t < row_len; t += 32) {
+                out[t] = acc[jc * cells + r * p.bc + c];
+                if (out_col) out_col[t] = static_cast<I>(static_cast<long long>(cols[jc]) * p.bc + c);
+                jc += step_blocks;
+                c += step_cols;
+                if (c >= p.bc) {
+                    c -= p.bc;
+                    ++jc;
+                }
+            }
         }
         __syncwarp();
     }
