@@ -210,6 +210,24 @@ TEST_F(Cli, InfoCountsDistancesFromTheDiagonal) {
     EXPECT_EQ(j.out.find("\"entries\": 80", far), j.out.find("\"entries\"", far)) << j.out;
 }
 
+// Dense blocks as CUDA's SpGEMM takes them: elasticity's 3 x 3 (3 unknowns a node), its AMG
+// prolongator's 3 x 6 (6 rigid-body modes an aggregate), none in a scalar Laplacian.
+TEST_F(Cli, InfoFindsDenseBlocks) {
+    const Result e = spk("info elasticity3d:n=3");
+    ASSERT_EQ(e.code, 0) << e.err;
+    EXPECT_NE(e.out.find("blocks       3 x 3 (rows in groups of 3 with equal columns, columns in aligned runs of 3)"), std::string::npos)
+        << e.out;
+    const Result l = spk("info laplace3d:nx=5,ny=4,nz=3");
+    ASSERT_EQ(l.code, 0) << l.err;
+    EXPECT_NE(l.out.find("blocks       none"), std::string::npos) << l.out;
+    const std::string prefix = (dir_ / "el.spkb").string();
+    ASSERT_EQ(spk("gen elasticity3d:n=6 --amg -o '" + prefix + "'").code, 0);
+    const Result p = spk("info --json '" + (dir_ / "el_P.spkb").string() + "'");
+    ASSERT_EQ(p.code, 0) << p.err;
+    EXPECT_NE(p.out.find("\"block_rows\": 3,"), std::string::npos) << p.out;
+    EXPECT_NE(p.out.find("\"block_cols\": 6"), std::string::npos) << p.out;
+}
+
 TEST_F(Cli, GenThenInfoRoundTrip) {
     for (const char* ext : {".mtx", ".spkb"}) {
         const std::string path = (dir_ / (std::string("banded") + ext)).string();

@@ -21,8 +21,9 @@ const CommandSpec& spec() {
         .synopsis = "MATRIX [--json]",
         .description =
             "Prints the shape, nnz, row-length statistics and log2 histogram, symmetry (pattern and values),\n"
-            "bandwidth, diagonal entries and a log2 histogram of the entries' distances from the diagonal (with the\n"
-            "share of entries within each distance) of MATRIX: a file (.mtx, .mtx.gz, .spkb) or a generator spec.",
+            "bandwidth, diagonal entries, dense blocks (rows in groups with equal columns, columns in aligned runs: what\n"
+            "CUDA's SpGEMM multiplies a block at a time) and a log2 histogram of the entries' distances from the diagonal\n"
+            "(with the share of entries within each distance) of MATRIX: a file (.mtx, .mtx.gz, .spkb) or a generator spec.",
         .options = {{.name = "json", .help = "print the statistics as JSON on stdout instead of text"}},
         .min_positional = 1,
         .max_positional = 1,
@@ -61,6 +62,7 @@ Json to_json(const MatrixSource& src, const MatrixStats& s, const MatrixMarketHe
     j.set("square", s.square).set("pattern_symmetric", s.pattern_symmetric).set("value_symmetric", s.value_symmetric);
     j.set("lower_bandwidth", s.lower_bandwidth).set("upper_bandwidth", s.upper_bandwidth).set("diagonal_entries", s.diagonal);
     j.set("diagonal_distance_log2_histogram", std::move(distance));
+    j.set("block_rows", s.block_rows).set("block_cols", s.block_cols);
     return j;
 }
 
@@ -97,6 +99,11 @@ void print_text(const MatrixSource& src, const MatrixStats& s, const MatrixMarke
     std::printf("bandwidth    lower %lld, upper %lld\n", static_cast<long long>(s.lower_bandwidth),
                 static_cast<long long>(s.upper_bandwidth));
     std::printf("diagonal     %lld entries\n", static_cast<long long>(s.diagonal));
+    if (s.block_rows > 1 || s.block_cols > 1)
+        std::printf("blocks       %d x %d (rows in groups of %d with equal columns, columns in aligned runs of %d)\n", s.block_rows,
+                    s.block_cols, s.block_rows, s.block_cols);
+    else
+        std::printf("blocks       none\n");
     std::printf("row lengths  (log2 buckets; rows, share of rows up to the bucket)\n");
     print_histogram(s.histogram, s.rows);
     std::printf("|col - row|  (log2 buckets; entries, share of entries within the distance)\n");

@@ -15,6 +15,45 @@ void count_log2(std::vector<index_t>& histogram, index_t value) {
     ++histogram[bucket];
 }
 
+constexpr int kBlockSizes[] = {2, 3, 4, 6};  // the sizes src/cuda/spgemm/blocks.cuh tries
+
+// Whether a's rows come in groups of g with equal columns.
+template <class V, class I>
+bool rows_in_groups(CsrView<const V, I> a, int g) {
+    if (a.rows == 0 || a.rows % g != 0) return false;
+    for (index_t first = 0; first < a.rows; first += g) {
+        const I* cols = a.col_idx + a.row_ptr[first];
+        const index_t len = a.row_ptr[first + 1] - a.row_ptr[first];
+        for (index_t i = first + 1; i < first + g; ++i)
+            if (a.row_ptr[i + 1] - a.row_ptr[i] != len || !std::equal(cols, cols + len, a.col_idx + a.row_ptr[i])) return false;
+    }
+    return true;
+}
+
+// Whether each of a's rows holds its columns in runs of s consecutive columns, each starting at a
+// multiple of s (columns sorted, as compute_stats takes them).
+template <class V, class I>
+bool columns_in_runs(CsrView<const V, I> a, int s) {
+    if (a.nnz == 0 || a.cols % s != 0) return false;
+    for (index_t i = 0; i < a.rows; ++i) {
+        const index_t begin = a.row_ptr[i], len = a.row_ptr[i + 1] - begin;
+        if (len % s != 0) return false;
+        for (index_t q = 0; q < len; ++q) {
+            const index_t c = a.col_idx[begin + q];
+            if (q % s == 0 ? c % s != 0 : c != static_cast<index_t>(a.col_idx[begin + q - 1]) + 1) return false;
+        }
+    }
+    return true;
+}
+
+template <class Holds>
+int largest_block_size(Holds&& holds) {
+    int largest = 1;
+    for (const int s : kBlockSizes)
+        if (holds(s)) largest = s;
+    return largest;
+}
+
 }  // namespace
 
 template <class V, class I>
@@ -52,6 +91,8 @@ MatrixStats compute_stats(CsrView<const V, I> a) {
             std::equal(a.row_ptr, a.row_ptr + a.rows + 1, tv.row_ptr) && std::equal(a.col_idx, a.col_idx + a.nnz, tv.col_idx);
         s.value_symmetric = s.pattern_symmetric && (a.values == nullptr || std::equal(a.values, a.values + a.nnz, tv.values));
     }
+    s.block_rows = largest_block_size([&](int g) { return rows_in_groups(a, g); });
+    s.block_cols = largest_block_size([&](int size) { return columns_in_runs(a, size); });
     return s;
 }
 

@@ -22,6 +22,9 @@ struct MatrixStats {
     bool square = false;
     bool pattern_symmetric = false;  // square and pattern(A) == pattern(Aᵀ)
     bool value_symmetric = false;    // and values equal
+    // Dense blocks as CUDA's SpGEMM finds them (sizes 2, 3, 4 or 6; 1: none): rows in groups of
+    // block_rows with equal columns, each row's columns in runs of block_cols starting at multiples of it.
+    int block_rows = 1, block_cols = 1;
 };
 
 // A must be host, sorted, without duplicates (as readers and generators return it).
