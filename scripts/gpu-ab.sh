@@ -15,6 +15,8 @@
 # Why build-ab/patched-files: the device's copy of the tree takes this machine's file times, so a file a patch touched
 # and reversed comes back OLDER than the objects built from the patched text, and ninja would keep those objects in the
 # next call. Every file a patch touched is listed there and touched before the next base build.
+# AB_SETUP (environment): a shell command run once after the base build, before any bench, e.g. to
+# generate AMG operators with build-ab/bin/spk (their files stay for every variant's benches).
 # Run scripts/stage-matrices.sh first where ../shared exists, and carry .data/matrices.
 set -uo pipefail
 cd "$(dirname "$0")/.." || exit 1
@@ -80,6 +82,10 @@ if [ -f "$patched" ]; then  # left by an earlier call: its objects may hold a va
   rm -f "$patched"
 fi
 build base || { pack; exit 1; }
+if [ -n "${AB_SETUP:-}" ]; then  # e.g. operators for the benches that only the built spk can generate
+  bash -c "$AB_SETUP" >"$log/setup.log" 2>&1 || echo "AB_SETUP failed: $(tail -3 "$log/setup.log")"
+  stamp "set up"
+fi
 run_benches base
 pack
 variants=(base)
