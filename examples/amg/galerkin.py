@@ -59,6 +59,8 @@ def main(argv=None):
     RA = ra_plan.compute()
     rap_plan = spk.SpgemmPlan(RA, p_)  # RA's pattern never changes: its plan reads RA's values at each recompute
     Ac = rap_plan.compute()
+    # "blocks 6x3x3" where the level's operators consist of dense blocks (on CUDA), else "scalar"
+    print(f"paths: R·A {ra_plan.config}, (R·A)·P {rap_plan.config}")
     rng = np.random.default_rng(0)
     worst = 0.0
     print("| step | numeric R·A + (R·A)·P ms | spk.spgemm both ms | SciPy R @ A @ P ms | max abs difference |")
