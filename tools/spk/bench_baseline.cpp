@@ -48,6 +48,7 @@ struct SpgemmFigures {
     // through a plan of its own; 0: not measured (no room beside the first plan).
     double places_reuse_seconds = 0, entries_reuse_seconds = 0, search_reuse_seconds = 0;
     double peak_bytes = 0;
+    std::string path;  // SpgemmPlan::config(): "scalar" or "blocks BRxBKxBC"
 };
 
 template <class V>
@@ -60,6 +61,7 @@ SpgemmFigures spgemm_spk_figures(const Executor& exec, const Csr<V, std::int32_t
         c = plan->compute();
     });
     SpgemmFigures f;
+    f.path = plan->config();
     f.peak_bytes = static_cast<double>(pool) + csr_bytes(c.rows(), c.nnz(), sizeof(V));
     const auto w = static_cast<int>(warmup), r = static_cast<int>(reps);
     try {  // a second plan and a second C beside the first: products that fit once may not fit twice
@@ -95,11 +97,13 @@ SpgemmFigures spgemm_spk_figures(const Executor& exec, const Csr<V, std::int32_t
     return f;
 }
 
-// "spk.plan=... spk.compute=... spk.reuse=...(first ..., keeps ...) spk.reuse_places=... spk.reuse_entries=...
-// spk.reuse_search=... spk.peak=...".
+// "spk.path=... spk.plan=... spk.compute=... spk.reuse=...(first ..., keeps ...) spk.reuse_places=...
+// spk.reuse_entries=... spk.reuse_search=... spk.peak=..." (the path with '-' for its space: one word).
 std::string describe(const SpgemmFigures& f) {
     const auto phase = [](double seconds) { return seconds > 0 ? millis(seconds) + "ms" : std::string("n/a"); };
-    return "spk.plan=" + phase(f.plan_seconds) + " spk.compute=" + phase(f.compute_seconds) + " spk.reuse=" + millis(f.reuse_seconds) +
+    std::string path = f.path;
+    std::replace(path.begin(), path.end(), ' ', '-');
+    return "spk.path=" + path + " spk.plan=" + phase(f.plan_seconds) + " spk.compute=" + phase(f.compute_seconds) + " spk.reuse=" + millis(f.reuse_seconds) +
            "ms(first " + millis(f.first_reuse_seconds) + "ms, keeps " + bytes(f.reuse_kept_bytes) + ") spk.reuse_places=" +
            phase(f.places_reuse_seconds) + " spk.reuse_entries=" + phase(f.entries_reuse_seconds) + " spk.reuse_search=" +
            phase(f.search_reuse_seconds) + " spk.peak=" + bytes(f.peak_bytes);
