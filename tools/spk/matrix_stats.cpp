@@ -4,6 +4,8 @@
 #include <bit>
 #include <cmath>
 
+#include "core/block_sizes.hpp"
+
 namespace spk::cli {
 
 namespace {
@@ -14,8 +16,6 @@ void count_log2(std::vector<index_t>& histogram, index_t value) {
     if (histogram.size() <= bucket) histogram.resize(bucket + 1, 0);
     ++histogram[bucket];
 }
-
-constexpr int kBlockSizes[] = {2, 3, 4, 6};  // the sizes src/cuda/spgemm/blocks.cuh tries
 
 // Whether a's rows come in groups of g with equal columns.
 template <class V, class I>
@@ -49,7 +49,7 @@ bool columns_in_runs(CsrView<const V, I> a, int s) {
 template <class Holds>
 int largest_block_size(Holds&& holds) {
     int largest = 1;
-    for (const int s : kBlockSizes)
+    for (const int s : detail::kDenseBlockSizes)
         if (holds(s)) largest = s;
     return largest;
 }

@@ -8,6 +8,7 @@
 #include <optional>
 #include <string>
 
+#include "core/block_sizes.hpp"
 #include "core/spgemm_kernels.hpp"
 #include "cuda/spgemm/launch.cuh"
 #include "cuda/spgemm/state.hpp"
@@ -17,9 +18,12 @@ namespace spk::detail::cuda::spgemm {
 // The block sizes tried, bit i of a size mask standing for block_size_at(i). A block product pays
 // for its detection and a symbolic phase of its own, so it takes at least kMinBlockProducts
 // scalar products a block product.
-inline constexpr int kBlockSizeCount = 4;
+// block_size_at spells kDenseBlockSizes out for device code, which cannot index a host array.
+inline constexpr int kBlockSizeCount = static_cast<int>(kDenseBlockSizes.size());
 __host__ __device__ constexpr int block_size_at(int i) { return i < 3 ? i + 2 : 6; }  // 2, 3, 4, 6
-inline constexpr int kMaxBlockSize = 6;
+static_assert(kBlockSizeCount == 4 && block_size_at(0) == kDenseBlockSizes[0] && block_size_at(1) == kDenseBlockSizes[1] &&
+              block_size_at(2) == kDenseBlockSizes[2] && block_size_at(3) == kDenseBlockSizes[3]);
+inline constexpr int kMaxBlockSize = kDenseBlockSizes.back();
 inline constexpr int kMinBlockProducts = 8;
 // A warp holds a block row of C in shared memory (values and block columns); beyond this many
 // bytes (fewer than 8 warps an SM) the product stays scalar.
