@@ -519,6 +519,7 @@ TYPED_TEST(CudaSpgemm, BlockProductsMatchReference) {
     expect_all_variants_match(a, b);
     expect_recompute_matches(a, b, {});
     expect_recompute_matches(a, b, {.semiring = Semiring::min_plus});
+    expect_recompute_matches(a, b, {.reuse = SpgemmReuse::search});  // no block places kept: every recompute searches
     const auto wide_a = random_blocks<V, I>(20, 60, 2, 2, 40.0, seed + 2);
     const auto wide_b = random_blocks<V, I>(60, 3000, 2, 2, 30.0, seed + 3);  // block rows of C of about 1000 blocks
     expect_matches(wide_a, wide_b, {});

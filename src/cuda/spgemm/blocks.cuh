@@ -3,6 +3,7 @@
 // dense blocks, their block patterns, and C's row_ptr from its block row_ptr. The numeric side is
 // block_numeric.cuh.
 #include <algorithm>
+#include <cstdint>
 #include <limits>
 #include <memory>
 #include <optional>
@@ -28,6 +29,9 @@ inline constexpr int kMinBlockProducts = 8;
 // A warp holds a block row of C in shared memory (values and block columns); beyond this many
 // bytes (fewer than 8 warps an SM) the product stays scalar.
 inline constexpr long long kBlockRowBytes = 24 * 1024;
+// Block places (BlockProduct::places) are 16-bit: a block row of C holds fewer blocks than that
+// (its smallest blocks, 2 x 2 in f32 with a 32-bit column, take 20 bytes).
+static_assert(kBlockRowBytes / (4 * sizeof(float) + sizeof(std::int32_t)) < 65536);
 
 // The largest size in mask (1 for none).
 inline int largest_block_size(unsigned mask) {

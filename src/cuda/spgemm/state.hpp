@@ -102,6 +102,13 @@ struct BlockProduct {
     mutable std::mutex mutex;
     mutable Array<I> c_col;  // C's block columns, sorted within each block row
     mutable bool ready = false;
+    // Unless SpgemmProblem::reuse is search, the first recompute (values only) keeps each block
+    // product's place in its block row of C: A's block pa times the q-th block of its row of B at
+    // places[pair_offset[pa] + q]. Later recomputes read it instead of searching C's block columns.
+    mutable Array<std::uint16_t> places;
+    mutable Array<long long> pair_offset;  // A's blocks + 1
+    mutable bool placed = false;        // places holds every block product's place
+    mutable bool places_tried = false;  // the places were asked for once (they may not fit)
 };
 
 // The symbolic phase's arrays (row_ptr, numeric_rows, mask_cols) come from the stream-ordered
