@@ -235,9 +235,10 @@ __device__ __forceinline__ void numeric_row(const NumericArgs<V, I>& p, long lon
     G::sync();  // the next row's initialisation overwrites what was read above
 }
 
-// Warp rows of kSortedMinProducts to 256 products from at most 32 entries of A (one a lane) whose
-// values fit the row's table space take expand_sort.cuh's path instead of the hash table.
-inline constexpr unsigned kSortedMinProducts = 65, kSortedMaxProducts = 256;
+// Warp rows of at most 256 products from at most 32 entries of A (one a lane) whose values fit
+// the row's table space take expand_sort.cuh's path instead of the hash table, sorting 32, 64,
+// 128 or 256 places (a stencil's row of 49 products: 64).
+inline constexpr unsigned kSortedMaxProducts = 256;
 
 // The row by expand_sort.cuh (true), or nothing done (false: not such a row). Every lane of the
 // warp calls it; table_space: the warp's table, table_bytes long.
@@ -257,7 +258,7 @@ __device__ __forceinline__ bool combine_row_by_sort(const NumericArgs<V, I>& p, 
     }
     const unsigned upto = warp_inclusive_sum(mine.count);
     const unsigned products = __shfl_sync(kFullMask, upto, 31);
-    if (products < kSortedMinProducts || products > kSortedMaxProducts ||
+    if (products > kSortedMaxProducts ||
         static_cast<long long>(products) * static_cast<long long>(sizeof(V)) > table_bytes)
         return false;
     mine.first = upto - mine.count;
@@ -265,7 +266,11 @@ __device__ __forceinline__ bool combine_row_by_sort(const NumericArgs<V, I>& p, 
                                   p.masked ? static_cast<long long>(p.m_ptr[row + 1] - p.m_ptr[row]) : 0, p.complement};
     const long long start = p.c_ptr[row];
     V* const staged = reinterpret_cast<V*>(table_space);
-    if (products <= 128)
+    if (products <= 32)
+        combine_sorted_products<1, Op>(src, mine, products, staged, p.c_col + start, p.c_val + start);
+    else if (products <= 64)
+        combine_sorted_products<2, Op>(src, mine, products, staged, p.c_col + start, p.c_val + start);
+    else if (products <= 128)
         combine_sorted_products<4, Op>(src, mine, products, staged, p.c_col + start, p.c_val + start);
     else
         combine_sorted_products<8, Op>(src, mine, products, staged, p.c_col + start, p.c_val + start);
