@@ -506,7 +506,8 @@ Csr<V, I> random_blocks(index_t m, index_t k, int g, int s, double per_row, std:
 // Products of matrices of dense blocks, which run a block at a time (BlockShape): elasticity's
 // 3 x 3 blocks squared under every variant (a mask keeps the scalar kernels) and recomputed;
 // rectangular blocks (2 x 3 times 3 x 4) with empty block rows in A and B; blocks of 2 whose
-// block rows of C outgrow a warp's shared memory (the scalar kernels take over); and a mesh with
+// block rows of C take a thread block's shared memory of their own (f64), or outgrow it (the scalar
+// kernels take over); and a mesh with
 // one entry short of its blocks. The scalar kernels on the same products: BlockRowsOfRunsAndOfEqualLowBits.
 TYPED_TEST(CudaSpgemm, BlockProductsMatchReference) {
     using V = typename TypeParam::value;
@@ -524,6 +525,8 @@ TYPED_TEST(CudaSpgemm, BlockProductsMatchReference) {
     const auto wide_b = random_blocks<V, I>(60, 3000, 2, 2, 30.0, seed + 3);  // block rows of C of about 1000 blocks
     expect_matches(wide_a, wide_b, {});
     expect_recompute_matches(wide_a, wide_b, {});
+    const auto wider_b = random_blocks<V, I>(60, 12000, 2, 2, 120.0, seed + 4);  // about 4000 blocks
+    expect_matches(wide_a, wider_b, {});
     auto coo = csr_to_coo(elasticity.view());
     coo.row_idx.pop_back();
     coo.col_idx.pop_back();
@@ -540,9 +543,8 @@ TYPED_TEST(CudaSpgemm, BlockProductsMatchReference) {
     EXPECT_EQ(config_of(elasticity, elasticity, {}), "blocks 3x3x3");
     EXPECT_EQ(config_of(elasticity, elasticity, {.detect_blocks = false}), "scalar");
     EXPECT_EQ(config_of(a, b, {}), "blocks 2x3x4");
-    if constexpr (sizeof(V) == 8) {
-        EXPECT_EQ(config_of(wide_a, wide_b, {}), "scalar");  // block rows of about 1000 blocks of 36 bytes
-    }
+    EXPECT_EQ(config_of(wide_a, wide_b, {}), "blocks 2x2x2");  // in f64, 36 KB a block row: a warp a thread block
+    EXPECT_EQ(config_of(wide_a, wider_b, {}), "scalar");       // 79 KB (f32) to 143 KB (f64) a block row
     EXPECT_EQ(config_of(broken, elasticity, {}), "scalar");
     EXPECT_EQ(config_of(elasticity, broken, {}), "scalar");
 }

@@ -27,7 +27,6 @@
 
 namespace spk::detail::cuda::spgemm {
 
-inline constexpr int kBlockWarps = 4;  // warps a thread block
 
 template <class V, class I>
 struct BlockArgs {
@@ -83,20 +82,20 @@ __device__ __forceinline__ void add_entry_products(const V* a_block, long long a
 // A warp a block row of C (see the top). Where values sit: a block row of a matrix of g x s
 // blocks, `blocks` blocks from its block row_ptr entry `begin` on, fills g scalar rows of
 // blocks x s entries each; entry (r, m) of its block j is at g s begin + s j + r (blocks s) + m.
-template <class Op, class V, class I>
-__global__ void __launch_bounds__(kBlockWarps * 32) block_values(BlockArgs<V, I> p) {
+template <class Op, class V, class I, int Warps>
+__global__ void __launch_bounds__(Warps * 32) block_values(BlockArgs<V, I> p) {
     extern __shared__ __align__(16) unsigned char block_smem[];
     const int warp = static_cast<int>(threadIdx.x >> 5), lane = static_cast<int>(threadIdx.x & 31);
     const int cells = p.br * p.bc;
     V* acc = reinterpret_cast<V*>(block_smem) + static_cast<long long>(warp) * p.max_row_blocks * cells;
-    I* cols = reinterpret_cast<I*>(reinterpret_cast<V*>(block_smem) + static_cast<long long>(kBlockWarps) * p.max_row_blocks * cells) +
+    I* cols = reinterpret_cast<I*>(reinterpret_cast<V*>(block_smem) + static_cast<long long>(Warps) * p.max_row_blocks * cells) +
               static_cast<long long>(warp) * p.max_row_blocks;
     const V identity = Op::kZeroIsIdentity ? V(0) : std::numeric_limits<V>::quiet_NaN();  // fmin and fmax ignore a NaN
     // The block of an entry of a chunk of B's blocks by a multiply: exact for the chunk's at most
     // 32 x 6 entries (and the lanes past them).
     const unsigned bc_inverse = (65536u + p.bc - 1) / p.bc;
-    for (long long row = static_cast<long long>(blockIdx.x) * kBlockWarps + warp; row < p.block_rows;
-         row += static_cast<long long>(gridDim.x) * kBlockWarps) {
+    for (long long row = static_cast<long long>(blockIdx.x) * Warps + warp; row < p.block_rows;
+         row += static_cast<long long>(gridDim.x) * Warps) {
         const long long c_begin = p.c_ptr[row];
         const int nc = static_cast<int>(p.c_ptr[row + 1] - c_begin);
         if (!p.places_in || p.c_scalar_col)
@@ -216,6 +215,20 @@ bool make_room_for_block_places(const Executor& exec, const BlockProduct<I>& blo
     return true;
 }
 
+// Launches kernel (block_values with Warps warps a thread block, row_bytes of shared memory each)
+// on as many thread blocks as stay resident.
+template <int Warps, class Kernel, class V, class I>
+void launch_block_values(const Executor& exec, Kernel* kernel, const BlockArgs<V, I>& args, long long row_bytes) {
+    const auto smem = static_cast<std::size_t>(Warps * row_bytes);
+    allow_dynamic_shared_memory(kernel);
+    int per_sm = 0;
+    SPK_CUDA_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, kernel, Warps * 32, smem));
+    const long long resident = static_cast<long long>(std::max(per_sm, 1)) * multiprocessors(exec);
+    const long long grid = std::min<long long>((args.block_rows + Warps - 1) / Warps, resident);
+    kernel<<<static_cast<unsigned>(std::max<long long>(grid, 1)), Warps * 32, smem, stream_of(exec)>>>(args);
+    SPK_CUDA_CHECK_LAUNCH();
+}
+
 // C's values (and columns where c_col is not null) of a block product. find_block_columns(problem,
 // state, cols, values): the scalar numeric phase (numeric_hash), which the first call runs on the
 // block patterns. The first values-only call keeps the block products' places (unless the problem's
@@ -258,17 +271,13 @@ void block_numeric(const Executor& exec, const SpgemmProblem<V, I>& p, const Blo
             args.places_out = blocks.places.data();
         }
     }
-    const std::size_t smem = static_cast<std::size_t>(kBlockWarps) * args.max_row_blocks * (s.cells() * sizeof(V) + sizeof(I));
+    const long long row_bytes = static_cast<long long>(args.max_row_blocks) * static_cast<long long>(s.cells() * sizeof(V) + sizeof(I));
     with_semiring(p.semiring, [&](auto op) {
         using Op = decltype(op);
-        auto* kernel = block_values<Op, V, I>;
-        allow_dynamic_shared_memory(kernel);
-        int per_sm = 0;
-        SPK_CUDA_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, kernel, kBlockWarps * 32, smem));
-        const long long resident = static_cast<long long>(std::max(per_sm, 1)) * multiprocessors(exec);
-        const long long grid = std::min<long long>((blocks.block_rows + kBlockWarps - 1) / kBlockWarps, resident);
-        kernel<<<static_cast<unsigned>(std::max<long long>(grid, 1)), kBlockWarps * 32, smem, stream_of(exec)>>>(args);
-        SPK_CUDA_CHECK_LAUNCH();
+        if (row_bytes <= kBlockRowBytes)
+            launch_block_values<4>(exec, block_values<Op, V, I, 4>, args, row_bytes);
+        else
+            launch_block_values<1>(exec, block_values<Op, V, I, 1>, args, row_bytes);
     });
     if (args.places_out) blocks.placed = true;  // written by the launch, in stream order before any later call's
 }

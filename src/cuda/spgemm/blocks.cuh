@@ -26,12 +26,15 @@ static_assert(kBlockSizeCount == 4 && block_size_at(0) == kDenseBlockSizes[0] &&
               block_size_at(2) == kDenseBlockSizes[2] && block_size_at(3) == kDenseBlockSizes[3]);
 inline constexpr int kMaxBlockSize = kDenseBlockSizes.back();
 inline constexpr int kMinBlockProducts = 8;
-// A warp holds a block row of C in shared memory (values and block columns); beyond this many
-// bytes (fewer than 8 warps an SM) the product stays scalar.
+// A warp holds a block row of C in shared memory (values and block columns), four warps a thread
+// block up to kBlockRowBytes a warp; past that a warp a thread block (fewer rows in flight: an AMG
+// R·A's block rows of 343 blocks of 6 x 3 take 51 KB in f64), and past kLargeBlockRowBytes the
+// product stays scalar.
 inline constexpr long long kBlockRowBytes = 24 * 1024;
+inline constexpr long long kLargeBlockRowBytes = 64 * 1024;
 // Block places (BlockProduct::places) are 16-bit: a block row of C holds fewer blocks than that
 // (its smallest blocks, 2 x 2 in f32 with a 32-bit column, take 20 bytes).
-static_assert(kBlockRowBytes / (4 * sizeof(float) + sizeof(std::int32_t)) < 65536);
+static_assert(kLargeBlockRowBytes / (4 * sizeof(float) + sizeof(std::int32_t)) < 65536);
 
 // The largest size in mask (1 for none).
 inline int largest_block_size(unsigned mask) {
@@ -189,7 +192,7 @@ std::optional<SpgemmAnalysis> block_symbolic(const Executor& exec, const SpgemmP
     blocks->pattern = ::spk::detail::cuda::spgemm_symbolic(exec, block_pattern_problem(p, *blocks));
     const DeviceState<I>& pattern = device_state<I>(blocks->pattern);
     const long long cells = shape.cells(), max_blocks = pattern.numeric.max_need;
-    if (max_blocks * (cells * static_cast<long long>(sizeof(V)) + static_cast<long long>(sizeof(I))) > kBlockRowBytes) return std::nullopt;
+    if (max_blocks * (cells * static_cast<long long>(sizeof(V)) + static_cast<long long>(sizeof(I))) > kLargeBlockRowBytes) return std::nullopt;
     blocks->max_row_blocks = static_cast<int>(max_blocks);
     SpgemmAnalysis s;
     s.nnz = cells * blocks->pattern.nnz;
