@@ -37,10 +37,13 @@ std::optional<BaselineTime> sddmm_baseline(const Executor& exec, const OpConfig&
 // first recompute, which keeps C's columns and each product's place for the later ones, is timed
 // alone, with the device memory it leaves held. The whole product is also timed in its two halves:
 // the plan (binning and the symbolic phase, C's row offsets read back) and compute() (the numeric
-// phase into a new C), which tells where a slow product spends its time without a profiler.
+// phase into a new C), which tells where a slow product spends its time without a profiler, and
+// C's allocation alone (its three arrays allocated and freed, as every whole product does: cudaMalloc
+// and a synchronising cudaFree), which moves from machine to machine more than the kernels do.
 struct SpgemmFigures {
     double plan_seconds = 0;     // 0: not measured (no room for a second product)
     double compute_seconds = 0;
+    double alloc_seconds = 0;
     double reuse_seconds = 0;
     double first_reuse_seconds = 0;
     double reuse_kept_bytes = 0;
@@ -67,9 +70,10 @@ SpgemmFigures spgemm_spk_figures(const Executor& exec, const Csr<V, std::int32_t
     try {  // a second plan and a second C beside the first: products that fit once may not fit twice
         f.plan_seconds = baselines::time_device_ms(exec, [&] { const SpgemmPlan<V, std::int32_t> p(exec, a.view(), b.view()); }, w, r) / 1e3;
         f.compute_seconds = baselines::time_device_ms(exec, [&] { const Csr<V, std::int32_t> c2 = plan->compute(); }, w, r) / 1e3;
+        f.alloc_seconds = baselines::time_device_ms(exec, [&] { const Csr<V, std::int32_t> c2(exec, c.rows(), c.cols(), c.nnz()); }, w, r) / 1e3;
     } catch (const Error& e) {
         if (e.kind() != ErrorKind::OutOfMemory) throw;
-        f.plan_seconds = f.compute_seconds = 0;  // reported as n/a
+        f.plan_seconds = f.compute_seconds = f.alloc_seconds = 0;  // reported as n/a
     }
     const auto recompute = [&] { plan->recompute(a.values().data(), b.values().data(), c.values().data()); };
     const std::size_t held = device_memory_use(exec.device()).current;
@@ -97,13 +101,13 @@ SpgemmFigures spgemm_spk_figures(const Executor& exec, const Csr<V, std::int32_t
     return f;
 }
 
-// "spk.path=... spk.plan=... spk.compute=... spk.reuse=...(first ..., keeps ...) spk.reuse_places=...
+// "spk.path=... spk.plan=... spk.compute=... spk.alloc=... spk.reuse=...(first ..., keeps ...) spk.reuse_places=...
 // spk.reuse_entries=... spk.reuse_search=... spk.peak=..." (the path with '-' for its space: one word).
 std::string describe(const SpgemmFigures& f) {
     const auto phase = [](double seconds) { return seconds > 0 ? millis(seconds) + "ms" : std::string("n/a"); };
     std::string path = f.path;
     std::replace(path.begin(), path.end(), ' ', '-');
-    return "spk.path=" + path + " spk.plan=" + phase(f.plan_seconds) + " spk.compute=" + phase(f.compute_seconds) + " spk.reuse=" + millis(f.reuse_seconds) +
+    return "spk.path=" + path + " spk.plan=" + phase(f.plan_seconds) + " spk.compute=" + phase(f.compute_seconds) + " spk.alloc=" + phase(f.alloc_seconds) + " spk.reuse=" + millis(f.reuse_seconds) +
            "ms(first " + millis(f.first_reuse_seconds) + "ms, keeps " + bytes(f.reuse_kept_bytes) + ") spk.reuse_places=" +
            phase(f.places_reuse_seconds) + " spk.reuse_entries=" + phase(f.entries_reuse_seconds) + " spk.reuse_search=" +
            phase(f.search_reuse_seconds) + " spk.peak=" + bytes(f.peak_bytes);

@@ -27,10 +27,10 @@ std::optional<BaselineTime> vendor_baseline(const Executor& exec, const OpConfig
                                             std::int64_t reps, double spk_seconds);
 
 // spk's own figures that need no vendor library, for `spk bench --no-vendor` (vendor_baseline
-// prints them beside cuSPARSE's): for SpGEMM on a device, the plan and compute() timed apart, the
-// numeric reuse (the automatic choice, then each SpgemmReuse layout), and the peak ("spk.plan=...
-// spk.compute=... spk.reuse=... spk.reuse_places=... spk.reuse_entries=... spk.reuse_search=...
-// spk.peak=..."); empty for the other operations.
+// prints them beside cuSPARSE's): for SpGEMM on a device, the plan and compute() timed apart, C's
+// allocation alone, the numeric reuse (the automatic choice, then each SpgemmReuse layout), and the
+// peak ("spk.plan=... spk.compute=... spk.alloc=... spk.reuse=... spk.reuse_places=...
+// spk.reuse_entries=... spk.reuse_search=... spk.peak=..."); empty for the other operations.
 std::string own_figures(const Executor& exec, const OpConfig& config, const OpInputs& inputs, std::int64_t warmup, std::int64_t reps);
 
 // Device-to-device copy bandwidth in bytes per second (read + write), the floor's denominator.
