@@ -507,8 +507,8 @@ Csr<V, I> random_blocks(index_t m, index_t k, int g, int s, double per_row, std:
 // 3 x 3 blocks squared under every variant (a mask keeps the scalar kernels) and recomputed;
 // rectangular blocks (2 x 3 times 3 x 4) with empty block rows in A and B; blocks of 2 whose
 // block rows of C take a thread block's shared memory of their own (f64), or outgrow it (the scalar
-// kernels take over); and a mesh with
-// one entry short of its blocks. The scalar kernels on the same products: BlockRowsOfRunsAndOfEqualLowBits.
+// kernels take over); and a mesh with one entry short of its blocks. The scalar kernels on the same
+// products: BlockRowsOfRunsAndOfEqualLowBits.
 TYPED_TEST(CudaSpgemm, BlockProductsMatchReference) {
     using V = typename TypeParam::value;
     using I = typename TypeParam::index;

@@ -24,9 +24,9 @@
 #include "cuda/spgemm/launch.cuh"
 #include "cuda/spgemm/prefix_sum.cuh"
 #include "cuda/spgemm/state.hpp"
+#include "spk/error.hpp"
 
 namespace spk::detail::cuda::spgemm {
-
 
 template <class V, class I>
 struct BlockArgs {
@@ -266,9 +266,13 @@ void block_numeric(const Executor& exec, const SpgemmProblem<V, I>& p, const Blo
         args.places_in = blocks.places.data();
     } else if (c_col == nullptr && p.reuse != SpgemmReuse::search && !blocks.places_tried) {
         blocks.places_tried = true;
-        if (make_room_for_block_places(exec, blocks)) {
-            args.pair_offset = blocks.pair_offset.data();
-            args.places_out = blocks.places.data();
+        try {
+            if (make_room_for_block_places(exec, blocks)) {
+                args.pair_offset = blocks.pair_offset.data();
+                args.places_out = blocks.places.data();
+            }
+        } catch (const Error& e) {  // no room for the places: this and later recomputes search
+            if (e.kind() != ErrorKind::OutOfMemory) throw;
         }
     }
     const long long row_bytes = static_cast<long long>(args.max_row_blocks) * static_cast<long long>(s.cells() * sizeof(V) + sizeof(I));
